@@ -1,0 +1,377 @@
+//! Cameras: view and projection matrices, the camera JSON format shared with
+//! the peer harnesses, automatic framing, projection and unprojection.
+//!
+//! Conventions (see [`crate::raster::rules`] for the full table): right-handed
+//! look-at view, OpenGL clip space (NDC depth −1..1, y up), window space with
+//! y down and row 0 on top, pixel centres at +0.5, window depth 0..1.
+
+use std::path::Path;
+
+use glam::{DVec4, Mat4, Vec3, Vec4};
+use serde::Deserialize;
+
+use crate::error::{CameraError, Error};
+use crate::raster::rules::MAX_FRAME_SIDE;
+use crate::scene::Aabb;
+
+/// The projection of a [`Camera`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Projection {
+    /// Perspective with a vertical field of view in degrees.
+    Perspective {
+        /// Vertical field of view, degrees, in (0, 180).
+        fov_y_deg: f32,
+    },
+    /// Orthographic showing `height` world units vertically.
+    Orthographic {
+        /// World units visible vertically.
+        height: f32,
+    },
+}
+
+/// A camera and its viewport size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    /// Eye position (world space).
+    pub eye: Vec3,
+    /// Point looked at (world space).
+    pub target: Vec3,
+    /// Up vector.
+    pub up: Vec3,
+    /// Perspective or orthographic.
+    pub projection: Projection,
+    /// Near plane distance (> 0).
+    pub near: f32,
+    /// Far plane distance (> near).
+    pub far: f32,
+    /// Viewport width in pixels.
+    pub width: u32,
+    /// Viewport height in pixels.
+    pub height: u32,
+}
+
+/// A ray in world space: points `origin + t * direction`, `t >= 0`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ray {
+    /// Start point.
+    pub origin: Vec3,
+    /// Direction (unit length when made by a camera).
+    pub direction: Vec3,
+}
+
+impl Ray {
+    /// A ray from `origin` along `direction`.
+    #[must_use]
+    pub fn new(origin: Vec3, direction: Vec3) -> Self {
+        Self { origin, direction }
+    }
+
+    /// The point at parameter `t`.
+    #[must_use]
+    pub fn at(&self, t: f32) -> Vec3 {
+        self.origin + self.direction * t
+    }
+}
+
+/// The camera JSON of `../shared/peers/CONVENTIONS.md`; every field optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CameraJson {
+    eye: Option<[f32; 3]>,
+    target: Option<[f32; 3]>,
+    up: Option<[f32; 3]>,
+    fov_y_deg: Option<f32>,
+    near: Option<f32>,
+    far: Option<f32>,
+    width: Option<u32>,
+    height: Option<u32>,
+    projection: Option<String>,
+    ortho_height: Option<f32>,
+    /// Written by some peer tools; ignored.
+    #[allow(dead_code)]
+    auto: Option<bool>,
+}
+
+impl Camera {
+    /// Automatic framing of `bounds` exactly as CONVENTIONS.md: target = box
+    /// centre, eye = centre + (0, 0.2 r, 2.2 r), r = half-diagonal, fov 45°,
+    /// near 0.01 r, far 10 r (all in f32, in the peers' order).
+    #[must_use]
+    pub fn auto_frame(bounds: &Aabb, width: u32, height: u32) -> Self {
+        let (lo, hi) = if !(bounds.min.x <= bounds.max.x) {
+            (Vec3::splat(-1.0), Vec3::splat(1.0))
+        } else {
+            (bounds.min, bounds.max)
+        };
+        let center = (lo + hi) * 0.5;
+        let d = hi - lo;
+        let mut r = (d.x * d.x + d.y * d.y + d.z * d.z).sqrt() * 0.5;
+        if !(r > 0.0 && r.is_finite()) {
+            r = 1.0;
+        }
+        Camera {
+            eye: center + Vec3::new(0.0, 0.2 * r, 2.2 * r),
+            target: center,
+            up: Vec3::Y,
+            projection: Projection::Perspective { fov_y_deg: 45.0 },
+            near: 0.01 * r,
+            far: 10.0 * r,
+            width,
+            height,
+        }
+    }
+
+    /// Parses camera JSON. Missing `eye` means automatic framing of `bounds`
+    /// (then `target`/`near`/`far`/`fov_y_deg` come from the framing unless
+    /// given); other missing fields default to up = +Y, fov 45, near 0.1,
+    /// far 100, 360×360. The result is validated.
+    pub fn from_json_str(json: &str, bounds: &Aabb) -> Result<Self, CameraError> {
+        let j: CameraJson =
+            serde_json::from_str(json).map_err(|e| CameraError::Json(e.to_string()))?;
+        let width = j.width.unwrap_or(360);
+        let height = j.height.unwrap_or(360);
+        let mut cam = match j.eye {
+            None => Camera::auto_frame(bounds, width, height),
+            Some(eye) => Camera {
+                eye: Vec3::from(eye),
+                target: Vec3::ZERO,
+                up: Vec3::Y,
+                projection: Projection::Perspective { fov_y_deg: 45.0 },
+                near: 0.1,
+                far: 100.0,
+                width,
+                height,
+            },
+        };
+        if j.eye.is_some() {
+            cam.target = j
+                .target
+                .map(Vec3::from)
+                .ok_or(CameraError::Missing("target"))?;
+        } else if let Some(t) = j.target {
+            cam.target = Vec3::from(t);
+        }
+        if let Some(u) = j.up {
+            cam.up = Vec3::from(u);
+        }
+        if let Some(n) = j.near {
+            cam.near = n;
+        }
+        if let Some(f) = j.far {
+            cam.far = f;
+        }
+        let fov = j.fov_y_deg.unwrap_or(45.0);
+        cam.projection = match j.projection.as_deref() {
+            None | Some("perspective") => Projection::Perspective { fov_y_deg: fov },
+            Some("orthographic") => Projection::Orthographic {
+                height: j.ortho_height.ok_or(CameraError::Missing("ortho_height"))?,
+            },
+            Some(other) => return Err(CameraError::UnknownProjection(other.to_string())),
+        };
+        cam.validate()?;
+        Ok(cam)
+    }
+
+    /// Reads and parses a camera JSON file; errors name the file.
+    pub fn load(path: &Path, bounds: &Aabb) -> Result<Self, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+            path: path.to_path_buf(),
+            source: e,
+        })?;
+        Camera::from_json_str(&text, bounds).map_err(|e| Error::Camera {
+            path: path.to_path_buf(),
+            source: e,
+        })
+    }
+
+    /// The same camera with another viewport size (validated).
+    pub fn try_with_size(mut self, width: u32, height: u32) -> Result<Self, CameraError> {
+        self.width = width;
+        self.height = height;
+        self.validate()?;
+        Ok(self)
+    }
+
+    /// Checks every parameter: finite values, 0 < near < far, a field of view
+    /// in (0, 180), eye ≠ target, up not parallel to the view direction, and a
+    /// viewport of 1..=16384 pixels per side.
+    pub fn validate(&self) -> Result<(), CameraError> {
+        let finite = self.eye.is_finite()
+            && self.target.is_finite()
+            && self.up.is_finite()
+            && self.near.is_finite()
+            && self.far.is_finite();
+        if !finite {
+            return Err(CameraError::NonFinite);
+        }
+        if self.width == 0
+            || self.height == 0
+            || self.width > MAX_FRAME_SIDE
+            || self.height > MAX_FRAME_SIDE
+        {
+            return Err(CameraError::Size(self.width, self.height));
+        }
+        if self.near <= 0.0 {
+            return Err(CameraError::Near(self.near));
+        }
+        if self.near >= self.far {
+            return Err(CameraError::NearFar(self.near, self.far));
+        }
+        match self.projection {
+            Projection::Perspective { fov_y_deg } => {
+                if !(fov_y_deg > 0.0 && fov_y_deg < 180.0) {
+                    return Err(CameraError::Fov(fov_y_deg));
+                }
+            }
+            Projection::Orthographic { height } => {
+                if !(height > 0.0 && height.is_finite()) {
+                    return Err(CameraError::OrthoHeight(height));
+                }
+            }
+        }
+        let dir = self.target - self.eye;
+        if dir.length_squared() == 0.0 || !dir.length_squared().is_normal() {
+            return Err(CameraError::EyeIsTarget);
+        }
+        let c = dir.normalize().cross(self.up.normalize_or_zero());
+        if c.length_squared() < 1e-12 {
+            return Err(CameraError::UpParallel);
+        }
+        Ok(())
+    }
+
+    /// Aspect ratio width / height.
+    #[must_use]
+    pub fn aspect(&self) -> f32 {
+        self.width as f32 / self.height as f32
+    }
+
+    /// View matrix (`look_at_rh`).
+    #[must_use]
+    pub fn view(&self) -> Mat4 {
+        glam::camera::rh::view::look_at_mat4(self.eye, self.target, self.up)
+    }
+
+    /// Projection matrix (`perspective_rh_gl` or `orthographic_rh_gl`).
+    #[must_use]
+    pub fn proj(&self) -> Mat4 {
+        use glam::camera::rh::proj::opengl;
+        match self.projection {
+            Projection::Perspective { fov_y_deg } => {
+                opengl::perspective(fov_y_deg.to_radians(), self.aspect(), self.near, self.far)
+            }
+            Projection::Orthographic { height } => {
+                let hh = height * 0.5;
+                let hw = hh * self.aspect();
+                opengl::orthographic(-hw, hw, -hh, hh, self.near, self.far)
+            }
+        }
+    }
+
+    /// `proj * view`.
+    #[must_use]
+    pub fn view_proj(&self) -> Mat4 {
+        self.proj() * self.view()
+    }
+
+    /// Projects a world point to window coordinates (x, y in pixels, y down;
+    /// z = window depth 0..1). `None` behind the eye (w ≤ 0).
+    #[must_use]
+    pub fn project(&self, p: Vec3) -> Option<Vec3> {
+        let clip = self.view_proj() * Vec4::new(p.x, p.y, p.z, 1.0);
+        if clip.w <= 0.0 {
+            return None;
+        }
+        Some(clip_to_window(clip, self.width as f32, self.height as f32))
+    }
+
+    /// Window point (x, y in pixels, y down, continuous) and window depth
+    /// (0 = near plane, 1 = far plane) back to world space. Computed in f64.
+    #[must_use]
+    pub fn unproject(&self, x: f32, y: f32, depth: f32) -> Vec3 {
+        let inv = self.view_proj().as_dmat4().inverse();
+        let ndc = DVec4::new(
+            f64::from(x) / f64::from(self.width) * 2.0 - 1.0,
+            1.0 - f64::from(y) / f64::from(self.height) * 2.0,
+            f64::from(depth) * 2.0 - 1.0,
+            1.0,
+        );
+        let p = inv * ndc;
+        (p.truncate() / p.w).as_vec3()
+    }
+
+    /// World-space ray through a window point (continuous coordinates): from
+    /// the point on the near plane toward the point on the far plane.
+    #[must_use]
+    pub fn ray_through(&self, x: f32, y: f32) -> Ray {
+        let a = self.unproject(x, y, 0.0);
+        let b = self.unproject(x, y, 1.0);
+        Ray::new(a, (b - a).normalize_or_zero())
+    }
+
+    /// World-space pick ray through the centre of pixel (px, py).
+    #[must_use]
+    pub fn ray_for_pixel(&self, px: u32, py: u32) -> Ray {
+        self.ray_through(px as f32 + 0.5, py as f32 + 0.5)
+    }
+}
+
+/// Clip space → window coordinates, in f32 and in the conventions' order:
+/// `ndc = clip.xyz / w`, `sx = (ndc.x*0.5+0.5)*W`, `sy = (1-(ndc.y*0.5+0.5))*H`,
+/// `z = ndc.z*0.5+0.5`.
+#[inline]
+#[must_use]
+pub fn clip_to_window(clip: Vec4, w: f32, h: f32) -> Vec3 {
+    let nx = clip.x / clip.w;
+    let ny = clip.y / clip.w;
+    let nz = clip.z / clip.w;
+    Vec3::new(
+        (nx * 0.5 + 0.5) * w,
+        (1.0 - (ny * 0.5 + 0.5)) * h,
+        nz * 0.5 + 0.5,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit_box() -> Aabb {
+        Aabb {
+            min: Vec3::splat(-1.0),
+            max: Vec3::splat(1.0),
+        }
+    }
+
+    #[test]
+    fn project_unproject_round_trip() {
+        let cam = Camera::auto_frame(&unit_box(), 320, 200);
+        let p = Vec3::new(0.3, -0.2, 0.4);
+        let w = cam.project(p).unwrap();
+        let q = cam.unproject(w.x, w.y, w.z);
+        assert!((p - q).length() < 1e-3, "{p} vs {q}");
+    }
+
+    #[test]
+    fn json_defaults_and_errors() {
+        let b = unit_box();
+        let c = Camera::from_json_str(r#"{"width":100,"height":50}"#, &b).unwrap();
+        assert_eq!((c.width, c.height), (100, 50));
+        assert!(matches!(
+            Camera::from_json_str(r#"{"eye":[0,0,5],"target":[0,0,5]}"#, &b),
+            Err(CameraError::EyeIsTarget)
+        ));
+        assert!(matches!(
+            Camera::from_json_str(r#"{"eye":[0,5,0],"target":[0,0,0]}"#, &b),
+            Err(CameraError::UpParallel)
+        ));
+        assert!(matches!(
+            Camera::from_json_str(r#"{"eye":[0,0,5],"target":[0,0,0],"near":0}"#, &b),
+            Err(CameraError::Near(_))
+        ));
+        assert!(matches!(
+            Camera::from_json_str(r#"{"width":0}"#, &b),
+            Err(CameraError::Size(0, 360))
+        ));
+    }
+}

@@ -1,0 +1,199 @@
+//! The frame: color, depth and ID buffers, plus what the renderer keeps for
+//! picks (the screen-space vertex buffer, the per-triangle setup and the
+//! tile bins of the last render).
+
+use glam::{Mat4, Vec3};
+
+use crate::camera::Camera;
+use crate::raster::rules::{CullMode, DepthTest, FillRule, MAX_FRAME_SIDE};
+use crate::raster::setup::TriSetup;
+use crate::raster::Stats;
+
+/// The ID-buffer value of a pixel that no triangle covers. Covered pixels
+/// hold `global triangle index + 1` (the peers' raw `.u32` format).
+pub const NO_TRIANGLE: u32 = 0;
+
+/// Background color of the color buffer (0x00RRGGBB).
+pub const BACKGROUND: u32 = 0x0018_1c22;
+
+/// One vertex of the screen-space vertex buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ScreenVertex {
+    /// Window x in pixels (right).
+    pub x: f32,
+    /// Window y in pixels (down).
+    pub y: f32,
+    /// Window depth 0..1.
+    pub z: f32,
+    /// Clip-space w (≤ 0 means behind the eye; such a vertex has no window position).
+    pub w: f32,
+}
+
+/// Bins of one setup chunk: per tile, the indices of the chunk's triangles
+/// that may cover it, in draw order.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Chunk {
+    pub(crate) tris: Vec<TriSetup>,
+    pub(crate) bins: Vec<Vec<u32>>,
+    pub(crate) stats: Stats,
+}
+
+/// Color, depth and ID buffers of one view, and the data picks need.
+///
+/// Buffers are row-major, row 0 on top, `width * height` long.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) color: Vec<u32>,
+    pub(crate) depth: Vec<f32>,
+    pub(crate) ids: Vec<u32>,
+    pub(crate) has_color: bool,
+    pub(crate) camera: Option<Camera>,
+    pub(crate) rule: FillRule,
+    pub(crate) cull: CullMode,
+    pub(crate) depth_test: DepthTest,
+    pub(crate) worlds: Vec<Mat4>,
+    pub(crate) vertices: Vec<ScreenVertex>,
+    pub(crate) vertex_offsets: Vec<u32>,
+    pub(crate) chunks: Vec<Chunk>,
+    pub(crate) stats: Stats,
+}
+
+impl Frame {
+    /// An empty (cleared) frame; `None` for a zero side or a side above 16384.
+    #[must_use]
+    pub fn new(width: u32, height: u32) -> Option<Self> {
+        if width == 0 || height == 0 || width > MAX_FRAME_SIDE || height > MAX_FRAME_SIDE {
+            return None;
+        }
+        let n = width as usize * height as usize;
+        Some(Self {
+            width,
+            height,
+            color: vec![BACKGROUND; n],
+            depth: vec![1.0; n],
+            ids: vec![NO_TRIANGLE; n],
+            has_color: false,
+            camera: None,
+            rule: FillRule::default(),
+            cull: CullMode::default(),
+            depth_test: DepthTest::default(),
+            worlds: Vec::new(),
+            vertices: Vec::new(),
+            vertex_offsets: Vec::new(),
+            chunks: Vec::new(),
+            stats: Stats::default(),
+        })
+    }
+
+    /// Resizes (reallocating only when growing); contents are undefined until the next render.
+    pub(crate) fn resize(&mut self, width: u32, height: u32) {
+        let n = width as usize * height as usize;
+        self.width = width;
+        self.height = height;
+        self.color.resize(n, BACKGROUND);
+        self.depth.resize(n, 1.0);
+        self.ids.resize(n, NO_TRIANGLE);
+    }
+
+    /// Width in pixels.
+    #[must_use]
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in pixels.
+    #[must_use]
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Color buffer, 0x00RRGGBB per pixel (only meaningful when rendered with color).
+    #[must_use]
+    pub fn color(&self) -> &[u32] {
+        &self.color
+    }
+
+    /// Whether the last render wrote the color buffer.
+    #[must_use]
+    pub fn has_color(&self) -> bool {
+        self.has_color
+    }
+
+    /// Window depth per pixel (0 = near, 1 = far/background).
+    #[must_use]
+    pub fn depth(&self) -> &[f32] {
+        &self.depth
+    }
+
+    /// ID buffer: global triangle index + 1 per pixel, [`NO_TRIANGLE`] for background.
+    #[must_use]
+    pub fn ids(&self) -> &[u32] {
+        &self.ids
+    }
+
+    /// The camera of the last render.
+    #[must_use]
+    pub fn camera(&self) -> Option<&Camera> {
+        self.camera.as_ref()
+    }
+
+    /// The fill rule of the last render.
+    #[must_use]
+    pub fn rule(&self) -> FillRule {
+        self.rule
+    }
+
+    /// Counters of the last render.
+    #[must_use]
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// The screen-space vertex buffer of the last render: one entry per mesh
+    /// vertex (meshes in scene order), window x, y, depth and clip w.
+    #[must_use]
+    pub fn screen_vertices(&self) -> &[ScreenVertex] {
+        &self.vertices
+    }
+
+    /// Window position of vertex `v` of mesh `mesh` in the last render.
+    #[must_use]
+    pub fn screen_vertex(&self, mesh: u32, v: u32) -> Option<ScreenVertex> {
+        let base = *self.vertex_offsets.get(mesh as usize)?;
+        self.vertices.get((base + v) as usize).copied()
+    }
+
+    /// World matrices of the meshes as they were when the frame was rendered.
+    #[must_use]
+    pub fn world_matrices(&self) -> &[Mat4] {
+        &self.worlds
+    }
+
+    /// Linear index of an in-frame pixel.
+    #[inline]
+    #[must_use]
+    pub fn index(&self, x: u32, y: u32) -> Option<usize> {
+        (x < self.width && y < self.height).then(|| y as usize * self.width as usize + x as usize)
+    }
+
+    /// Global triangle index under pixel (x, y), straight from the ID buffer.
+    #[inline]
+    #[must_use]
+    pub fn triangle_at(&self, x: u32, y: u32) -> Option<u32> {
+        let id = self.ids[self.index(x, y)?];
+        (id != NO_TRIANGLE).then(|| id - 1)
+    }
+
+    /// World point under the centre of pixel (x, y), from the depth buffer.
+    #[must_use]
+    pub fn world_at(&self, x: u32, y: u32) -> Option<Vec3> {
+        let i = self.index(x, y)?;
+        if self.ids[i] == NO_TRIANGLE {
+            return None;
+        }
+        let cam = self.camera.as_ref()?;
+        Some(cam.unproject(x as f32 + 0.5, y as f32 + 0.5, self.depth[i]))
+    }
+}

@@ -1,0 +1,3 @@
+//! File input.
+
+pub mod obj;

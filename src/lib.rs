@@ -1,0 +1,56 @@
+//! # softpick
+//!
+//! A CPU rasterizer with a pick buffer. It projects meshes into a
+//! screen-space vertex buffer, fills triangles with exact integer edge
+//! functions (8 subpixel bits, four selectable fill rules) and writes a
+//! color, a depth and an ID buffer in one pass, so "what is under this
+//! pixel?" is a 2D lookup ([`Frame::pick`]), a point-in-triangle query on the
+//! screen-space triangles ([`Frame::pick_direct`]) or a 3D ray cast
+//! ([`Frame::pick_ray`], [`raycast_first`]), and all three agree.
+//!
+//! ```
+//! use softpick::{builtin_scene, Camera, RenderOptions, Renderer};
+//!
+//! let scene = builtin_scene();
+//! let camera = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+//! let mut renderer = Renderer::new(RenderOptions::default())?;
+//! let frame = renderer.render(&scene, &camera)?;
+//! if let Some(hit) = frame.pick(&scene, 180, 250) {
+//!     println!("{} triangle {} at {}", hit.mesh_name, hit.triangle, hit.position);
+//! }
+//! # Ok::<(), softpick::Error>(())
+//! ```
+//!
+//! Conventions (NDC depth range, y direction, winding, fill rules) are all
+//! in [`rules`].
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod builtin;
+mod camera;
+mod error;
+mod export;
+mod frame;
+mod io;
+mod pick;
+mod raster;
+mod scene;
+
+pub use builtin::{builtin_scene, BUILTIN_MTL, BUILTIN_OBJ};
+pub use camera::{clip_to_window, Camera, Projection, Ray};
+pub use error::{CameraError, Error, ObjErrorKind, Result};
+pub use export::{
+    encode_png, id_color, read_png, read_raw_u32, write_atomic, write_png, write_raw_f32,
+    write_raw_u32,
+};
+pub use frame::{Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
+pub use io::obj::{load_obj, load_obj_bytes, LoadReport};
+pub use pick::bvh::{Aabb, Bvh};
+pub use pick::ray::{raycast_all, raycast_first, RayOptions};
+pub use pick::triangle::{RayPrecomp, TriHit};
+pub use pick::{Hit, PickMethod};
+pub use raster::rules;
+pub use raster::rules::{CullMode, DepthTest, FillRule};
+pub use raster::{render, RenderOptions, Renderer, Stats};
+pub use scene::{palette_color, Mesh, MeshId, Node, NodeId, Scene, Transform};

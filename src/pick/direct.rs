@@ -1,0 +1,79 @@
+//! Direct picks: no ID buffer. The pixel centre is tested against the
+//! set-up triangles binned to its tile, with the same integer edge
+//! functions, depth plane and depth test as the rasterizer, in draw order,
+//! so the answer equals the ID buffer's at every pixel.
+
+use crate::frame::Frame;
+use crate::pick::Hit;
+use crate::raster::bin::TileGrid;
+use crate::raster::rules::DepthTest;
+use crate::scene::Scene;
+
+impl Frame {
+    /// The nearest covering triangle at pixel (x, y) and its depth, found
+    /// without the ID buffer.
+    #[must_use]
+    pub fn triangle_at_direct(&self, x: i64, y: i64) -> Option<(u32, f32)> {
+        let (x, y) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
+        self.index(x, y)?;
+        let bin = TileGrid::new(self.width, self.height).tile_of(x, y);
+        let (i, j) = (x as i32, y as i32);
+        let mut best: Option<(u32, f32)> = None;
+        let mut d = 1.0f32;
+        for chunk in &self.chunks {
+            for &idx in &chunk.bins[bin] {
+                let t = &chunk.tris[idx as usize];
+                if !t.covers(i, j) {
+                    continue;
+                }
+                let z = t.depth_at(i, j);
+                if self.depth_test.passes(z, d) {
+                    d = z;
+                    best = Some((t.id, z));
+                }
+            }
+        }
+        best
+    }
+
+    /// Like [`Frame::pick`], but by point-in-triangle tests on the
+    /// screen-space triangles instead of the ID buffer.
+    #[must_use]
+    pub fn pick_direct(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
+        let (g, z) = self.triangle_at_direct(x, y)?;
+        self.hit_at(scene, g, x as f32 + 0.5, y as f32 + 0.5, z)
+    }
+
+    /// Every triangle whose coverage includes pixel (x, y), near to far
+    /// (ties in draw order), one entry per triangle, depth test ignored.
+    #[must_use]
+    pub fn pick_all(&self, scene: &Scene, x: i64, y: i64) -> Vec<Hit> {
+        let (Ok(ux), Ok(uy)) = (u32::try_from(x), u32::try_from(y)) else {
+            return Vec::new();
+        };
+        if self.index(ux, uy).is_none() {
+            return Vec::new();
+        }
+        let bin = TileGrid::new(self.width, self.height).tile_of(ux, uy);
+        let (i, j) = (ux as i32, uy as i32);
+        let mut found: Vec<(f32, u32)> = Vec::new();
+        for chunk in &self.chunks {
+            for &idx in &chunk.bins[bin] {
+                let t = &chunk.tris[idx as usize];
+                if t.covers(i, j) {
+                    let z = t.depth_at(i, j);
+                    if self.depth_test != DepthTest::Always || (0.0..=1.0).contains(&z) {
+                        found.push((z, t.id));
+                    }
+                }
+            }
+        }
+        found.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut seen = std::collections::HashSet::new();
+        found
+            .into_iter()
+            .filter(|(_, id)| seen.insert(*id))
+            .filter_map(|(z, id)| self.hit_at(scene, id, ux as f32 + 0.5, uy as f32 + 0.5, z))
+            .collect()
+    }
+}

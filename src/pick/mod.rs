@@ -1,0 +1,139 @@
+//! Picks: what is under a pixel.
+//!
+//! Three methods answer the same question and agree:
+//! - [`Frame::pick`] (buffer): an O(1) lookup in the ID buffer;
+//! - [`Frame::pick_direct`] (direct): no ID buffer, the point is tested
+//!   against the set-up triangles of the pixel's tile bin with the same
+//!   integer edge functions and depth plane; it returns exactly what
+//!   [`Frame::pick`] returns at every pixel;
+//! - [`Frame::pick_ray`] (ray): a 3D ray through the pixel centre against
+//!   the meshes' BVHs (see [`ray`]).
+
+pub(crate) mod buffer;
+pub mod bvh;
+pub(crate) mod direct;
+pub mod ray;
+pub mod triangle;
+
+use std::sync::Arc;
+
+use glam::Vec3;
+
+use crate::frame::Frame;
+use crate::scene::{MeshId, Scene};
+
+/// Pick method.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PickMethod {
+    /// ID-buffer lookup.
+    #[default]
+    Buffer,
+    /// Point-in-triangle on the screen-space triangles.
+    Direct,
+    /// 3D ray cast.
+    Ray,
+}
+
+impl PickMethod {
+    /// All methods.
+    pub const ALL: [PickMethod; 3] = [PickMethod::Buffer, PickMethod::Direct, PickMethod::Ray];
+
+    /// Command-line name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            PickMethod::Buffer => "buffer",
+            PickMethod::Direct => "direct",
+            PickMethod::Ray => "ray",
+        }
+    }
+}
+
+/// What a pick or ray cast hit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hit {
+    /// Mesh id (index in the scene).
+    pub mesh: MeshId,
+    /// Mesh name.
+    pub mesh_name: Arc<str>,
+    /// Triangle index within the mesh.
+    pub triangle: u32,
+    /// Global triangle index (file order over all meshes).
+    pub global_triangle: u32,
+    /// Window depth 0..1 of the hit point.
+    pub depth: f32,
+    /// Distance along the pick ray from its origin.
+    pub distance: f32,
+    /// World-space position.
+    pub position: Vec3,
+    /// Barycentric weights of the triangle's vertices 0, 1, 2 at the hit
+    /// (perspective-correct: they are weights of the world-space corners).
+    pub barycentric: Vec3,
+    /// Unit geometric normal in world space ((v1-v0)×(v2-v0)).
+    pub normal: Vec3,
+    /// True when the ray sees the triangle counter-clockwise (front face).
+    pub front_face: bool,
+}
+
+impl Frame {
+    /// Builds the full hit record for triangle `global` at a window point
+    /// with a known window depth (buffer and direct picks).
+    pub(crate) fn hit_at(
+        &self,
+        scene: &Scene,
+        global: u32,
+        x: f32,
+        y: f32,
+        depth: f32,
+    ) -> Option<Hit> {
+        let cam = self.camera.as_ref()?;
+        let (mesh, local) = scene.locate(global)?;
+        let m = scene.mesh(mesh)?;
+        let world = self
+            .worlds
+            .get(mesh as usize)
+            .copied()
+            .unwrap_or_else(|| scene.mesh_world(mesh));
+        let p = m.triangle(local).map(|q| world.transform_point3(q));
+        let ray = cam.ray_through(x, y);
+        let position = cam.unproject(x, y, depth);
+        let n = (p[1] - p[0]).cross(p[2] - p[0]);
+        // barycentrics of the point where the pixel ray meets the triangle's plane
+        let denom = n.dot(ray.direction);
+        let q = if denom != 0.0 {
+            ray.at(n.dot(p[0] - ray.origin) / denom)
+        } else {
+            position
+        };
+        Some(Hit {
+            mesh,
+            mesh_name: m.name_arc().clone(),
+            triangle: local,
+            global_triangle: global,
+            depth,
+            distance: (position - ray.origin).dot(ray.direction),
+            position,
+            barycentric: barycentric(p, q),
+            normal: n.normalize_or_zero(),
+            front_face: denom < 0.0,
+        })
+    }
+}
+
+/// Barycentric weights of `q` with respect to triangle `p` (projected onto its plane).
+pub(crate) fn barycentric(p: [Vec3; 3], q: Vec3) -> Vec3 {
+    let (e0, e1, d) = (
+        (p[1] - p[0]).as_dvec3(),
+        (p[2] - p[0]).as_dvec3(),
+        (q - p[0]).as_dvec3(),
+    );
+    let (a, b, c) = (e0.dot(e0), e0.dot(e1), e1.dot(e1));
+    let (d0, d1) = (d.dot(e0), d.dot(e1));
+    let den = a * c - b * b;
+    if den == 0.0 {
+        return Vec3::new(1.0, 0.0, 0.0);
+    }
+    let v = (c * d0 - b * d1) / den;
+    let w = (a * d1 - b * d0) / den;
+    Vec3::new((1.0 - v - w) as f32, v as f32, w as f32)
+}

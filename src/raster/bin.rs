@@ -1,0 +1,72 @@
+//! Binning (llvmpipe's `lp_setup_bin_triangle`): each set-up triangle is
+//! appended, in draw order, to the bin of every 64×64 tile it may cover.
+//! Tiles whose pixel rectangle lies entirely outside one edge are rejected
+//! with one corner evaluation per edge.
+
+use super::rules::TILE_ORDER;
+use super::setup::TriSetup;
+
+/// Tile grid of a viewport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TileGrid {
+    pub tiles_x: u32,
+    pub tiles_y: u32,
+}
+
+impl TileGrid {
+    pub fn new(width: u32, height: u32) -> Self {
+        let t = 1 << TILE_ORDER;
+        Self {
+            tiles_x: width.div_ceil(t),
+            tiles_y: height.div_ceil(t),
+        }
+    }
+
+    pub fn count(&self) -> usize {
+        self.tiles_x as usize * self.tiles_y as usize
+    }
+
+    /// Bin index of the tile holding pixel (x, y).
+    #[inline]
+    pub fn tile_of(&self, x: u32, y: u32) -> usize {
+        (y >> TILE_ORDER) as usize * self.tiles_x as usize + (x >> TILE_ORDER) as usize
+    }
+}
+
+/// Can any pixel of the rectangle [x0, x1] × [y0, y1] be covered by `t`?
+/// Evaluates each edge at the rectangle corner where it is largest.
+#[inline]
+pub(crate) fn rect_may_cover(t: &TriSetup, x0: i32, y0: i32, x1: i32, y1: i32) -> bool {
+    (0..3).all(|k| {
+        let i = if t.dy[k] < 0 { x1 } else { x0 };
+        let j = if t.dx[k] > 0 { y1 } else { y0 };
+        t.dx[k] * i64::from(j) - t.dy[k] * i64::from(i) + t.c[k] >= 0
+    })
+}
+
+/// Appends triangle `idx` to the bins of the tiles it may cover.
+/// Returns the number of bins it went into.
+pub(crate) fn bin_triangle(t: &TriSetup, idx: u32, grid: TileGrid, bins: &mut [Vec<u32>]) -> u32 {
+    let [x0, y0, x1, y1] = t.bbox;
+    let (tx0, ty0) = (x0 >> TILE_ORDER, y0 >> TILE_ORDER);
+    let (tx1, ty1) = (x1 >> TILE_ORDER, y1 >> TILE_ORDER);
+    if tx0 == tx1 && ty0 == ty1 {
+        bins[ty0 as usize * grid.tiles_x as usize + tx0 as usize].push(idx);
+        return 1;
+    }
+    let size = 1i32 << TILE_ORDER;
+    let mut n = 0;
+    for ty in ty0..=ty1 {
+        let ry0 = (ty * size).max(y0);
+        let ry1 = (ty * size + size - 1).min(y1);
+        for tx in tx0..=tx1 {
+            let rx0 = (tx * size).max(x0);
+            let rx1 = (tx * size + size - 1).min(x1);
+            if rect_may_cover(t, rx0, ry0, rx1, ry1) {
+                bins[ty as usize * grid.tiles_x as usize + tx as usize].push(idx);
+                n += 1;
+            }
+        }
+    }
+    n
+}

@@ -1,0 +1,428 @@
+//! The rasterizer, by pipeline stage (after Mesa's llvmpipe):
+//!
+//! 1. **vertex** (here): every mesh vertex to clip space, outcode, window
+//!    position and snapped fixed point → the screen-space vertex buffer;
+//! 2. [`clip`]: near plane and guard band in homogeneous space, only for
+//!    triangles that need it;
+//! 3. [`setup`]: per triangle, integer edges, bbox, depth plane, fill-rule bias;
+//! 4. [`bin`]: triangles into 64×64 tile bins, in draw order, in fixed-size
+//!    chunks set up in parallel (the chunking depends on the triangle count
+//!    only, never on the thread count);
+//! 5. [`tile`]: bands of tiles rasterized in parallel, one writer per band.
+//!
+//! All conventions live in [`rules`].
+
+pub(crate) mod bin;
+pub(crate) mod clip;
+pub mod rules;
+pub(crate) mod setup;
+pub(crate) mod tile;
+
+use glam::{Mat4, Vec3, Vec4};
+use rayon::prelude::*;
+
+use crate::camera::{clip_to_window, Camera, Projection};
+use crate::error::Error;
+use crate::frame::{Chunk, Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
+use crate::scene::Scene;
+use bin::TileGrid;
+use clip::{Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
+use rules::{snap, CullMode, DepthTest, FillRule, TILE_SIZE};
+use setup::{Rejected, WinVertex};
+
+/// Triangles per setup chunk (a constant, so output never depends on threads).
+const CHUNK_TRIS: usize = 16_384;
+/// Vertices per parallel work item of the vertex stage.
+const CHUNK_VERTS: usize = 8_192;
+
+/// Rendering options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Fill rule (default top-left).
+    pub rule: FillRule,
+    /// Face culling (default none).
+    pub cull: CullMode,
+    /// Depth test (default less).
+    pub depth_test: DepthTest,
+    /// Write the color buffer too (default true); false is the pick-only pass (depth + ID).
+    pub color: bool,
+    /// Worker threads; `None` uses rayon's global pool.
+    pub threads: Option<usize>,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        Self {
+            rule: FillRule::TopLeft,
+            cull: CullMode::None,
+            depth_test: DepthTest::Less,
+            color: true,
+            threads: None,
+        }
+    }
+}
+
+/// Counters of one render (llvmpipe's `LP_COUNT` in spirit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Triangles submitted.
+    pub triangles: u64,
+    /// Triangles touching a non-finite vertex.
+    pub invalid: u64,
+    /// Triangles entirely outside one frustum plane.
+    pub frustum_culled: u64,
+    /// Triangles clipped (near plane or guard band).
+    pub clipped: u64,
+    /// Triangles dropped by the cull mode.
+    pub face_culled: u64,
+    /// Triangles with zero snapped area.
+    pub zero_area: u64,
+    /// Triangles with no pixel centre in their bounding box.
+    pub empty: u64,
+    /// Set-up triangles (after clipping).
+    pub setups: u64,
+    /// Bin entries written.
+    pub bin_entries: u64,
+}
+
+impl Stats {
+    fn add(&mut self, o: &Stats) {
+        self.triangles += o.triangles;
+        self.invalid += o.invalid;
+        self.frustum_culled += o.frustum_culled;
+        self.clipped += o.clipped;
+        self.face_culled += o.face_culled;
+        self.zero_area += o.zero_area;
+        self.empty += o.empty;
+        self.setups += o.setups;
+        self.bin_entries += o.bin_entries;
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct VertOut {
+    clip: Vec4,
+    win: WinVertex,
+    code: u16,
+}
+
+/// A renderer: options, an optional private thread pool, and a frame whose
+/// buffers are reused from render to render.
+///
+/// ```
+/// use softpick::{builtin_scene, Camera, Renderer, RenderOptions};
+/// let scene = builtin_scene();
+/// let camera = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+/// let mut r = Renderer::new(RenderOptions::default()).unwrap();
+/// let frame = r.render(&scene, &camera).unwrap();
+/// let hit = frame.pick(&scene, 180, 250).expect("something is there");
+/// assert_eq!(frame.pick_direct(&scene, 180, 250).unwrap().global_triangle, hit.global_triangle);
+/// ```
+#[derive(Debug)]
+pub struct Renderer {
+    opts: RenderOptions,
+    pool: Option<rayon::ThreadPool>,
+    frame: Frame,
+    verts: Vec<VertOut>,
+}
+
+impl Renderer {
+    /// A renderer; fails only if a thread pool of `opts.threads` cannot be built.
+    pub fn new(opts: RenderOptions) -> Result<Self, Error> {
+        let pool = match opts.threads {
+            None => None,
+            Some(n) => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n.max(1))
+                    .build()
+                    .map_err(|e| Error::Window(format!("cannot start {n} threads: {e}")))?,
+            ),
+        };
+        Ok(Self {
+            opts,
+            pool,
+            frame: Frame::new(1, 1).expect("1x1 is a valid size"),
+            verts: Vec::new(),
+        })
+    }
+
+    /// The options.
+    #[must_use]
+    pub fn options(&self) -> RenderOptions {
+        self.opts
+    }
+
+    /// Changes rule, cull, depth test or color (the thread setting is fixed at creation).
+    pub fn set_options(&mut self, opts: RenderOptions) {
+        self.opts = RenderOptions {
+            threads: self.opts.threads,
+            ..opts
+        };
+    }
+
+    /// The last rendered frame.
+    #[must_use]
+    pub fn frame(&self) -> &Frame {
+        &self.frame
+    }
+
+    /// Takes the frame out (a fresh one is allocated on the next render).
+    #[must_use]
+    pub fn into_frame(self) -> Frame {
+        self.frame
+    }
+
+    /// Renders `scene` from `camera` into the reused frame. Fails only for an
+    /// invalid camera.
+    pub fn render(&mut self, scene: &Scene, camera: &Camera) -> Result<&Frame, Error> {
+        camera.validate().map_err(Error::InvalidCamera)?;
+        let opts = self.opts;
+        let (frame, verts) = (&mut self.frame, &mut self.verts);
+        match &self.pool {
+            Some(p) => p.install(|| render_into(scene, camera, opts, frame, verts)),
+            None => render_into(scene, camera, opts, frame, verts),
+        }
+        Ok(&self.frame)
+    }
+}
+
+/// Renders once with a new renderer and returns the frame.
+pub fn render(scene: &Scene, camera: &Camera, opts: RenderOptions) -> Result<Frame, Error> {
+    let mut r = Renderer::new(opts)?;
+    r.render(scene, camera)?;
+    Ok(r.into_frame())
+}
+
+fn render_into(
+    scene: &Scene,
+    camera: &Camera,
+    opts: RenderOptions,
+    frame: &mut Frame,
+    verts: &mut Vec<VertOut>,
+) {
+    let (w, h) = (camera.width, camera.height);
+    frame.resize(w, h);
+    frame.camera = Some(*camera);
+    frame.rule = opts.rule;
+    frame.cull = opts.cull;
+    frame.depth_test = opts.depth_test;
+    frame.has_color = opts.color;
+    frame.worlds = scene.world_matrices();
+    let vp = camera.view_proj();
+    let guard = Guard::new(w, h);
+    let (wf, hf) = (w as f32, h as f32);
+
+    // 1. vertex stage
+    frame.vertex_offsets.clear();
+    let mut total = 0u32;
+    for m in scene.meshes() {
+        frame.vertex_offsets.push(total);
+        total += m.positions().len() as u32;
+    }
+    verts.resize(total as usize, VertOut::default());
+    for (mi, m) in scene.meshes().iter().enumerate() {
+        let mvp = vp * frame.worlds[mi];
+        let off = frame.vertex_offsets[mi] as usize;
+        let out = &mut verts[off..off + m.positions().len()];
+        out.par_chunks_mut(CHUNK_VERTS)
+            .zip(m.positions().par_chunks(CHUNK_VERTS))
+            .for_each(|(o, p)| {
+                for (v, p) in o.iter_mut().zip(p) {
+                    *v = vertex(&mvp, *p, &guard, wf, hf);
+                }
+            });
+    }
+    frame.vertices.clear();
+    frame.vertices.extend(verts.iter().map(|v| ScreenVertex {
+        x: v.win.x,
+        y: v.win.y,
+        z: v.win.z,
+        w: v.clip.w,
+    }));
+
+    // 2-4. clip, setup and bin, in fixed chunks of the global triangle order
+    let total_tris = scene.triangle_count() as usize;
+    let nchunks = total_tris.div_ceil(CHUNK_TRIS);
+    let grid = TileGrid::new(w, h);
+    frame.chunks.resize_with(nchunks, Chunk::default);
+    let ctx = SetupCtx {
+        scene,
+        camera,
+        opts,
+        guard,
+        worlds: &frame.worlds,
+        offsets: &frame.vertex_offsets,
+        verts,
+        grid,
+    };
+    frame
+        .chunks
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(ci, chunk)| ctx.run_chunk(ci, chunk));
+    let mut stats = Stats::default();
+    for c in &frame.chunks {
+        stats.add(&c.stats);
+    }
+    frame.stats = stats;
+
+    // 5. clear and rasterize bands of tiles, one writer per band
+    let band_len = TILE_SIZE as usize * w as usize;
+    let chunks = &frame.chunks;
+    let tiles_x = grid.tiles_x as usize;
+    let test = opts.depth_test;
+    let width = w as usize;
+    let run = |ty: usize, depth: &mut [f32], ids: &mut [u32], color: Option<&mut [u32]>| {
+        depth.fill(1.0);
+        ids.fill(NO_TRIANGLE);
+        let mut band = tile::Band {
+            y0: (ty * TILE_SIZE as usize) as i32,
+            width,
+            depth,
+            ids,
+            color: color.map(|c| {
+                c.fill(BACKGROUND);
+                c
+            }),
+        };
+        tile::raster_band(&mut band, ty, tiles_x, chunks, test);
+    };
+    let bands = frame
+        .depth
+        .par_chunks_mut(band_len)
+        .zip(frame.ids.par_chunks_mut(band_len))
+        .enumerate();
+    if opts.color {
+        bands
+            .zip(frame.color.par_chunks_mut(band_len))
+            .for_each(|((ty, (d, i)), c)| run(ty, d, i, Some(c)));
+    } else {
+        bands.for_each(|(ty, (d, i))| run(ty, d, i, None));
+    }
+}
+
+#[inline]
+fn vertex(mvp: &Mat4, p: Vec3, guard: &Guard, w: f32, h: f32) -> VertOut {
+    let clip = *mvp * Vec4::new(p.x, p.y, p.z, 1.0);
+    let code = guard.outcode(clip);
+    let win = if code & (CLIP_MASK | OUT_INVALID) == 0 {
+        win_vertex(clip, w, h)
+    } else {
+        WinVertex::default()
+    };
+    VertOut { clip, win, code }
+}
+
+#[inline]
+fn win_vertex(clip: Vec4, w: f32, h: f32) -> WinVertex {
+    let s = clip_to_window(clip, w, h);
+    let lim = 3.0 * rules::GUARD_BAND_PX;
+    let (x, y) = (s.x.clamp(-lim, lim), s.y.clamp(-lim, lim));
+    WinVertex {
+        x,
+        y,
+        z: s.z,
+        fx: snap(x),
+        fy: snap(y),
+    }
+}
+
+struct SetupCtx<'a> {
+    scene: &'a Scene,
+    camera: &'a Camera,
+    opts: RenderOptions,
+    guard: Guard,
+    worlds: &'a [Mat4],
+    offsets: &'a [u32],
+    verts: &'a [VertOut],
+    grid: TileGrid,
+}
+
+impl SetupCtx<'_> {
+    fn run_chunk(&self, ci: usize, chunk: &mut Chunk) {
+        chunk.tris.clear();
+        chunk.bins.resize_with(self.grid.count(), Vec::new);
+        for b in &mut chunk.bins {
+            b.clear();
+        }
+        let mut st = Stats::default();
+        let start = ci * CHUNK_TRIS;
+        let end = ((ci + 1) * CHUNK_TRIS).min(self.scene.triangle_count() as usize);
+        let offs = self.scene.triangle_offsets();
+        let mut m = offs.partition_point(|&o| o as usize <= start) - 1;
+        for g in start..end {
+            while offs[m + 1] as usize <= g {
+                m += 1;
+            }
+            let mesh = &self.scene.meshes()[m];
+            let local = g - offs[m] as usize;
+            let base = self.offsets[m];
+            let tri = mesh.triangles()[local];
+            let v = tri.map(|i| &self.verts[(base + i) as usize]);
+            st.triangles += 1;
+            let or = v[0].code | v[1].code | v[2].code;
+            if or & OUT_INVALID != 0 {
+                st.invalid += 1;
+                continue;
+            }
+            if v[0].code & v[1].code & v[2].code & FRUSTUM_MASK != 0 {
+                st.frustum_culled += 1;
+                continue;
+            }
+            let color = if self.opts.color {
+                shade(
+                    mesh.color(),
+                    mesh.triangle(local as u32),
+                    &self.worlds[m],
+                    self.camera,
+                )
+            } else {
+                0
+            };
+            let id = g as u32;
+            if or & CLIP_MASK == 0 {
+                self.emit([v[0].win, v[1].win, v[2].win], id, color, chunk, &mut st);
+            } else {
+                st.clipped += 1;
+                let mut poly = [Vec4::ZERO; 8];
+                let n =
+                    self.guard
+                        .clip([v[0].clip, v[1].clip, v[2].clip], or & CLIP_MASK, &mut poly);
+                let (w, h) = (self.camera.width as f32, self.camera.height as f32);
+                for k in 1..n.saturating_sub(1) {
+                    let wv = [poly[0], poly[k], poly[k + 1]].map(|c| win_vertex(c, w, h));
+                    self.emit(wv, id, color, chunk, &mut st);
+                }
+            }
+        }
+        chunk.stats = st;
+    }
+
+    fn emit(&self, v: [WinVertex; 3], id: u32, color: u32, chunk: &mut Chunk, st: &mut Stats) {
+        let (w, h) = (self.camera.width, self.camera.height);
+        match setup::setup(v, self.opts.rule, self.opts.cull, w, h, id, color) {
+            Ok(s) => {
+                let idx = chunk.tris.len() as u32;
+                st.bin_entries += u64::from(bin::bin_triangle(&s, idx, self.grid, &mut chunk.bins));
+                chunk.tris.push(s);
+                st.setups += 1;
+            }
+            Err(Rejected::ZeroArea) => st.zero_area += 1,
+            Err(Rejected::Culled) => st.face_culled += 1,
+            Err(Rejected::Empty) => st.empty += 1,
+        }
+    }
+}
+
+/// Flat two-sided Lambert with a headlight: `0.25 + 0.75·|n·v|`.
+fn shade(color: [u8; 3], tri: [Vec3; 3], world: &Mat4, cam: &Camera) -> u32 {
+    let p = tri.map(|q| world.transform_point3(q));
+    let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
+    let v = match cam.projection {
+        Projection::Perspective { .. } => (cam.eye - p[0]).normalize_or_zero(),
+        Projection::Orthographic { .. } => (cam.eye - cam.target).normalize_or_zero(),
+    };
+    let k = 0.25 + 0.75 * n.dot(v).abs();
+    let c = color.map(|x| (f32::from(x) * k).round().clamp(0.0, 255.0) as u32);
+    (c[0] << 16) | (c[1] << 8) | c[2]
+}

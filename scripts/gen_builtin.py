@@ -93,14 +93,17 @@ def rot_y(p, angle_deg, centre):
     return (centre[0] + c * x + s * z, y, centre[2] - s * x + c * z)
 
 
-def make_grid(name, mat, x0, x1, z0, z1, nx, nz, y=0.0):
-    """Axis-aligned flat grid of quads at height y, facing +Y (CCW from above)."""
+def make_grid(name, mat, x0, x1, z0, z1, nx, nz, y=0.0, z_rows=None):
+    """Axis-aligned flat grid of quads at height y, facing +Y (CCW from above).
+    z_rows optionally replaces the z of whole grid rows (row j -> z)."""
     m = Mesh(name, mat)
     idx = {}
     for j in range(nz + 1):
         for i in range(nx + 1):
             x = x0 + (x1 - x0) * i / nx
             z = z0 + (z1 - z0) * j / nz
+            if z_rows and j in z_rows:
+                z = z_rows[j]
             idx[i, j] = m.v((x, y, z))
     for j in range(nz):
         for i in range(nx):
@@ -261,19 +264,22 @@ def make_wedge(name, mat, centre, size, angle=0.0):
 
 def make_degenerate():
     """Two exactly zero-area triangles: three distinct, exactly collinear
-    vertices each, with small dyadic coordinates (exact in binary floating
-    point).  One along a horizontal line (constant y, z: projects to a
-    horizontal screen line), one along a diagonal in the plane z = 0.5."""
+    vertices each, along lines of constant y and z (direction (1, 0, 0)).
+    With the automatic camera (eye.x = target.x = 0, up = +Y) such a line
+    projects to a horizontal screen line, bit-identically for every x. The
+    heights are tuned (by searching with softpick's own f32 projection) so
+    the lines land within 1/512 px of the pixel-centre rows y = 284.5 and
+    y = 204.5 at 360x360: after snapping, the naive inclusive rule (`>= 0`)
+    claims every pixel centre of those rows, across background and meshes,
+    which is the false claim of the original pick test."""
     m = Mesh("degenerate_slivers", "crimson")
-    # horizontal: direction (1, 0, 0)
-    a = m.v((-1.5, 0.25, 0.5))
-    b = m.v((0.0, 0.25, 0.5))
-    c = m.v((1.25, 0.25, 0.5))
+    a = m.v((-1.5, 0.252544, 0.5))
+    b = m.v((0.0, 0.252544, 0.5))
+    c = m.v((1.25, 0.252544, 0.5))
     m.tri(a, b, c)
-    # diagonal: direction (1, 1, 0); points at t = 0, 0.5, 1.25
-    d = m.v((-1.25, 0.5, 0.5))
-    e = m.v((-0.75, 1.0, 0.5))
-    f = m.v((0.0, 1.75, 0.5))
+    d = m.v((-1.25, 1.24746, 0.5))
+    e = m.v((-0.75, 1.24746, 0.5))
+    f = m.v((0.0, 1.24746, 0.5))
     m.tri(d, e, f)
     return m
 
@@ -282,7 +288,13 @@ def build_scene():
     meshes = []
     add = meshes.append
     # ---- big, axis-aligned floor grid (long shared edges) ----------------
-    add(make_grid("floor", "slate", -1.5, 1.5, -1.5, 1.5, 6, 6))            # 72
+    # Rows 2, 4 and 5 (z = -0.5, 0.5, 1.0) are nudged (by searching with
+    # softpick's own f32 projection) so these long shared edges land within
+    # 1/512 px of the pixel-centre rows y = 278.5, 304.5 and 321.5 at 360x360
+    # under the automatic camera: the strict rule (`> 0`) then leaves gap rows
+    # along them, the first failure of the original pick test.
+    add(make_grid("floor", "slate", -1.5, 1.5, -1.5, 1.5, 6, 6,
+                  z_rows={2: -0.512569, 4: 0.503784, 5: 1.010543}))          # 72
     # ---- back row: pillars and tall things ------------------------------
     add(make_prism("pillar_1", "ivory", (-1.2, -1.2), 0.17, 0.0, 3.0, 6))    # 20
     add(make_prism("pillar_2", "ivory", (1.2, -1.2), 0.17, 0.0, 2.7, 6, 30))  # 20

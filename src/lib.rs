@@ -27,6 +27,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod analysis;
 mod builtin;
 mod camera;
 mod error;
@@ -37,6 +38,9 @@ mod pick;
 mod raster;
 mod scene;
 
+pub use analysis::{
+    analyze_rules, zero_area_triangles, RuleReport, MASK_CLAIM, MASK_DOUBLE, MASK_GAP,
+};
 pub use builtin::{builtin_scene, BUILTIN_MTL, BUILTIN_OBJ};
 pub use camera::{clip_to_window, Camera, Projection, Ray};
 pub use error::{CameraError, Error, ObjErrorKind, Result};
@@ -52,5 +56,5 @@ pub use pick::triangle::{RayPrecomp, TriHit};
 pub use pick::{Hit, PickMethod};
 pub use raster::rules;
 pub use raster::rules::{CullMode, DepthTest, FillRule};
-pub use raster::{render, RenderOptions, Renderer, Stats};
+pub use raster::{render, render_2d, RenderOptions, Renderer, Stats};
 pub use scene::{palette_color, Mesh, MeshId, Node, NodeId, Scene, Transform};

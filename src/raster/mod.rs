@@ -267,6 +267,11 @@ fn render_into(
     frame.stats = stats;
 
     // 5. clear and rasterize bands of tiles, one writer per band
+    raster_bands(frame, grid, opts);
+}
+
+fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
+    let w = frame.width;
     let band_len = TILE_SIZE as usize * w as usize;
     let chunks = &frame.chunks;
     let tiles_x = grid.tiles_x as usize;
@@ -299,6 +304,54 @@ fn render_into(
     } else {
         bands.for_each(|(ty, (d, i))| run(ty, d, i, None));
     }
+}
+
+/// Rasterizes 2D triangles given directly in window coordinates (pixels,
+/// y down, pixel centres at +0.5) in painter's order, without depth test:
+/// the screen-space entry point used for conformance fixtures. The returned
+/// frame's ID buffer holds list index + 1 (0 = background); its color buffer
+/// holds each triangle's palette color. Non-finite or out-of-guard-band
+/// coordinates drop the triangle. `None` for an invalid size.
+#[must_use]
+pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule) -> Option<Frame> {
+    let mut frame = Frame::new(width, height)?;
+    let grid = TileGrid::new(width, height);
+    let opts = RenderOptions {
+        rule,
+        depth_test: DepthTest::Always,
+        color: true,
+        ..RenderOptions::default()
+    };
+    frame.rule = rule;
+    frame.depth_test = DepthTest::Always;
+    frame.has_color = true;
+    let mut chunk = Chunk::default();
+    chunk.bins.resize_with(grid.count(), Vec::new);
+    let lim = 2.0 * rules::GUARD_BAND_PX;
+    for (id, t) in tris.iter().enumerate() {
+        chunk.stats.triangles += 1;
+        if !t.iter().flatten().all(|c| c.is_finite() && c.abs() <= lim) {
+            chunk.stats.invalid += 1;
+            continue;
+        }
+        let v = t.map(|[x, y]| WinVertex {
+            x,
+            y,
+            z: 0.5,
+            fx: snap(x),
+            fy: snap(y),
+        });
+        let [r, g, b] = crate::scene::palette_color(id as u32);
+        let color = (u32::from(r) << 16) | (u32::from(g) << 8) | u32::from(b);
+        let res = setup::setup(v, rule, CullMode::None, width, height, id as u32, color);
+        let mut st = chunk.stats;
+        push_setup(&mut chunk, res, grid, &mut st);
+        chunk.stats = st;
+    }
+    frame.stats = chunk.stats;
+    frame.chunks = vec![chunk];
+    raster_bands(&mut frame, grid, opts);
+    Some(frame)
 }
 
 #[inline]
@@ -400,17 +453,28 @@ impl SetupCtx<'_> {
 
     fn emit(&self, v: [WinVertex; 3], id: u32, color: u32, chunk: &mut Chunk, st: &mut Stats) {
         let (w, h) = (self.camera.width, self.camera.height);
-        match setup::setup(v, self.opts.rule, self.opts.cull, w, h, id, color) {
-            Ok(s) => {
-                let idx = chunk.tris.len() as u32;
-                st.bin_entries += u64::from(bin::bin_triangle(&s, idx, self.grid, &mut chunk.bins));
-                chunk.tris.push(s);
-                st.setups += 1;
-            }
-            Err(Rejected::ZeroArea) => st.zero_area += 1,
-            Err(Rejected::Culled) => st.face_culled += 1,
-            Err(Rejected::Empty) => st.empty += 1,
+        let res = setup::setup(v, self.opts.rule, self.opts.cull, w, h, id, color);
+        push_setup(chunk, res, self.grid, st);
+    }
+}
+
+/// Bins and stores a set-up triangle, or counts why there is none.
+fn push_setup(
+    chunk: &mut Chunk,
+    res: Result<setup::TriSetup, Rejected>,
+    grid: TileGrid,
+    st: &mut Stats,
+) {
+    match res {
+        Ok(s) => {
+            let idx = chunk.tris.len() as u32;
+            st.bin_entries += u64::from(bin::bin_triangle(&s, idx, grid, &mut chunk.bins));
+            chunk.tris.push(s);
+            st.setups += 1;
         }
+        Err(Rejected::ZeroArea) => st.zero_area += 1,
+        Err(Rejected::Culled) => st.face_culled += 1,
+        Err(Rejected::Empty) => st.empty += 1,
     }
 }
 

@@ -1,0 +1,159 @@
+//! The pick test's experiment: what each fill rule does to a scene.
+//!
+//! For every rule the scene is rendered and, per pixel centre, the list of
+//! triangles whose coverage contains it (depth ignored) is collected. Then:
+//!
+//! - **gap**: a pixel no triangle covers although it lies *inside the
+//!   silhouette*: strictly inside a triangle (all edge functions > 0), or on
+//!   an edge shared by two triangles of one mesh that both contain it
+//!   (closed coverage);
+//! - **double cover**: a pixel covered by two triangles of one mesh that
+//!   share an edge (two vertex indices);
+//! - **false claim**: a pixel covered by a triangle whose snapped area is zero.
+
+use crate::camera::Camera;
+use crate::error::Error;
+use crate::frame::Frame;
+use crate::raster::rules::{snap, snapped_area, FillRule};
+use crate::raster::{render, RenderOptions};
+use crate::scene::Scene;
+
+/// Counts (and masks) for one fill rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleReport {
+    /// The rule.
+    pub rule: FillRule,
+    /// Pixels with a triangle in the ID buffer.
+    pub covered: usize,
+    /// Gap pixels.
+    pub gaps: usize,
+    /// Double-covered pixels.
+    pub double: usize,
+    /// Pixels claimed by zero-area triangles.
+    pub false_claims: usize,
+    /// Per pixel: 1 gap, 2 double cover, 4 false claim (bit set).
+    pub mask: Vec<u8>,
+    /// The ID buffer of the rule's render.
+    pub ids: Vec<u32>,
+}
+
+/// Mask bit of a gap pixel.
+pub const MASK_GAP: u8 = 1;
+/// Mask bit of a double-covered pixel.
+pub const MASK_DOUBLE: u8 = 2;
+/// Mask bit of a false claim.
+pub const MASK_CLAIM: u8 = 4;
+
+impl Frame {
+    /// Calls `f(pixel index, global triangle)` for every pixel centre every
+    /// set-up triangle covers (depth ignored), in draw order per tile.
+    pub fn for_each_coverage(&self, mut f: impl FnMut(usize, u32)) {
+        let w = self.width as usize;
+        for chunk in &self.chunks {
+            for t in &chunk.tris {
+                for j in t.bbox[1]..=t.bbox[3] {
+                    let (lo, hi) = t.span(j, t.bbox[0], t.bbox[2]);
+                    if lo > hi {
+                        continue;
+                    }
+                    for i in lo..=hi {
+                        f(j as usize * w + i as usize, t.id);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn coverage_lists(frame: &Frame) -> Vec<Vec<u32>> {
+    let mut lists = vec![Vec::new(); frame.ids.len()];
+    frame.for_each_coverage(|p, id| lists[p].push(id));
+    lists
+}
+
+fn share_edge(scene: &Scene, a: u32, b: u32) -> bool {
+    let (Some((ma, ta)), Some((mb, tb))) = (scene.locate(a), scene.locate(b)) else {
+        return false;
+    };
+    if ma != mb || a == b {
+        return false;
+    }
+    let m = &scene.meshes()[ma as usize];
+    let (x, y) = (m.triangles()[ta as usize], m.triangles()[tb as usize]);
+    x.iter().filter(|v| y.contains(v)).count() >= 2
+}
+
+fn pairs_share_edge(scene: &Scene, ids: &[u32]) -> bool {
+    ids.iter()
+        .enumerate()
+        .any(|(k, &a)| ids[k + 1..].iter().any(|&b| share_edge(scene, a, b)))
+}
+
+/// Global indices of the triangles whose snapped window area is zero in `frame`
+/// (only triangles with all vertices in front of the near plane).
+#[must_use]
+pub fn zero_area_triangles(scene: &Scene, frame: &Frame) -> Vec<u32> {
+    let mut out = Vec::new();
+    for (mi, m) in scene.meshes().iter().enumerate() {
+        for (t, tri) in m.triangles().iter().enumerate() {
+            let v = tri.map(|i| frame.screen_vertex(mi as u32, i));
+            if v.iter()
+                .any(|s| !s.is_some_and(|s| s.w > 0.0 && s.x.is_finite() && s.y.is_finite()))
+            {
+                continue;
+            }
+            let p = v.map(|s| s.map_or([0, 0], |s| [snap(s.x), snap(s.y)]));
+            if snapped_area(p) == 0 {
+                out.push(scene.global_triangle(mi as u32, t as u32));
+            }
+        }
+    }
+    out
+}
+
+/// Renders `scene` with every rule and counts gaps, double cover and false claims.
+pub fn analyze_rules(scene: &Scene, camera: &Camera) -> Result<Vec<RuleReport>, Error> {
+    let opts = |rule| RenderOptions {
+        rule,
+        color: false,
+        ..RenderOptions::default()
+    };
+    // inside-the-silhouette reference: strict interior or a shared edge under closed coverage
+    let strict = coverage_lists(&render(scene, camera, opts(FillRule::Strict))?);
+    let closed_frame = render(scene, camera, opts(FillRule::AreaGuard))?;
+    let closed = coverage_lists(&closed_frame);
+    let inside: Vec<bool> = strict
+        .iter()
+        .zip(&closed)
+        .map(|(s, c)| !s.is_empty() || pairs_share_edge(scene, c))
+        .collect();
+    let zero = zero_area_triangles(scene, &closed_frame);
+    let mut out = Vec::new();
+    for rule in FillRule::ALL {
+        let frame = render(scene, camera, opts(rule))?;
+        let lists = coverage_lists(&frame);
+        let mut mask = vec![0u8; lists.len()];
+        for (p, l) in lists.iter().enumerate() {
+            if l.is_empty() && inside[p] {
+                mask[p] |= MASK_GAP;
+            }
+            if pairs_share_edge(scene, l) {
+                mask[p] |= MASK_DOUBLE;
+            }
+            if l.iter().any(|id| zero.contains(id)) {
+                mask[p] |= MASK_CLAIM;
+            }
+        }
+        let count = |bit| mask.iter().filter(|&&m| m & bit != 0).count();
+        out.push(RuleReport {
+            rule,
+            covered: frame.ids.iter().filter(|&&i| i != 0).count(),
+            gaps: count(MASK_GAP),
+            double: count(MASK_DOUBLE),
+            false_claims: count(MASK_CLAIM),
+            mask,
+            ids: frame.ids.clone(),
+        });
+    }
+    Ok(out)
+}

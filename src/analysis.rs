@@ -5,10 +5,11 @@
 //!
 //! - **gap**: a pixel no triangle covers although it lies *inside the
 //!   silhouette*: strictly inside a triangle (all edge functions > 0), or on
-//!   an edge shared by two triangles of one mesh that both contain it
-//!   (closed coverage);
+//!   an edge shared by two triangles of one mesh that lie on opposite sides
+//!   of it on screen and both contain the centre (closed coverage);
 //! - **double cover**: a pixel covered by two triangles of one mesh that
-//!   share an edge (two vertex indices);
+//!   share an edge (two vertex indices) and lie on opposite sides of it on
+//!   screen (so the pixel centre is on the shared edge);
 //! - **false claim**: a pixel covered by a triangle whose snapped area is zero.
 
 use crate::camera::Camera;
@@ -71,7 +72,12 @@ fn coverage_lists(frame: &Frame) -> Vec<Vec<u32>> {
     lists
 }
 
-fn share_edge(scene: &Scene, a: u32, b: u32) -> bool {
+/// Do triangles `a` and `b` (global indices) tile across a shared edge in
+/// this frame: same mesh, two common vertices, and their third vertices on
+/// opposite sides of the shared edge in snapped screen space? Then a pixel
+/// centre covered by both lies on the shared edge (a fill-rule double
+/// cover), not in an overlap of folded surfaces (e.g. a box's front and back).
+fn tile_across_edge(scene: &Scene, frame: &Frame, a: u32, b: u32) -> bool {
     let (Some((ma, ta)), Some((mb, tb))) = (scene.locate(a), scene.locate(b)) else {
         return false;
     };
@@ -80,13 +86,35 @@ fn share_edge(scene: &Scene, a: u32, b: u32) -> bool {
     }
     let m = &scene.meshes()[ma as usize];
     let (x, y) = (m.triangles()[ta as usize], m.triangles()[tb as usize]);
-    x.iter().filter(|v| y.contains(v)).count() >= 2
+    let shared: Vec<u32> = x.iter().copied().filter(|v| y.contains(v)).collect();
+    if shared.len() != 2 {
+        return false;
+    }
+    let (Some(oa), Some(ob)) = (
+        x.iter().copied().find(|v| !shared.contains(v)),
+        y.iter().copied().find(|v| !shared.contains(v)),
+    ) else {
+        return false;
+    };
+    let s = |v: u32| {
+        frame
+            .screen_vertex(ma, v)
+            .filter(|s| s.w > 0.0 && s.x.is_finite() && s.y.is_finite())
+            .map(|s| [snap(s.x), snap(s.y)])
+    };
+    let (Some(p), Some(q), Some(u), Some(w)) = (s(shared[0]), s(shared[1]), s(oa), s(ob)) else {
+        return false;
+    };
+    let side = |r: [i64; 2]| snapped_area([p, q, r]).signum();
+    side(u) * side(w) < 0
 }
 
-fn pairs_share_edge(scene: &Scene, ids: &[u32]) -> bool {
-    ids.iter()
-        .enumerate()
-        .any(|(k, &a)| ids[k + 1..].iter().any(|&b| share_edge(scene, a, b)))
+fn pairs_tile(scene: &Scene, frame: &Frame, ids: &[u32]) -> bool {
+    ids.iter().enumerate().any(|(k, &a)| {
+        ids[k + 1..]
+            .iter()
+            .any(|&b| tile_across_edge(scene, frame, a, b))
+    })
 }
 
 /// Global indices of the triangles whose snapped window area is zero in `frame`
@@ -125,7 +153,7 @@ pub fn analyze_rules(scene: &Scene, camera: &Camera) -> Result<Vec<RuleReport>, 
     let inside: Vec<bool> = strict
         .iter()
         .zip(&closed)
-        .map(|(s, c)| !s.is_empty() || pairs_share_edge(scene, c))
+        .map(|(s, c)| !s.is_empty() || pairs_tile(scene, &closed_frame, c))
         .collect();
     let zero = zero_area_triangles(scene, &closed_frame);
     let mut out = Vec::new();
@@ -137,7 +165,7 @@ pub fn analyze_rules(scene: &Scene, camera: &Camera) -> Result<Vec<RuleReport>, 
             if l.is_empty() && inside[p] {
                 mask[p] |= MASK_GAP;
             }
-            if pairs_share_edge(scene, l) {
+            if pairs_tile(scene, &frame, l) {
                 mask[p] |= MASK_DOUBLE;
             }
             if l.iter().any(|id| zero.contains(id)) {

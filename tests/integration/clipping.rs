@@ -1,0 +1,94 @@
+//! Near-plane clipping in homogeneous space: a triangle through the camera
+//! plane renders its visible part only (not dropped, not wrapped around).
+
+use glam::Vec3;
+use softpick::{render, Camera, Mesh, Projection, RenderOptions, Scene, Transform};
+
+fn ground(size: f32) -> Scene {
+    let mut s = Scene::new();
+    let p = vec![
+        Vec3::new(-size, 0.0, -size),
+        Vec3::new(size, 0.0, -size),
+        Vec3::new(size, 0.0, size),
+        Vec3::new(-size, 0.0, size),
+    ];
+    let m = Mesh::new("ground", p, vec![[0, 2, 1], [0, 3, 2]], [120, 160, 90]).unwrap();
+    s.add_mesh(m, Transform::IDENTITY, None);
+    s
+}
+
+fn camera() -> Camera {
+    Camera {
+        eye: Vec3::new(0.0, 1.0, 5.0),
+        target: Vec3::new(0.0, 0.6, 0.0),
+        up: Vec3::Y,
+        projection: Projection::Perspective { fov_y_deg: 60.0 },
+        near: 0.1,
+        far: 200.0,
+        width: 160,
+        height: 120,
+    }
+}
+
+#[test]
+fn ground_through_camera_plane_renders_visible_part_only() {
+    // the ground extends far behind the eye: both triangles cross the near plane
+    let scene = ground(50.0);
+    let cam = camera();
+    let f = render(&scene, &cam, RenderOptions::default()).unwrap();
+    assert!(
+        f.stats().clipped >= 1,
+        "the triangles must have been clipped"
+    );
+    let (mut wrong, mut covered) = (0, 0);
+    for y in 0..cam.height {
+        for x in 0..cam.width {
+            let ray = cam.ray_for_pixel(x, y);
+            // analytic: does the pixel ray meet the ground square in front?
+            let t = -ray.origin.y / ray.direction.y;
+            let p = ray.at(t);
+            let visible = ray.direction.y < 0.0
+                && t > 0.0
+                && p.x.abs() < 50.0
+                && p.z.abs() < 50.0
+                && (p - ray.origin).length() < 150.0;
+            let got = f.triangle_at(x, y).is_some();
+            covered += usize::from(got);
+            if got != visible {
+                wrong += 1;
+            }
+            if got {
+                let d = f.depth()[(y * cam.width + x) as usize];
+                assert!((0.0..=1.0).contains(&d), "depth {d} at ({x},{y})");
+            }
+        }
+    }
+    let total = (cam.width * cam.height) as usize;
+    println!("clipped ground: {covered} covered, {wrong} differ from the analytic answer");
+    assert!(covered > total / 3);
+    // only pixels whose centre is within a hair of the horizon may differ
+    assert!(wrong <= cam.width as usize, "{wrong} pixels differ");
+    // nothing wrapped around into the sky: the top rows stay empty
+    for x in 0..cam.width {
+        assert!(f.triangle_at(x, 0).is_none());
+    }
+}
+
+#[test]
+fn triangle_behind_the_camera_draws_nothing() {
+    let mut s = Scene::new();
+    let m = Mesh::new(
+        "behind",
+        vec![
+            Vec3::new(-1.0, 0.0, 8.0),
+            Vec3::new(1.0, 0.0, 8.0),
+            Vec3::new(0.0, 1.0, 9.0),
+        ],
+        vec![[0, 1, 2]],
+        [255, 0, 0],
+    )
+    .unwrap();
+    s.add_mesh(m, Transform::IDENTITY, None);
+    let f = render(&s, &camera(), RenderOptions::default()).unwrap();
+    assert!(f.ids().iter().all(|&i| i == 0));
+}

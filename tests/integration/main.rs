@@ -1,0 +1,9 @@
+//! softpick's integration tests, one binary (tiny-skia style).
+
+mod clipping;
+mod golden;
+mod llvmpipe;
+mod picks;
+mod properties;
+mod rules;
+mod support;

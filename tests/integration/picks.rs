@@ -1,0 +1,209 @@
+//! Buffer and direct picks agree everywhere; frames do not depend on threads.
+
+use glam::Vec3;
+use softpick::{
+    builtin_scene, render, Camera, FillRule, Frame, Mesh, Projection, RenderOptions, Scene,
+    Transform,
+};
+
+use crate::support::Rng;
+
+fn assert_direct_equals_buffer(scene: &Scene, f: &Frame, what: &str) {
+    let mut covered = 0;
+    for y in 0..f.height() {
+        for x in 0..f.width() {
+            let a = f
+                .triangle_at(x, y)
+                .map(|t| (t, f.depth()[(y * f.width() + x) as usize]));
+            let b = f.triangle_at_direct(i64::from(x), i64::from(y));
+            assert_eq!(a, b, "{what}: pixel ({x},{y})");
+            covered += usize::from(a.is_some());
+        }
+    }
+    assert!(covered > 0, "{what}: nothing drawn");
+    // full hits agree too on a sample
+    for (x, y) in [
+        (f.width() / 2, f.height() / 2),
+        (f.width() / 3, f.height() * 2 / 3),
+    ] {
+        let (x, y) = (i64::from(x), i64::from(y));
+        assert_eq!(f.pick(scene, x, y), f.pick_direct(scene, x, y));
+    }
+}
+
+/// A random soup of triangles in front of (and some through) the camera.
+pub fn random_scene(seed: u64, n: usize) -> Scene {
+    let mut rng = Rng::new(seed);
+    let mut s = Scene::new();
+    for m in 0..4 {
+        let mut pos = Vec::new();
+        let mut tris = Vec::new();
+        for _ in 0..n / 4 {
+            let c = Vec3::new(
+                rng.range(-3.0, 3.0),
+                rng.range(-3.0, 3.0),
+                rng.range(-6.0, 4.9),
+            );
+            let s = rng.range(0.01, 2.5);
+            let base = pos.len() as u32;
+            for _ in 0..3 {
+                pos.push(c + Vec3::new(rng.range(-s, s), rng.range(-s, s), rng.range(-s, s)));
+            }
+            tris.push([base, base + 1, base + 2]);
+        }
+        let mesh = Mesh::new(format!("soup_{m}"), pos, tris, softpick::palette_color(m)).unwrap();
+        s.add_mesh(mesh, Transform::IDENTITY, None);
+    }
+    s
+}
+
+pub fn soup_camera() -> Camera {
+    Camera {
+        eye: Vec3::new(0.0, 0.0, 5.0),
+        target: Vec3::ZERO,
+        up: Vec3::Y,
+        projection: Projection::Perspective { fov_y_deg: 60.0 },
+        near: 0.05,
+        far: 30.0,
+        width: 200,
+        height: 150,
+    }
+}
+
+#[test]
+fn direct_equals_buffer_on_builtin_scene_every_rule() {
+    let scene = builtin_scene();
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+    for rule in FillRule::ALL {
+        let f = render(
+            &scene,
+            &cam,
+            RenderOptions {
+                rule,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap();
+        assert_direct_equals_buffer(&scene, &f, rule.name());
+    }
+}
+
+#[test]
+fn direct_equals_buffer_on_random_scenes_with_clipping() {
+    for seed in 0..6 {
+        let scene = random_scene(seed, 400);
+        let f = render(&scene, &soup_camera(), RenderOptions::default()).unwrap();
+        assert!(
+            f.stats().clipped > 0,
+            "seed {seed}: expected near-plane clipping"
+        );
+        assert_direct_equals_buffer(&scene, &f, &format!("soup {seed}"));
+    }
+}
+
+#[test]
+fn frames_identical_for_any_thread_count() {
+    let scenes = [builtin_scene(), random_scene(42, 4000)];
+    for scene in &scenes {
+        let cam = Camera::auto_frame(&scene.framing_bounds(), 333, 217);
+        let frames: Vec<Frame> = [1, 2, 3]
+            .iter()
+            .map(|&t| {
+                render(
+                    scene,
+                    &cam,
+                    RenderOptions {
+                        threads: Some(t),
+                        ..RenderOptions::default()
+                    },
+                )
+                .unwrap()
+            })
+            .collect();
+        for f in &frames[1..] {
+            assert_eq!(f.ids(), frames[0].ids());
+            assert_eq!(f.color(), frames[0].color());
+            let (a, b): (Vec<u32>, Vec<u32>) = (
+                f.depth().iter().map(|d| d.to_bits()).collect(),
+                frames[0].depth().iter().map(|d| d.to_bits()).collect(),
+            );
+            assert_eq!(a, b);
+        }
+    }
+}
+
+#[test]
+fn out_of_frame_picks_are_none() {
+    let scene = builtin_scene();
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+    let f = render(&scene, &cam, RenderOptions::default()).unwrap();
+    for (x, y) in [
+        (-1, 10),
+        (10, -1),
+        (360, 10),
+        (10, 360),
+        (i64::MAX, 0),
+        (i64::MIN, i64::MIN),
+    ] {
+        assert!(f.pick(&scene, x, y).is_none());
+        assert!(f.pick_direct(&scene, x, y).is_none());
+        assert!(f.pick_all(&scene, x, y).is_empty());
+        assert!(f.pick_ray(&scene, x, y).is_none());
+    }
+    assert!(f.pick(&scene, 0, 0).is_none(), "corner is background");
+}
+
+#[test]
+fn pick_all_is_sorted_and_starts_with_the_visible_triangle() {
+    let scene = builtin_scene();
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+    let f = render(&scene, &cam, RenderOptions::default()).unwrap();
+    let mut stacked = 0;
+    for y in (0..360).step_by(3) {
+        for x in (0..360).step_by(3) {
+            let all = f.pick_all(&scene, x, y);
+            let top = f.pick(&scene, x, y);
+            assert_eq!(
+                all.first().map(|h| h.global_triangle),
+                top.as_ref().map(|h| h.global_triangle)
+            );
+            assert!(all.windows(2).all(|w| w[0].depth <= w[1].depth));
+            stacked += usize::from(all.len() >= 2);
+        }
+    }
+    assert!(stacked > 100, "overlapping objects expected, got {stacked}");
+}
+
+#[test]
+fn hit_records_are_consistent() {
+    let scene = builtin_scene();
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+    let f = render(&scene, &cam, RenderOptions::default()).unwrap();
+    let mut n = 0;
+    for y in (0..360).step_by(7) {
+        for x in (0..360).step_by(7) {
+            let Some(h) = f.pick(&scene, x, y) else {
+                continue;
+            };
+            n += 1;
+            let b = h.barycentric;
+            assert!((b.x + b.y + b.z - 1.0).abs() < 1e-3, "{b}");
+            assert!(
+                b.min_element() > -0.05,
+                "pixel centre lies in the triangle: {b}"
+            );
+            let m = scene.mesh(h.mesh).unwrap();
+            assert_eq!(m.name(), &*h.mesh_name);
+            assert_eq!(scene.global_triangle(h.mesh, h.triangle), h.global_triangle);
+            let p = m.triangle(h.triangle);
+            let q = p[0] * b.x + p[1] * b.y + p[2] * b.z;
+            assert!(
+                (q - h.position).length() < 1e-2 * (1.0 + h.distance),
+                "{q} vs {}",
+                h.position
+            );
+            assert!(h.normal.is_normalized());
+        }
+    }
+    assert!(n > 500);
+}

@@ -1,0 +1,303 @@
+//! What every command shares: the scene/camera options, loading, the error
+//! type, stdout lines and all-or-nothing output files.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use softpick::{builtin_scene, load_obj, Camera, CullMode, FillRule, RenderOptions, Scene};
+
+use crate::RasterArgs;
+
+/// The command-line names of the cull modes, in [`CULL_MODES`] order.
+pub const CULL_NAMES: [&str; 3] = ["none", "back", "front"];
+/// The cull modes.
+pub const CULL_MODES: [CullMode; 3] = [CullMode::None, CullMode::Back, CullMode::Front];
+
+/// The default frame size.
+pub const DEFAULT_SIZE: (u32, u32) = (360, 360);
+
+/// Directory of the default output files.
+pub const OUTPUT_DIR: &str = "output";
+
+/// An error for the user: printed as `softpick: <message>`, exit code 2.
+#[derive(Debug)]
+pub struct CliError(pub String);
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<softpick::Error> for CliError {
+    fn from(e: softpick::Error) -> Self {
+        CliError(e.to_string())
+    }
+}
+
+/// Result of the commands.
+pub type Res<T> = Result<T, CliError>;
+
+/// Prints one line on stdout. A closed pipe (`softpick sweep | head -1`)
+/// ends the program quietly.
+pub fn say(args: fmt::Arguments<'_>) -> Res<()> {
+    let mut out = std::io::stdout().lock();
+    match out
+        .write_fmt(args)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+    {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => Err(CliError(format!("stdout: {e}"))),
+    }
+}
+
+/// The model, camera and thread options shared by the commands.
+#[derive(Args, Debug, Clone)]
+pub struct SceneArgs {
+    /// Wavefront OBJ model [default: the built-in 362-triangle scene]
+    #[arg(value_name = "MODEL")]
+    pub model: Option<PathBuf>,
+    /// Camera JSON (see README, "Conventions") [default: automatic framing]
+    #[arg(long, value_name = "CAM.json")]
+    pub camera: Option<PathBuf>,
+    /// Frame size; overrides the camera file's size [default: 360x360]
+    #[arg(long, value_name = "WxH")]
+    pub size: Option<String>,
+    /// Worker threads [default: all cores]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+}
+
+/// A loaded scene, its camera and the render options.
+pub struct Setup {
+    pub scene: Scene,
+    pub camera: Camera,
+    pub opts: RenderOptions,
+    /// How to name the scene in messages.
+    pub label: String,
+}
+
+impl Setup {
+    /// Loads the model (or the built-in scene), the camera and the options.
+    pub fn new(args: &SceneArgs, raster: Option<&RasterArgs>) -> Res<Setup> {
+        // parse cheap options first, so a bad --size fails before any loading
+        let size = args.size.as_deref().map(parse_size).transpose()?;
+        init_threads(args.threads)?;
+        let (scene, label) = match &args.model {
+            None => (builtin_scene(), "built-in scene".to_string()),
+            Some(path) => {
+                let (scene, report) = load_obj(path)?;
+                let name = path.display();
+                for w in &report.warnings {
+                    eprintln!("softpick: warning: {name}: {w}");
+                }
+                if report.skipped_faces > 0 {
+                    eprintln!(
+                        "softpick: warning: {name}: {} faces with fewer than 3 vertices skipped",
+                        report.skipped_faces
+                    );
+                }
+                if report.invalid_triangles > 0 {
+                    eprintln!(
+                        "softpick: warning: {name}: {} triangles touch non-finite vertices and are never drawn",
+                        report.invalid_triangles
+                    );
+                }
+                (scene, name.to_string())
+            }
+        };
+        let bounds = scene.framing_bounds();
+        let camera = match &args.camera {
+            Some(path) => Camera::load(path, &bounds)?,
+            None => Camera::auto_frame(&bounds, DEFAULT_SIZE.0, DEFAULT_SIZE.1),
+        };
+        let camera = match size {
+            Some((w, h)) => camera
+                .try_with_size(w, h)
+                .map_err(|e| CliError(format!("--size {w}x{h}: {e}")))?,
+            None => camera,
+        };
+        let mut opts = RenderOptions {
+            threads: args.threads.map(|n| n as usize),
+            ..RenderOptions::default()
+        };
+        if let Some(r) = raster {
+            opts.rule = parse_rule(&r.rule)?;
+            opts.cull = parse_cull(&r.cull)?;
+        }
+        Ok(Setup {
+            scene,
+            camera,
+            opts,
+            label,
+        })
+    }
+}
+
+/// Sets the size of rayon's global pool (picks and sweeps run on it).
+pub fn init_threads(n: Option<u32>) -> Res<()> {
+    if let Some(n) = n {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n as usize)
+            .build_global()
+            .map_err(|e| CliError(format!("--threads {n}: cannot start the threads: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Parses `WxH` (e.g. `360x360`); the camera checks the limits.
+pub fn parse_size(s: &str) -> Res<(u32, u32)> {
+    let bad = || {
+        CliError(format!(
+            "--size {s:?}: expected WIDTHxHEIGHT in pixels, e.g. 360x360"
+        ))
+    };
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    Ok((w, h))
+}
+
+fn parse_rule(s: &str) -> Res<FillRule> {
+    FillRule::from_name(s).ok_or_else(|| CliError(format!("--rule {s:?}: unknown fill rule")))
+}
+
+fn parse_cull(s: &str) -> Res<CullMode> {
+    CULL_NAMES
+        .iter()
+        .position(|n| *n == s)
+        .map(|i| CULL_MODES[i])
+        .ok_or_else(|| CliError(format!("--cull {s:?}: unknown cull mode")))
+}
+
+/// The given output path, or `output/<name>` (creating `output/` if needed).
+pub fn default_output(given: Option<&Path>, name: &str) -> Res<PathBuf> {
+    match given {
+        Some(p) => Ok(p.to_path_buf()),
+        None => {
+            let dir = Path::new(OUTPUT_DIR);
+            std::fs::create_dir_all(dir).map_err(|e| {
+                CliError(format!("{}: cannot create directory: {e}", dir.display()))
+            })?;
+            Ok(dir.join(name))
+        }
+    }
+}
+
+/// The output files of one command, written all or nothing: everything is
+/// encoded first, every path is checked, then each file is written
+/// atomically (temporary file + rename); if a write still fails, the files
+/// this command already wrote are removed again.
+#[derive(Default)]
+pub struct Outputs {
+    files: Vec<(PathBuf, Vec<u8>)>,
+    written: Vec<PathBuf>,
+}
+
+impl Outputs {
+    /// Adds a PNG of 0x00RRGGBB pixels.
+    pub fn png(&mut self, path: &Path, w: u32, h: u32, px: &[u32]) -> Res<()> {
+        let bytes = softpick::encode_png(w, h, px)
+            .map_err(|e| CliError(format!("{}: cannot encode PNG: {e}", path.display())))?;
+        self.files.push((path.to_path_buf(), bytes));
+        Ok(())
+    }
+
+    /// Adds a raw little-endian u32 file.
+    pub fn raw_u32(&mut self, path: &Path, v: &[u32]) {
+        let bytes = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        self.files.push((path.to_path_buf(), bytes));
+    }
+
+    /// Adds a raw little-endian f32 file.
+    pub fn raw_f32(&mut self, path: &Path, v: &[f32]) {
+        let bytes = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        self.files.push((path.to_path_buf(), bytes));
+    }
+
+    /// Checks every path, then writes every file.
+    pub fn commit(&mut self) -> Res<()> {
+        for (k, (p, _)) in self.files.iter().enumerate() {
+            check_writable(p)?;
+            if self.files[..k].iter().any(|(q, _)| q == p) {
+                return Err(CliError(format!(
+                    "{}: given for two different outputs",
+                    p.display()
+                )));
+            }
+        }
+        for (p, bytes) in &self.files {
+            if let Err(e) = softpick::write_atomic(p, bytes) {
+                for q in &self.written {
+                    let _ = std::fs::remove_file(q);
+                }
+                self.written.clear();
+                return Err(e.into());
+            }
+            self.written.push(p.clone());
+        }
+        Ok(())
+    }
+
+    /// The files written by [`Outputs::commit`].
+    pub fn written(&self) -> &[PathBuf] {
+        &self.written
+    }
+}
+
+/// Fails early, with a clear message, for an output path that cannot be a file.
+fn check_writable(p: &Path) -> Res<()> {
+    let name = p.display();
+    if p.file_name().is_none() {
+        return Err(CliError(format!("{name}: not a file name")));
+    }
+    if p.is_dir() {
+        return Err(CliError(format!("{name}: cannot write: is a directory")));
+    }
+    let parent = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        let why = if parent.exists() {
+            "is not a directory"
+        } else {
+            "does not exist"
+        };
+        return Err(CliError(format!(
+            "{name}: cannot write: directory {} {why}",
+            parent.display()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("360x360").unwrap(), (360, 360));
+        assert_eq!(parse_size("64X32").unwrap(), (64, 32));
+        for bad in ["", "360", "x", "axb", "-1x5", "3.5x2", "360x"] {
+            let e = parse_size(bad).unwrap_err().0;
+            assert!(e.starts_with("--size"), "{e}");
+        }
+    }
+
+    #[test]
+    fn rule_and_cull_names() {
+        for r in FillRule::ALL {
+            assert_eq!(parse_rule(r.name()).unwrap(), r);
+        }
+        for m in CULL_MODES {
+            assert_eq!(parse_cull(m.name()).unwrap(), m);
+        }
+        assert!(parse_cull("sideways").is_err());
+    }
+}

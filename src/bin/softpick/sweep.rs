@@ -1,0 +1,226 @@
+//! The timing test of the original pick test: W×H picks covering every
+//! pixel, per method, with the setup cost (the pick-only render for the
+//! buffer and direct methods, the BVH build for rays) and the agreement of
+//! every method with the ID buffer.
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+use softpick::{Camera, Frame, Hit, PickMethod, RenderOptions, Renderer, Scene};
+
+use crate::common::{say, Res};
+
+/// One pick with the chosen method.
+pub fn pick_with(method: PickMethod, frame: &Frame, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
+    match method {
+        PickMethod::Buffer => frame.pick(scene, x, y),
+        PickMethod::Direct => frame.pick_direct(scene, x, y),
+        PickMethod::Ray => frame.pick_ray(scene, x, y),
+    }
+}
+
+/// Picks every pixel of `frame` (rows in parallel), returning per pixel the
+/// (mesh, global triangle) of the hit. `on_row` is called after each row.
+pub fn pick_grid(
+    frame: &Frame,
+    scene: &Scene,
+    method: PickMethod,
+    on_row: &(dyn Fn() + Sync),
+) -> Vec<Option<(u32, u32)>> {
+    let w = frame.width() as usize;
+    let mut out = vec![None; w * frame.height() as usize];
+    out.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        for (x, cell) in row.iter_mut().enumerate() {
+            *cell = pick_with(method, frame, scene, x as i64, y as i64)
+                .map(|h| (h.mesh, h.global_triangle));
+        }
+        on_row();
+    });
+    out
+}
+
+/// The result of one method (also the `--json` line).
+#[derive(Serialize, Debug, Clone)]
+pub struct SweepResult {
+    pub method: &'static str,
+    pub width: u32,
+    pub height: u32,
+    pub picks: u64,
+    pub setup_ms: f64,
+    pub sweep_ms: f64,
+    pub picks_per_sec: f64,
+    /// Pixels where the method returned the same global triangle (or nothing) as the ID buffer.
+    pub agree: u64,
+    pub total: u64,
+    pub threads: usize,
+}
+
+/// A progress bar that only appears on a terminal, and only once the run
+/// has taken more than a second.
+struct Progress {
+    bar: ProgressBar,
+    start: Instant,
+    tty: bool,
+    shown: AtomicBool,
+}
+
+impl Progress {
+    fn new(len: u64) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+        if let Ok(style) =
+            ProgressStyle::with_template("{msg:>8} [{bar:40}] {pos}/{len} rows, {elapsed}")
+        {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Self {
+            bar,
+            start: Instant::now(),
+            tty: std::io::stderr().is_terminal(),
+            shown: AtomicBool::new(false),
+        }
+    }
+
+    fn tick(&self) {
+        self.bar.inc(1);
+        if self.tty
+            && !self.shown.load(Ordering::Relaxed)
+            && self.start.elapsed() > Duration::from_secs(1)
+            && !self.shown.swap(true, Ordering::Relaxed)
+        {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Runs the sweep for each method, `reps` times, keeping the best setup and
+/// sweep times.
+pub fn run(
+    scene: &Scene,
+    camera: &Camera,
+    opts: RenderOptions,
+    methods: &[PickMethod],
+    reps: u32,
+) -> Res<Vec<SweepResult>> {
+    let (w, h) = (camera.width, camera.height);
+    let total = u64::from(w) * u64::from(h);
+    let mut renderer = Renderer::new(RenderOptions {
+        color: false,
+        ..opts
+    })?;
+    // the reference: the ID buffer of the same render (untimed)
+    let reference: Vec<Option<u32>> = {
+        let f = renderer.render(scene, camera)?;
+        f.ids()
+            .iter()
+            .map(|&i| (i != softpick::NO_TRIANGLE).then(|| i - 1))
+            .collect()
+    };
+    let progress = Progress::new(methods.len() as u64 * u64::from(reps) * u64::from(h));
+    let tick = || progress.tick();
+    let mut results = Vec::new();
+    for &method in methods {
+        progress.bar.set_message(method.name());
+        let (mut best_setup, mut best_sweep) = (Duration::MAX, Duration::MAX);
+        let mut grid = Vec::new();
+        for _ in 0..reps {
+            let (setup, sweep);
+            match method {
+                PickMethod::Buffer | PickMethod::Direct => {
+                    let t = Instant::now();
+                    let frame = renderer.render(scene, camera)?;
+                    setup = t.elapsed();
+                    let t = Instant::now();
+                    grid = pick_grid(frame, scene, method, &tick);
+                    sweep = t.elapsed();
+                }
+                PickMethod::Ray => {
+                    // a fresh copy has no BVHs yet: time building all of them
+                    let fresh = scene.clone();
+                    let t = Instant::now();
+                    fresh.meshes().par_iter().for_each(|m| {
+                        let _ = m.bvh();
+                    });
+                    setup = t.elapsed();
+                    let frame = renderer.frame();
+                    let t = Instant::now();
+                    grid = pick_grid(frame, &fresh, method, &tick);
+                    sweep = t.elapsed();
+                }
+            }
+            best_setup = best_setup.min(setup);
+            best_sweep = best_sweep.min(sweep);
+        }
+        let agree = grid
+            .iter()
+            .zip(&reference)
+            .filter(|(g, r)| g.map(|(_, t)| t) == **r)
+            .count() as u64;
+        let secs = best_sweep.as_secs_f64().max(1e-9);
+        results.push(SweepResult {
+            method: method.name(),
+            width: w,
+            height: h,
+            picks: total,
+            setup_ms: ms(best_setup),
+            sweep_ms: ms(best_sweep),
+            picks_per_sec: total as f64 / secs,
+            agree,
+            total,
+            threads: rayon::current_num_threads(),
+        });
+    }
+    progress.bar.finish_and_clear();
+    Ok(results)
+}
+
+fn rate(r: f64) -> String {
+    if r >= 1e6 {
+        format!("{:.2} M/s", r / 1e6)
+    } else {
+        format!("{:.1} k/s", r / 1e3)
+    }
+}
+
+/// Prints a table, or one JSON line per method.
+pub fn print(results: &[SweepResult], json: bool, reps: u32) -> Res<()> {
+    if json {
+        for r in results {
+            let line = serde_json::to_string(r).unwrap_or_default();
+            say(format_args!("{line}"))?;
+        }
+        return Ok(());
+    }
+    if let Some(r) = results.first() {
+        say(format_args!(
+            "sweep {}x{} = {} picks per method, {} threads, best of {reps}",
+            r.width, r.height, r.picks, r.threads
+        ))?;
+    }
+    say(format_args!(
+        "{:<7} {:>9} {:>10} {:>12} {:>12}  agreement with buffer",
+        "method", "setup", "setup ms", "sweep ms", "picks/s"
+    ))?;
+    for r in results {
+        let setup = if r.method == "ray" { "bvh" } else { "render" };
+        let pct = 100.0 * r.agree as f64 / r.total.max(1) as f64;
+        say(format_args!(
+            "{:<7} {:>9} {:>10.3} {:>12.3} {:>12}  {}/{} ({pct:.2}%)",
+            r.method,
+            setup,
+            r.setup_ms,
+            r.sweep_ms,
+            rate(r.picks_per_sec),
+            r.agree,
+            r.total
+        ))?;
+    }
+    Ok(())
+}

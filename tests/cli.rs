@@ -1,0 +1,432 @@
+//! Integration tests of the `softpick` command line: the real binary, run
+//! with `std::process::Command`, checked against the library.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use softpick::{builtin_scene, render, Camera, FillRule, RenderOptions};
+
+const BIN: &str = env!("CARGO_BIN_EXE_softpick");
+
+/// Layout of `rules.png` (see src/bin/softpick/rules.rs): four panels, 4-pixel
+/// separators, a caption strip of 92 pixels under 360-pixel-wide panels.
+const RULES_SEPARATOR: u32 = 4;
+const RULES_CAPTION_360: u32 = 92;
+const GAP_COLOR: u32 = 0x00FF_00FF;
+const DOUBLE_COLOR: u32 = 0x0000_FFFF;
+const CLAIM_COLOR: u32 = 0x00FF_FF00;
+
+/// A fresh, empty scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("softpick-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create scratch dir");
+    d
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("run softpick")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn assert_ok(o: &Output, what: &str) {
+    assert!(
+        o.status.success(),
+        "{what} failed ({:?})\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+}
+
+fn read_u32(p: &Path) -> Vec<u32> {
+    let b = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    assert_eq!(b.len() % 4, 0);
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn library_ids(w: u32, h: u32, rule: FillRule) -> Vec<u32> {
+    let scene = builtin_scene();
+    let cam = Camera::auto_frame(&scene.framing_bounds(), w, h);
+    let opts = RenderOptions {
+        rule,
+        ..RenderOptions::default()
+    };
+    render(&scene, &cam, opts).unwrap().ids().to_vec()
+}
+
+#[test]
+fn demo_writes_three_pngs_of_the_right_sizes() {
+    let dir = scratch("demo");
+    let o = run_in(&dir, &["demo"]);
+    assert_ok(&o, "demo");
+    let out = text(&o.stdout);
+    for m in ["buffer", "direct", "ray", "agreement"] {
+        assert!(out.contains(m), "demo output lacks {m:?}:\n{out}");
+    }
+    for name in ["render.png", "pickmap.png"] {
+        let (w, h, _) = softpick::read_png(&dir.join("output").join(name)).unwrap();
+        assert_eq!((w, h), (360, 360), "{name}");
+    }
+    let (w, h, px) = softpick::read_png(&dir.join("output/rules.png")).unwrap();
+    assert_eq!(w, 4 * 360 + 3 * RULES_SEPARATOR);
+    assert_eq!(h, 360 + RULES_CAPTION_360);
+
+    // the marks in the picture are the counts: strict has gaps (magenta),
+    // inclusive has false claims (yellow), top-left has no marks at all
+    let scene = builtin_scene();
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+    let reports = softpick::analyze_rules(&scene, &cam).unwrap();
+    let panel_count = |k: u32, color: u32| {
+        let x0 = k * (360 + RULES_SEPARATOR);
+        (0..360)
+            .flat_map(|y| (x0..x0 + 360).map(move |x| (x, y)))
+            .filter(|&(x, y)| px[(y * w + x) as usize] == color)
+            .count()
+    };
+    for (k, r) in reports.iter().enumerate() {
+        let k = k as u32;
+        match r.rule {
+            FillRule::Strict => {
+                assert!(r.gaps > 0, "the built-in scene shows strict's gaps");
+                assert_eq!(panel_count(k, GAP_COLOR), r.gaps);
+            }
+            FillRule::Inclusive => {
+                assert!(r.false_claims > 0);
+                assert_eq!(panel_count(k, CLAIM_COLOR), r.false_claims);
+            }
+            FillRule::TopLeft => {
+                for c in [GAP_COLOR, DOUBLE_COLOR, CLAIM_COLOR] {
+                    assert_eq!(panel_count(k, c), 0, "top-left panel has marks {c:06x}");
+                }
+            }
+            FillRule::AreaGuard => {
+                assert_eq!(panel_count(k, GAP_COLOR) + panel_count(k, CLAIM_COLOR), 0);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn render_ids_raw_matches_the_library() {
+    let dir = scratch("render");
+    for (w, h) in [(360u32, 360u32), (200, 120)] {
+        let size = format!("{w}x{h}");
+        let o = run_in(
+            &dir,
+            &[
+                "render",
+                "--size",
+                &size,
+                "-o",
+                "r.png",
+                "--ids-raw",
+                "r.u32",
+                "--depth-raw",
+                "r.f32",
+            ],
+        );
+        assert_ok(&o, "render");
+        let bytes = std::fs::metadata(dir.join("r.u32")).unwrap().len();
+        assert_eq!(bytes, u64::from(w * h * 4));
+        assert_eq!(std::fs::metadata(dir.join("r.f32")).unwrap().len(), bytes);
+        assert_eq!(
+            read_u32(&dir.join("r.u32")),
+            library_ids(w, h, FillRule::TopLeft)
+        );
+        let (pw, ph, _) = softpick::read_png(&dir.join("r.png")).unwrap();
+        assert_eq!((pw, ph), (w, h));
+    }
+    // another rule, pick-only pass: no PNG, same IDs as the library
+    let o = run_in(
+        &dir,
+        &[
+            "render",
+            "--no-color",
+            "--rule",
+            "strict",
+            "--ids-raw",
+            "s.u32",
+        ],
+    );
+    assert_ok(&o, "render --no-color");
+    assert_eq!(
+        read_u32(&dir.join("s.u32")),
+        library_ids(360, 360, FillRule::Strict)
+    );
+    assert!(!dir.join("output").exists(), "--no-color writes no PNG");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pickmap_ids_are_the_id_buffer_for_buffer_and_direct() {
+    let dir = scratch("pickmap");
+    let want = library_ids(360, 360, FillRule::TopLeft);
+    for method in ["buffer", "direct"] {
+        let o = run_in(
+            &dir,
+            &[
+                "pickmap",
+                "--method",
+                method,
+                "-o",
+                "p.png",
+                "--ids-raw",
+                "p.u32",
+            ],
+        );
+        assert_ok(&o, "pickmap");
+        assert_eq!(read_u32(&dir.join("p.u32")), want, "{method}");
+        let (w, h, px) = softpick::read_png(&dir.join("p.png")).unwrap();
+        assert_eq!((w, h), (360, 360));
+        // background black exactly where the ID buffer is empty
+        for (c, id) in px.iter().zip(&want) {
+            assert_eq!(*c == 0, *id == 0);
+        }
+    }
+    // the ray method exists and writes a map of the same size
+    let o = run_in(
+        &dir,
+        &[
+            "pickmap", "--method", "ray", "--by", "triangle", "-o", "q.png",
+        ],
+    );
+    assert_ok(&o, "pickmap --method ray");
+    let (w, h, _) = softpick::read_png(&dir.join("q.png")).unwrap();
+    assert_eq!((w, h), (360, 360));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", text(&o.stdout)))
+}
+
+#[test]
+fn pick_json_matches_the_library() {
+    let dir = scratch("pick");
+    let scene = builtin_scene();
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+    let frame = render(&scene, &cam, RenderOptions::default()).unwrap();
+    // a few covered pixels spread over the frame, and the background corner
+    let mut pixels: Vec<(u32, u32)> = (0..360 * 360)
+        .step_by(9973)
+        .map(|i| (i % 360, i / 360))
+        .filter(|&(x, y)| frame.triangle_at(x, y).is_some())
+        .take(4)
+        .collect();
+    assert!(pixels.len() >= 2, "the built-in scene covers the frame");
+    pixels.push((0, 0));
+    for (x, y) in pixels {
+        let at = format!("{x},{y}");
+        for method in ["buffer", "direct"] {
+            let o = run_in(&dir, &["pick", "--at", &at, "--method", method, "--json"]);
+            assert_ok(&o, "pick");
+            let j = json(&o);
+            assert_eq!(j["x"], x);
+            assert_eq!(j["y"], y);
+            assert_eq!(j["method"], method);
+            let lib = frame.pick(&scene, i64::from(x), i64::from(y));
+            let Some(h) = lib else {
+                assert!(j["mesh"].is_null() && j["global_triangle"].is_null(), "{j}");
+                continue;
+            };
+            assert_eq!(j["mesh"], h.mesh);
+            assert_eq!(j["mesh_name"], &*h.mesh_name);
+            assert_eq!(j["triangle"], h.triangle);
+            assert_eq!(j["global_triangle"], h.global_triangle);
+            assert_eq!(j["front_face"], h.front_face);
+            assert_eq!(j["depth"].as_f64().unwrap() as f32, h.depth);
+            for (k, v) in h.position.to_array().iter().enumerate() {
+                assert!((j["position"][k].as_f64().unwrap() as f32 - v).abs() < 1e-4);
+            }
+            let b: f64 = (0..3).map(|k| j["barycentric"][k].as_f64().unwrap()).sum();
+            assert!((b - 1.0).abs() < 1e-3, "barycentrics sum to 1: {j}");
+        }
+        // --all: a JSON array of hits, nearest first = the buffer pick
+        let o = run_in(&dir, &["pick", "--at", &at, "--all", "--json"]);
+        assert_ok(&o, "pick --all");
+        let j = json(&o);
+        let hits = j["hits"].as_array().expect("hits array");
+        match frame.pick(&scene, i64::from(x), i64::from(y)) {
+            Some(h) => assert_eq!(hits[0]["global_triangle"], h.global_triangle),
+            None => assert!(hits.is_empty()),
+        }
+        // the ray method answers with the same JSON shape
+        let o = run_in(&dir, &["pick", "--at", &at, "--method", "ray", "--json"]);
+        assert_ok(&o, "pick --method ray");
+        assert_eq!(json(&o)["method"], "ray");
+    }
+    // readable line
+    let o = run_in(&dir, &["pick", "--at", "0,0"]);
+    assert_ok(&o, "pick");
+    assert!(text(&o.stdout).contains("background"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sweep_json_covers_every_pixel_and_buffer_agrees_with_direct() {
+    let dir = scratch("sweep");
+    let o = run_in(&dir, &["sweep", "--json"]);
+    assert_ok(&o, "sweep");
+    let lines: Vec<serde_json::Value> = text(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let methods: Vec<&str> = lines
+        .iter()
+        .map(|j| j["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods, ["buffer", "direct", "ray"]);
+    for j in &lines {
+        assert_eq!(j["picks"], 129_600, "{j}");
+        assert_eq!(j["total"], 129_600, "{j}");
+        assert_eq!(
+            (j["width"].as_u64(), j["height"].as_u64()),
+            (Some(360), Some(360))
+        );
+        for k in ["setup_ms", "sweep_ms", "picks_per_sec"] {
+            assert!(j[k].as_f64().is_some_and(|v| v >= 0.0), "{k}: {j}");
+        }
+        assert!(j["threads"].as_u64().is_some_and(|t| t >= 1));
+        assert!(j["agree"].as_u64().is_some_and(|a| a <= 129_600));
+        if j["method"] != "ray" {
+            assert_eq!(j["agree"], 129_600, "full agreement: {j}");
+        }
+    }
+    // one method, a custom size, repetitions
+    let o = run_in(
+        &dir,
+        &[
+            "sweep", "--json", "--method", "direct", "--size", "64x48", "--reps", "2",
+        ],
+    );
+    assert_ok(&o, "sweep --method direct");
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (j["method"].as_str(), j["picks"].as_u64()),
+        (Some("direct"), Some(64 * 48))
+    );
+    assert_eq!(j["agree"], 64 * 48);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn every_error_exits_2_with_one_clear_line() {
+    let dir = scratch("errors");
+    let write = |name: &str, body: &[u8]| std::fs::write(dir.join(name), body).unwrap();
+    write("broken.obj", b"v 0 0 0\nv 1 0 0\nf 1 2 9\n");
+    write("binary.obj", b"\x00\x01\x02\xff\xfe");
+    write("badcam.json", br#"{"eye":[0,0,5],"target":[0,0,5]}"#);
+    write("cut.json", br#"{"eye":[0,0,"#);
+    std::fs::create_dir_all(dir.join("adir.png")).unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["render", "missing.obj", "-o", "o.png"], "missing.obj"),
+        (&["render", "broken.obj", "-o", "o.png"], "broken.obj"),
+        (&["render", "binary.obj", "-o", "o.png"], "binary.obj"),
+        (&["pickmap", "broken.obj", "-o", "o.png"], "broken.obj"),
+        (
+            &["render", "--camera", "badcam.json", "-o", "o.png"],
+            "badcam.json",
+        ),
+        (
+            &["render", "--camera", "cut.json", "-o", "o.png"],
+            "cut.json",
+        ),
+        (
+            &["render", "--camera", "nocam.json", "-o", "o.png"],
+            "nocam.json",
+        ),
+        (&["render", "--size", "0x10", "-o", "o.png"], "--size"),
+        (&["render", "--size", "big", "-o", "o.png"], "--size"),
+        (&["rules", "--size", "20000x20", "-o", "o.png"], "--size"),
+        (&["render", "-o", "no/such/dir/o.png"], "no/such/dir/o.png"),
+        (&["render", "-o", "adir.png"], "adir.png"),
+        (
+            &["render", "-o", "o.png", "--ids-raw", "nodir/o.u32"],
+            "nodir/o.u32",
+        ),
+        (&["pickmap", "-o", "nodir/o.png"], "nodir/o.png"),
+        (&["rules", "-o", "nodir/o.png"], "nodir/o.png"),
+        (&["pick", "--at", "360,5"], "--at"),
+        (&["pick", "--at", "5,-1"], "--at"),
+        (&["pick", "--at", "nan,5"], "--at"),
+        (&["pick", "--at", "five"], "--at"),
+        (&["pick", "missing.obj", "--at", "1,1"], "missing.obj"),
+        (&["sweep", "broken.obj"], "broken.obj"),
+    ];
+    for (args, needle) in cases {
+        let o = run_in(&dir, args);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("softpick: "), "{args:?}: {err}");
+        assert!(
+            err.contains(needle),
+            "{args:?}: message lacks {needle:?}: {err}"
+        );
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{args:?}: one line: {err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}: {}", text(&o.stdout));
+        assert!(
+            !dir.join("o.png").exists(),
+            "{args:?} left a partial output"
+        );
+        assert!(!dir.join("output").exists(), "{args:?} left output/");
+    }
+    // usage errors are clap's, also exit code 2
+    for args in [
+        &["render", "--rule", "sideways"][..],
+        &["sweep", "--reps", "0"],
+        &["render", "--threads", "0"],
+        &["pick"],
+        &["frobnicate"],
+    ] {
+        let o = run_in(&dir, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(!text(&o.stderr).contains("panicked"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn help_on_each_subcommand() {
+    let dir = scratch("help");
+    for sub in [
+        "demo", "render", "pickmap", "rules", "pick", "sweep", "view",
+    ] {
+        let o = run_in(&dir, &[sub, "--help"]);
+        assert_ok(&o, sub);
+        let out = text(&o.stdout);
+        assert!(out.contains(&format!("Usage: softpick {sub}")), "{out}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn view_without_a_display_names_the_headless_commands() {
+    let dir = scratch("view");
+    let o = run_in(&dir, &["view"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    for c in ["render", "pickmap", "pick", "sweep"] {
+        assert!(err.contains(c), "{err}");
+    }
+    assert!(!err.contains("panicked"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

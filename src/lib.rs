@@ -37,6 +37,7 @@ mod io;
 mod pick;
 mod raster;
 mod scene;
+pub mod viewer;
 
 pub use analysis::{
     analyze_rules, zero_area_triangles, RuleReport, MASK_CLAIM, MASK_DOUBLE, MASK_GAP,

@@ -26,6 +26,16 @@ pub enum ObjErrorKind {
     /// Faces exist but every triangle was dropped (degenerate or non-finite).
     #[error("no usable triangles ({0} dropped: non-finite vertices or fewer than 3 vertices)")]
     NoTriangles(usize),
+    /// The file is above a size limit (checked before allocating for it).
+    #[error("too large: {size} {what} (the limit is {limit})")]
+    TooLarge {
+        /// What was counted: `"bytes"` or `"triangles"`.
+        what: &'static str,
+        /// How many there are.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
 }
 
 fn at_line(line: Option<usize>) -> String {
@@ -62,8 +72,8 @@ pub enum CameraError {
     /// Eye and target coincide.
     #[error("eye and target are the same point")]
     EyeIsTarget,
-    /// Up is parallel to the view direction.
-    #[error("up is parallel to the view direction")]
+    /// Up is zero or parallel to the view direction.
+    #[error("up is zero or parallel to the view direction")]
     UpParallel,
     /// Width or height is 0 or above the limit.
     #[error("frame size {0}x{1} is invalid (each side must be 1..=16384)")]

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use glam::{DVec4, Mat4, Vec3, Vec4};
+use glam::{DMat4, DVec4, Mat4, Vec3, Vec4};
 use serde::Deserialize;
 
 use crate::error::{CameraError, Error};
@@ -96,12 +96,24 @@ impl Camera {
     /// Automatic framing of `bounds` exactly as CONVENTIONS.md: target = box
     /// centre, eye = centre + (0, 0.2 r, 2.2 r), r = half-diagonal, fov 45°,
     /// near 0.01 r, far 10 r (all in f32, in the peers' order).
+    ///
+    /// An empty or non-finite box frames the unit box. When the peers' f32
+    /// arithmetic gives an unusable camera (a box so large that r overflows,
+    /// or so small for its distance from the origin that eye == target in
+    /// f32), the same framing is computed in f64 with r kept within
+    /// `[1e-5·|centre|, 1e18]` (above that `near · far` overflows f32); when
+    /// even that fails (a centre beyond ~1e23) the unit box is framed. The
+    /// returned camera's geometry always passes [`Camera::validate`] (its
+    /// size is the caller's).
     #[must_use]
     pub fn auto_frame(bounds: &Aabb, width: u32, height: u32) -> Self {
-        let (lo, hi) = if !(bounds.min.x <= bounds.max.x) {
-            (Vec3::splat(-1.0), Vec3::splat(1.0))
-        } else {
+        let (lo, hi) = if bounds.min.is_finite()
+            && bounds.max.is_finite()
+            && bounds.min.cmple(bounds.max).all()
+        {
             (bounds.min, bounds.max)
+        } else {
+            (Vec3::splat(-1.0), Vec3::splat(1.0))
         };
         let center = (lo + hi) * 0.5;
         let d = hi - lo;
@@ -109,7 +121,7 @@ impl Camera {
         if !(r > 0.0 && r.is_finite()) {
             r = 1.0;
         }
-        Camera {
+        let cam = Camera {
             eye: center + Vec3::new(0.0, 0.2 * r, 2.2 * r),
             target: center,
             up: Vec3::Y,
@@ -118,7 +130,56 @@ impl Camera {
             far: 10.0 * r,
             width,
             height,
+        };
+        if cam.geometry_ok() {
+            return cam;
         }
+        Self::auto_frame_f64(lo, hi, width, height)
+    }
+
+    /// The framing of [`Camera::auto_frame`] in f64, for boxes the f32
+    /// arithmetic cannot frame.
+    fn auto_frame_f64(lo: Vec3, hi: Vec3, width: u32, height: u32) -> Self {
+        let (lo, hi) = (lo.as_dvec3(), hi.as_dvec3());
+        let center = lo * 0.5 + hi * 0.5;
+        let far_from_origin = center.abs().max_element();
+        let r = ((hi - lo).length() * 0.5)
+            .max(far_from_origin * 1e-5)
+            .clamp(1e-6, 1e18);
+        let eye = center + glam::DVec3::new(0.0, 0.2 * r, 2.2 * r);
+        let cam = Camera {
+            eye: eye.as_vec3(),
+            target: center.as_vec3(),
+            up: Vec3::Y,
+            projection: Projection::Perspective { fov_y_deg: 45.0 },
+            near: (0.01 * r) as f32,
+            far: (10.0 * r) as f32,
+            width,
+            height,
+        };
+        if cam.geometry_ok() {
+            cam
+        } else {
+            Self::auto_frame(
+                &Aabb {
+                    min: Vec3::splat(-1.0),
+                    max: Vec3::splat(1.0),
+                },
+                width,
+                height,
+            )
+        }
+    }
+
+    /// Does everything but the viewport size pass [`Camera::validate`]?
+    fn geometry_ok(&self) -> bool {
+        Camera {
+            width: 1,
+            height: 1,
+            ..*self
+        }
+        .validate()
+        .is_ok()
     }
 
     /// Parses camera JSON. Missing `eye` means automatic framing of `bounds`
@@ -126,6 +187,8 @@ impl Camera {
     /// given); other missing fields default to up = +Y, fov 45, near 0.1,
     /// far 100, 360×360. The result is validated.
     pub fn from_json_str(json: &str, bounds: &Aabb) -> Result<Self, CameraError> {
+        // a byte-order mark (some editors write one) is not JSON
+        let json = json.strip_prefix('\u{feff}').unwrap_or(json);
         let j: CameraJson =
             serde_json::from_str(json).map_err(|e| CameraError::Json(e.to_string()))?;
         let width = j.width.unwrap_or(360);
@@ -193,8 +256,9 @@ impl Camera {
     }
 
     /// Checks every parameter: finite values, 0 < near < far, a field of view
-    /// in (0, 180), eye ≠ target, up not parallel to the view direction, and a
-    /// viewport of 1..=16384 pixels per side.
+    /// in (0, 180), eye ≠ target, up neither zero nor parallel to the view
+    /// direction, a viewport of 1..=16384 pixels per side, and finite view
+    /// and projection matrices (e.g. `near · far` must not overflow f32).
     pub fn validate(&self) -> Result<(), CameraError> {
         let finite = self.eye.is_finite()
             && self.target.is_finite()
@@ -236,6 +300,9 @@ impl Camera {
         let c = dir.normalize().cross(self.up.normalize_or_zero());
         if c.length_squared() < 1e-12 {
             return Err(CameraError::UpParallel);
+        }
+        if !self.view_proj().is_finite() {
+            return Err(CameraError::NonFinite);
         }
         Ok(())
     }
@@ -289,14 +356,25 @@ impl Camera {
     /// (0 = near plane, 1 = far plane) back to world space. Computed in f64.
     #[must_use]
     pub fn unproject(&self, x: f32, y: f32, depth: f32) -> Vec3 {
-        let inv = self.view_proj().as_dmat4().inverse();
+        self.unproject_with(&self.inverse_view_proj(), x, y, depth)
+    }
+
+    /// The inverse of [`Camera::view_proj`] in f64, for repeated unprojection.
+    #[must_use]
+    pub fn inverse_view_proj(&self) -> DMat4 {
+        self.view_proj().as_dmat4().inverse()
+    }
+
+    /// [`Camera::unproject`] with a precomputed [`Camera::inverse_view_proj`].
+    #[must_use]
+    pub fn unproject_with(&self, inv: &DMat4, x: f32, y: f32, depth: f32) -> Vec3 {
         let ndc = DVec4::new(
             f64::from(x) / f64::from(self.width) * 2.0 - 1.0,
             1.0 - f64::from(y) / f64::from(self.height) * 2.0,
             f64::from(depth) * 2.0 - 1.0,
             1.0,
         );
-        let p = inv * ndc;
+        let p = *inv * ndc;
         (p.truncate() / p.w).as_vec3()
     }
 
@@ -304,8 +382,14 @@ impl Camera {
     /// the point on the near plane toward the point on the far plane.
     #[must_use]
     pub fn ray_through(&self, x: f32, y: f32) -> Ray {
-        let a = self.unproject(x, y, 0.0);
-        let b = self.unproject(x, y, 1.0);
+        self.ray_through_with(&self.inverse_view_proj(), x, y)
+    }
+
+    /// [`Camera::ray_through`] with a precomputed [`Camera::inverse_view_proj`].
+    #[must_use]
+    pub fn ray_through_with(&self, inv: &DMat4, x: f32, y: f32) -> Ray {
+        let a = self.unproject_with(inv, x, y, 0.0);
+        let b = self.unproject_with(inv, x, y, 1.0);
         Ray::new(a, (b - a).normalize_or_zero())
     }
 

@@ -2,6 +2,7 @@
 
 mod clipping;
 mod golden;
+mod hardening_camera;
 mod hardening_obj;
 mod llvmpipe;
 mod picks;

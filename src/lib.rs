@@ -37,6 +37,7 @@ mod io;
 mod pick;
 mod raster;
 mod scene;
+mod select;
 pub mod viewer;
 
 pub use analysis::{
@@ -59,3 +60,4 @@ pub use raster::rules;
 pub use raster::rules::{CullMode, DepthTest, FillRule};
 pub use raster::{render, render_2d, RenderOptions, Renderer, Stats};
 pub use scene::{palette_color, Mesh, MeshId, Node, NodeId, Scene, Transform};
+pub use select::{NearPixel, PickCycle, SelectMode, Selection};

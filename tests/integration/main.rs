@@ -8,4 +8,5 @@ mod llvmpipe;
 mod picks;
 mod properties;
 mod rules;
+mod select;
 mod support;

@@ -1,0 +1,117 @@
+//! Criterion benchmarks of region selection on a full 1920×1080 frame of a
+//! 100k-triangle sphere: `cargo bench --bench select`.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use glam::Vec3;
+use softpick::{Camera, Mesh, RenderOptions, Renderer, Scene, SelectMode, Transform};
+
+/// UV sphere with `s` slices and `r` stacks (2·s·(r−1) triangles), as in benches/render.rs.
+fn uv_sphere(s: u32, r: u32) -> Scene {
+    let mut pos = vec![Vec3::Y];
+    for i in 1..r {
+        let th = std::f32::consts::PI * i as f32 / r as f32;
+        for j in 0..s {
+            let ph = std::f32::consts::TAU * j as f32 / s as f32;
+            pos.push(Vec3::new(
+                th.sin() * ph.cos(),
+                th.cos(),
+                th.sin() * ph.sin(),
+            ));
+        }
+    }
+    pos.push(-Vec3::Y);
+    let ring = |i: u32, j: u32| 1 + (i - 1) * s + (j % s);
+    let mut t = Vec::new();
+    for j in 0..s {
+        t.push([0, ring(1, j + 1), ring(1, j)]);
+    }
+    for i in 1..r - 1 {
+        for j in 0..s {
+            t.push([ring(i, j), ring(i, j + 1), ring(i + 1, j + 1)]);
+            t.push([ring(i, j), ring(i + 1, j + 1), ring(i + 1, j)]);
+        }
+    }
+    let last = pos.len() as u32 - 1;
+    for j in 0..s {
+        t.push([last, ring(r - 1, j), ring(r - 1, j + 1)]);
+    }
+    let mut sc = Scene::new();
+    sc.add_mesh(
+        Mesh::new("sphere", pos, t, [200, 200, 200]).unwrap(),
+        Transform::IDENTITY,
+        None,
+    );
+    sc
+}
+
+fn bench(c: &mut Criterion) {
+    let scene = uv_sphere(250, 201); // 100 000 triangles
+    assert_eq!(scene.triangle_count(), 100_000);
+    let (w, h) = (1920u32, 1080u32);
+    let cam = Camera::auto_frame(&scene.framing_bounds(), w, h);
+    let mut r = Renderer::new(RenderOptions {
+        color: false,
+        ..RenderOptions::default()
+    })
+    .unwrap();
+    let f = r.render(&scene, &cam).unwrap().clone();
+    let (x1, y1) = (i64::from(w) - 1, i64::from(h) - 1);
+    // an octagon lasso spanning the frame
+    let (cx, cy, rx, ry) = (
+        w as f32 / 2.0,
+        h as f32 / 2.0,
+        w as f32 * 0.6,
+        h as f32 * 0.6,
+    );
+    let lasso: Vec<[f32; 2]> = (0..8)
+        .map(|k| {
+            let a = std::f32::consts::TAU * (k as f32 + 0.5) / 8.0;
+            [cx + rx * a.cos(), cy + ry * a.sin()]
+        })
+        .collect();
+
+    let mut g = c.benchmark_group("select_1920x1080_sphere100k");
+    g.sample_size(20);
+    g.bench_function("rect_full_visible", |b| {
+        b.iter(|| {
+            f.select_rect(&scene, 0, 0, x1, y1, SelectMode::Visible)
+                .triangles
+                .len()
+        })
+    });
+    g.bench_function("rect_full_through", |b| {
+        b.iter(|| {
+            f.select_rect(&scene, 0, 0, x1, y1, SelectMode::Through)
+                .triangles
+                .len()
+        })
+    });
+    g.bench_function("rect_200x200_through", |b| {
+        b.iter(|| {
+            f.select_rect(&scene, 860, 440, 1059, 639, SelectMode::Through)
+                .triangles
+                .len()
+        })
+    });
+    g.bench_function("lasso_octagon_visible", |b| {
+        b.iter(|| {
+            f.select_lasso(&scene, &lasso, SelectMode::Visible)
+                .triangles
+                .len()
+        })
+    });
+    g.bench_function("lasso_octagon_through", |b| {
+        b.iter(|| {
+            f.select_lasso(&scene, &lasso, SelectMode::Through)
+                .triangles
+                .len()
+        })
+    });
+    g.bench_function("pick_near_background_r64", |b| {
+        b.iter(|| f.nearest_covered(100, 540, 64.0).is_some())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -141,10 +141,20 @@ pub fn zero_area_triangles(scene: &Scene, frame: &Frame) -> Vec<u32> {
 
 /// Renders `scene` with every rule and counts gaps, double cover and false claims.
 pub fn analyze_rules(scene: &Scene, camera: &Camera) -> Result<Vec<RuleReport>, Error> {
+    analyze_rules_with(scene, camera, RenderOptions::default())
+}
+
+/// [`analyze_rules`] with other options (cull mode, depth test, threads);
+/// the rule and the color flag of `base` are ignored.
+pub fn analyze_rules_with(
+    scene: &Scene,
+    camera: &Camera,
+    base: RenderOptions,
+) -> Result<Vec<RuleReport>, Error> {
     let opts = |rule| RenderOptions {
         rule,
         color: false,
-        ..RenderOptions::default()
+        ..base
     };
     // inside-the-silhouette reference: strict interior or a shared edge under closed coverage
     let strict = coverage_lists(&render(scene, camera, opts(FillRule::Strict))?);

@@ -2,7 +2,7 @@
 //! picks (the screen-space vertex buffer, the per-triangle setup and the
 //! tile bins of the last render).
 
-use glam::{Mat4, Vec3};
+use glam::{DMat4, Mat4, Vec3};
 
 use crate::camera::Camera;
 use crate::raster::rules::{CullMode, DepthTest, FillRule, MAX_FRAME_SIDE};
@@ -50,6 +50,7 @@ pub struct Frame {
     pub(crate) ids: Vec<u32>,
     pub(crate) has_color: bool,
     pub(crate) camera: Option<Camera>,
+    pub(crate) inv_view_proj: DMat4,
     pub(crate) rule: FillRule,
     pub(crate) cull: CullMode,
     pub(crate) depth_test: DepthTest,
@@ -76,6 +77,7 @@ impl Frame {
             ids: vec![NO_TRIANGLE; n],
             has_color: false,
             camera: None,
+            inv_view_proj: DMat4::IDENTITY,
             rule: FillRule::default(),
             cull: CullMode::default(),
             depth_test: DepthTest::default(),
@@ -145,6 +147,18 @@ impl Frame {
         self.rule
     }
 
+    /// The cull mode of the last render.
+    #[must_use]
+    pub fn cull(&self) -> CullMode {
+        self.cull
+    }
+
+    /// The depth test of the last render.
+    #[must_use]
+    pub fn depth_test(&self) -> DepthTest {
+        self.depth_test
+    }
+
     /// Counters of the last render.
     #[must_use]
     pub fn stats(&self) -> &Stats {
@@ -194,6 +208,11 @@ impl Frame {
             return None;
         }
         let cam = self.camera.as_ref()?;
-        Some(cam.unproject(x as f32 + 0.5, y as f32 + 0.5, self.depth[i]))
+        Some(cam.unproject_with(
+            &self.inv_view_proj,
+            x as f32 + 0.5,
+            y as f32 + 0.5,
+            self.depth[i],
+        ))
     }
 }

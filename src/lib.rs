@@ -15,7 +15,7 @@
 //! let camera = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
 //! let mut renderer = Renderer::new(RenderOptions::default())?;
 //! let frame = renderer.render(&scene, &camera)?;
-//! if let Some(hit) = frame.pick(&scene, 180, 250) {
+//! if let Some(hit) = frame.pick(&scene, 180, 300) {
 //!     println!("{} triangle {} at {}", hit.mesh_name, hit.triangle, hit.position);
 //! }
 //! # Ok::<(), softpick::Error>(())
@@ -26,10 +26,13 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// `!(a > b)` is deliberate throughout: it is true for NaN, which must be rejected.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 mod analysis;
 mod builtin;
 mod camera;
+mod collide;
 mod error;
 mod export;
 mod frame;
@@ -41,10 +44,14 @@ mod select;
 pub mod viewer;
 
 pub use analysis::{
-    analyze_rules, zero_area_triangles, RuleReport, MASK_CLAIM, MASK_DOUBLE, MASK_GAP,
+    analyze_rules, analyze_rules_with, zero_area_triangles, RuleReport, MASK_CLAIM, MASK_DOUBLE,
+    MASK_GAP,
 };
 pub use builtin::{builtin_scene, BUILTIN_MTL, BUILTIN_OBJ};
 pub use camera::{clip_to_window, Camera, Projection, Ray};
+pub use collide::{
+    first_blocker, ground_below, ground_height, line_of_sight, plan_sweep, sweep_move, SweepResult,
+};
 pub use error::{CameraError, Error, ObjErrorKind, Result};
 pub use export::{
     encode_png, id_color, read_png, read_raw_u32, write_atomic, write_png, write_raw_f32,

@@ -95,8 +95,8 @@ impl Frame {
             .copied()
             .unwrap_or_else(|| scene.mesh_world(mesh));
         let p = m.triangle(local).map(|q| world.transform_point3(q));
-        let ray = cam.ray_through(x, y);
-        let position = cam.unproject(x, y, depth);
+        let ray = cam.ray_through_with(&self.inv_view_proj, x, y);
+        let position = cam.unproject_with(&self.inv_view_proj, x, y, depth);
         let n = (p[1] - p[0]).cross(p[2] - p[0]);
         // barycentrics of the point where the pixel ray meets the triangle's plane
         let denom = n.dot(ray.direction);

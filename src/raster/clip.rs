@@ -114,11 +114,9 @@ impl Guard {
                 let dq = self.dist(q, plane);
                 let pin = dp >= 0.0;
                 let qin = dq >= 0.0;
-                if pin {
-                    if m < 8 {
-                        b[m] = p;
-                        m += 1;
-                    }
+                if pin && m < 8 {
+                    b[m] = p;
+                    m += 1;
                 }
                 if pin != qin && m < 8 {
                     // interpolate from the inside vertex toward the outside one

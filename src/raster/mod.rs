@@ -115,8 +115,8 @@ struct VertOut {
 /// let camera = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
 /// let mut r = Renderer::new(RenderOptions::default()).unwrap();
 /// let frame = r.render(&scene, &camera).unwrap();
-/// let hit = frame.pick(&scene, 180, 250).expect("something is there");
-/// assert_eq!(frame.pick_direct(&scene, 180, 250).unwrap().global_triangle, hit.global_triangle);
+/// let hit = frame.pick(&scene, 180, 300).expect("the floor is there");
+/// assert_eq!(frame.pick_direct(&scene, 180, 300).unwrap().global_triangle, hit.global_triangle);
 /// ```
 #[derive(Debug)]
 pub struct Renderer {
@@ -203,11 +203,15 @@ fn render_into(
     let (w, h) = (camera.width, camera.height);
     frame.resize(w, h);
     frame.camera = Some(*camera);
+    frame.inv_view_proj = camera.inverse_view_proj();
     frame.rule = opts.rule;
     frame.cull = opts.cull;
     frame.depth_test = opts.depth_test;
     frame.has_color = opts.color;
-    frame.worlds = scene.world_matrices();
+    frame.worlds.clear();
+    frame
+        .worlds
+        .extend((0..scene.meshes().len() as u32).map(|m| scene.mesh_world(m)));
     let vp = camera.view_proj();
     let guard = Guard::new(w, h);
     let (wf, hf) = (w as f32, h as f32);
@@ -277,18 +281,18 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
     let tiles_x = grid.tiles_x as usize;
     let test = opts.depth_test;
     let width = w as usize;
-    let run = |ty: usize, depth: &mut [f32], ids: &mut [u32], color: Option<&mut [u32]>| {
+    let run = |ty: usize, depth: &mut [f32], ids: &mut [u32], mut color: Option<&mut [u32]>| {
         depth.fill(1.0);
         ids.fill(NO_TRIANGLE);
+        if let Some(c) = color.as_deref_mut() {
+            c.fill(BACKGROUND);
+        }
         let mut band = tile::Band {
             y0: (ty * TILE_SIZE as usize) as i32,
             width,
             depth,
             ids,
-            color: color.map(|c| {
-                c.fill(BACKGROUND);
-                c
-            }),
+            color,
         };
         tile::raster_band(&mut band, ty, tiles_x, chunks, test);
     };

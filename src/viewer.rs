@@ -33,7 +33,8 @@
 //! ```
 //!
 //! plus `set rule=…`, `set method=…`, `set view=…`, `set hover=…`,
-//! `camera reset|frame` and `move …` lines.
+//! `camera reset|frame` and `move …` lines ([`move_line`]; moves go through
+//! [`crate::sweep_move`], so a move stops at a collision and says so).
 //!
 //! `P` saves the plain shaded render and the per-mesh pick map
 //! ([`id_color`] of the mesh id, background black) of the current camera,
@@ -57,10 +58,11 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+use glam::{Quat, Vec2, Vec3, Vec4};
 use minifb::{InputCallback, Key, MouseButton, MouseMode, Window, WindowOptions};
 
 use crate::camera::{clip_to_window, Camera, Projection};
+use crate::collide::{sweep_move, SweepResult};
 use crate::error::Error;
 use crate::export::{id_color, write_png};
 use crate::frame::{Frame, BACKGROUND, NO_TRIANGLE};
@@ -597,16 +599,14 @@ pub fn pick_line(method: PickMethod, x: i64, y: i64, hit: Option<&Hit>) -> Strin
     match hit {
         None => format!("pick method={} x={x} y={y} none", method.name()),
         Some(h) => format!(
-            "pick method={} x={x} y={y} mesh={} name={} triangle={} global={} depth={:.6} position=({:.6},{:.6},{:.6})",
+            "pick method={} x={x} y={y} mesh={} name={} triangle={} global={} depth={:.6} position={}",
             method.name(),
             h.mesh,
             h.mesh_name,
             h.triangle,
             h.global_triangle,
             h.depth,
-            h.position.x,
-            h.position.y,
-            h.position.z
+            fmt_vec(h.position)
         ),
     }
 }
@@ -835,32 +835,48 @@ fn say(line: &str) {
     let _ = out.flush();
 }
 
+/// `(x,y,z)` with 6 decimals; `+ 0.0` turns a negative zero into a plain one.
 fn fmt_vec(v: Vec3) -> String {
+    let v = v + Vec3::ZERO;
     format!("({:.6},{:.6},{:.6})", v.x, v.y, v.z)
 }
 
-/// Moves mesh `mesh`'s node by the world displacement `delta` and returns
-/// the stdout line.
-///
-/// SWEEP CALL SITE: this is the single place to switch to the ray-based
-/// `softpick::sweep_move` (issue 4) once it exists; until then the node is
-/// translated without collision checks.
-fn move_mesh(scene: &mut Scene, mesh: MeshId, delta: Vec3) -> String {
-    let name = scene.mesh(mesh).map_or("?", |m| m.name()).to_string();
-    let Some(node) = scene.mesh_node(mesh) else {
-        return format!("move mesh={mesh} name={name} none");
-    };
-    let parent = scene.nodes().get(node as usize).and_then(|n| n.parent);
-    let to_parent = parent.map_or(Mat4::IDENTITY, |p| scene.world_matrix(p).inverse());
-    let local = to_parent.transform_vector3(delta);
-    if !local.is_finite() {
-        return format!("move mesh={mesh} name={name} none");
+/// The stdout line of a move: what was asked, what was applied, and the
+/// contact that stopped it, if any.
+#[must_use]
+pub fn move_line(mesh: MeshId, name: &str, requested: Vec3, result: &SweepResult) -> String {
+    let mut line = format!(
+        "move mesh={mesh} name={name} requested={} delta={} stopped={}",
+        fmt_vec(requested),
+        fmt_vec(result.allowed),
+        if result.blocked { "yes" } else { "no" }
+    );
+    if let Some(h) = result.hit.as_ref().filter(|_| result.blocked) {
+        line += &format!(
+            " contact_mesh={} contact_name={} contact_triangle={} contact_position={}{}",
+            h.mesh,
+            h.mesh_name,
+            h.triangle,
+            fmt_vec(h.position),
+            if result.by_other_vertex {
+                " reverse=yes"
+            } else {
+                ""
+            }
+        );
     }
-    scene.translate(node, local);
-    format!(
-        "move mesh={mesh} name={name} delta={} stopped=no",
-        fmt_vec(delta)
-    )
+    line
+}
+
+/// Moves mesh `mesh` by the world displacement `delta` with the ray-based
+/// [`sweep_move`] (stopping `skin` short of other meshes) and returns the
+/// stdout line.
+fn move_mesh(scene: &mut Scene, mesh: MeshId, delta: Vec3, skin: f32) -> String {
+    let name = scene.mesh(mesh).map_or("?", |m| m.name()).to_string();
+    match sweep_move(scene, mesh, delta, skin) {
+        Some(r) => move_line(mesh, &name, delta, &r),
+        None => format!("move mesh={mesh} name={name} none"),
+    }
 }
 
 fn save(dir: &Path, frame: &Frame, mesh_of: &[MeshId]) -> Result<(PathBuf, PathBuf), Error> {
@@ -1017,7 +1033,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
                 Action::Move(delta) => match &state.selected {
                     None => say("move none (pick a mesh first)"),
                     Some(hit) => {
-                        let line = move_mesh(&mut scene, hit.mesh, delta);
+                        let line = move_mesh(&mut scene, hit.mesh, delta, state.step * 0.1);
                         say(&line);
                         state.render_dirty = true;
                     }
@@ -1402,6 +1418,35 @@ mod tests {
             &mut ids,
         );
         assert_eq!(ids, pick_map(&frame, &mesh_of));
+    }
+
+    #[test]
+    fn move_lines_report_stops() {
+        let free = SweepResult {
+            allowed: Vec3::X,
+            blocked: false,
+            hit: None,
+            by_other_vertex: false,
+        };
+        assert_eq!(
+            move_line(2, "box", Vec3::X, &free),
+            "move mesh=2 name=box requested=(1.000000,0.000000,0.000000) \
+             delta=(1.000000,0.000000,0.000000) stopped=no"
+        );
+        // a lone triangle moves freely, by exactly the displacement
+        let mut scene = Scene::new();
+        let tri = crate::scene::Mesh::new(
+            "tri",
+            vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+            vec![[0, 1, 2]],
+            [200, 100, 50],
+        )
+        .unwrap();
+        scene.add_mesh(tri, crate::scene::Transform::IDENTITY, None);
+        let line = move_mesh(&mut scene, 0, Vec3::new(0.0, 0.0, 0.5), 0.01);
+        assert!(line.ends_with(" stopped=no"), "{line}");
+        assert!((scene.mesh_world(0).w_axis.z - 0.5).abs() < 1e-6, "{line}");
+        assert!(move_mesh(&mut scene, 9999, Vec3::X, 0.0).ends_with(" none"));
     }
 
     #[test]

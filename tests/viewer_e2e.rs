@@ -399,7 +399,24 @@ fn viewer_picks_highlights_saves_and_exits() {
     // the capture is exact: background is untouched
     assert_eq!(px[(by * W + bx) as usize], BACKGROUND);
 
-    // 3. P saves the plain render and the per-mesh pick map
+    // 3. M cycles the pick method; each line says which one answered, and
+    //    answers exactly as the library's method does
+    let (ix, iy) = (i64::from(mx), i64::from(my));
+    for (method, want) in [
+        (PickMethod::Direct, frame.pick_direct(&scene, ix, iy)),
+        (PickMethod::Ray, frame.pick_ray(&scene, ix, iy)),
+    ] {
+        xdotool(display, &["key", "m"]);
+        let got = expect_line(&out, "set method=", "M");
+        assert_eq!(got, format!("set method={}", method.name()));
+        click(mx, my);
+        let got = expect_line(&out, "pick ", method.name());
+        assert_eq!(got, pick_line(method, ix, iy, want.as_ref()));
+    }
+    xdotool(display, &["key", "m"]);
+    assert_eq!(expect_line(&out, "set method=", "M"), "set method=buffer");
+
+    // 4. P saves the plain render and the per-mesh pick map
     xdotool(display, &["key", "p"]);
     let got = expect_line(&out, "saved ", "P");
     assert_eq!(got, "saved output/view_color.png output/view_pickmap.png");
@@ -421,7 +438,7 @@ fn viewer_picks_highlights_saves_and_exits() {
         "view_pickmap.png differs from the library pick map"
     );
 
-    // 4. Esc exits cleanly
+    // 5. Esc exits cleanly
     xdotool(display, &["key", "Escape"]);
     let t0 = Instant::now();
     let status = loop {

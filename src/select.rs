@@ -7,8 +7,6 @@
 //! Every test is exact integer arithmetic on the rasterizer's 1/256-pixel
 //! lattice; the rules are documented on the public items.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
 use glam::Vec4;
 use rayon::prelude::*;
 
@@ -158,36 +156,43 @@ impl PickCycle {
     }
 }
 
-/// A fixed-size bitset that threads may set concurrently (relaxed atomics:
-/// bits are only ever set, and results are read after the parallel phase).
+/// A fixed-size bitset (parallel phases each fill their own and OR them).
+#[derive(Clone)]
 struct Bits {
-    words: Vec<AtomicU64>,
+    words: Vec<u64>,
     len: usize,
 }
 
 impl Bits {
     fn new(len: usize) -> Self {
         Self {
-            words: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            words: vec![0; len.div_ceil(64)],
             len,
         }
     }
 
     #[inline]
     fn get(&self, i: usize) -> bool {
-        i < self.len && (self.words[i >> 6].load(Relaxed) >> (i & 63)) & 1 != 0
+        i < self.len && (self.words[i >> 6] >> (i & 63)) & 1 != 0
     }
 
     /// Sets bit `i`; true iff it was clear (and in range).
     #[inline]
-    fn insert(&self, i: usize) -> bool {
+    fn insert(&mut self, i: usize) -> bool {
         if i >= self.len {
             return false;
         }
         let (w, b) = (i >> 6, 1u64 << (i & 63));
-        let word = &self.words[w];
-        // a plain load first: most inserts hit bits that are already set
-        word.load(Relaxed) & b == 0 && word.fetch_or(b, Relaxed) & b == 0
+        let new = self.words[w] & b == 0;
+        self.words[w] |= b;
+        new
+    }
+
+    fn or(mut self, other: Self) -> Self {
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a |= b;
+        }
+        self
     }
 }
 
@@ -643,7 +648,7 @@ impl Frame {
     }
 
     fn select_region(&self, scene: &Scene, region: &Region, mode: SelectMode) -> Selection {
-        let marked = Bits::new(scene.triangle_count() as usize);
+        let n = scene.triangle_count() as usize;
         let rect_spans: Vec<(i32, i32, i32)>;
         let spans = match region {
             Region::Rect(r) => {
@@ -654,34 +659,37 @@ impl Frame {
         };
         // Visible: one pass over the region of the ID buffer, bands in parallel
         let w = self.width as usize;
-        let pixels = spans
-            .par_chunks(32)
-            .map(|band| {
-                let mut pixels = 0;
-                for &(j, lo, hi) in band {
-                    let base = j as usize * w;
-                    if let Some(row) = self.ids.get(base + lo as usize..=base + hi as usize) {
-                        pixels += scan_row(row, &marked);
+        let (mut marked, pixels) = spans
+            .par_chunks(16)
+            .fold(
+                || (Bits::new(n), 0usize),
+                |(mut bits, mut pixels), band| {
+                    for &(j, lo, hi) in band {
+                        let base = j as usize * w;
+                        if let Some(row) = self.ids.get(base + lo as usize..=base + hi as usize) {
+                            pixels += scan_row(row, &mut bits);
+                        }
                     }
-                }
-                pixels
-            })
-            .sum();
+                    (bits, pixels)
+                },
+            )
+            .reduce(|| (Bits::new(n), 0), |a, b| (a.0.or(b.0), a.1 + b.1));
         if mode == SelectMode::Through {
-            self.mark_covering(region, &marked);
-            self.mark_overlapping(scene, region, &marked);
+            marked = self.mark_covering(region, marked);
+            self.mark_overlapping(scene, region, &mut marked);
         }
         selection(scene, &marked, pixels)
     }
 
     /// Through, part 1: set-up pieces covering a pixel centre of the region,
-    /// over the bins of the tiles the region touches (each piece tested once).
-    fn mark_covering(&self, region: &Region, marked: &Bits) {
+    /// over the bins of the tiles the region touches (each piece tested
+    /// once; chunks in parallel).
+    fn mark_covering(&self, region: &Region, marked: Bits) -> Bits {
         let bbox = match region {
             Region::Rect(r) => *r,
             Region::Lasso(l) => match l.bbox {
                 Some(b) => b,
-                None => return,
+                None => return marked,
             },
         };
         let tiles_x = self.width.div_ceil(1 << TILE_ORDER) as usize;
@@ -693,45 +701,50 @@ impl Frame {
             (bbox[1] >> TILE_ORDER) as usize,
             (bbox[3] >> TILE_ORDER) as usize,
         );
-        let tested: Vec<Bits> = self
+        let n = marked.len;
+        let found = self
             .chunks
-            .iter()
-            .map(|c| Bits::new(c.tris.len()))
-            .collect();
-        let work: Vec<(usize, usize)> = (0..self.chunks.len())
-            .flat_map(|c| (ty0..=ty1).map(move |ty| (c, ty)))
-            .collect();
-        work.par_iter().for_each(|&(ci, ty)| {
-            let chunk = &self.chunks[ci];
-            for tx in tx0..=tx1 {
-                let Some(bin) = chunk.bins.get(ty * tiles_x + tx) else {
-                    continue;
-                };
-                for &idx in bin {
-                    if !tested[ci].insert(idx as usize) {
-                        continue;
+            .par_iter()
+            .fold(
+                || Bits::new(n),
+                |mut found, chunk| {
+                    let mut tested = Bits::new(chunk.tris.len());
+                    for ty in ty0..=ty1 {
+                        for tx in tx0..=tx1 {
+                            let Some(bin) = chunk.bins.get(ty * tiles_x + tx) else {
+                                continue;
+                            };
+                            for &idx in bin {
+                                if !tested.insert(idx as usize) {
+                                    continue;
+                                }
+                                let Some(t) = chunk.tris.get(idx as usize) else {
+                                    continue;
+                                };
+                                let id = t.id as usize;
+                                if marked.get(id) || found.get(id) {
+                                    continue;
+                                }
+                                let hit = match region {
+                                    Region::Rect(r) => covers_rect(t, *r),
+                                    Region::Lasso(l) => covers_lasso(t, l),
+                                };
+                                if hit {
+                                    found.insert(id);
+                                }
+                            }
+                        }
                     }
-                    let Some(t) = chunk.tris.get(idx as usize) else {
-                        continue;
-                    };
-                    if marked.get(t.id as usize) {
-                        continue;
-                    }
-                    let hit = match region {
-                        Region::Rect(r) => covers_rect(t, *r),
-                        Region::Lasso(l) => covers_lasso(t, l),
-                    };
-                    if hit {
-                        marked.insert(t.id as usize);
-                    }
-                }
-            }
-        });
+                    found
+                },
+            )
+            .reduce(|| Bits::new(n), Bits::or);
+        marked.or(found)
     }
 
     /// Through, part 2: unclipped triangles whose snapped screen-space
     /// triangle overlaps the region with positive area.
-    fn mark_overlapping(&self, scene: &Scene, region: &Region, marked: &Bits) {
+    fn mark_overlapping(&self, scene: &Scene, region: &Region, marked: &mut Bits) {
         let Some(cam) = self.camera.as_ref() else {
             return;
         };
@@ -765,6 +778,9 @@ impl Frame {
         let guard = Guard::new(self.width, self.height);
         let vp = cam.view_proj();
         let offs = scene.triangle_offsets();
+        // no outcode uses every bit (an invalid vertex is OUT_INVALID alone)
+        const NOT_YET: u16 = u16::MAX;
+        let mut codes: Vec<u16> = Vec::new();
         for (mi, mesh) in scene.meshes().iter().enumerate() {
             let (Some(world), Some(&base), Some(&first)) = (
                 self.worlds.get(mi),
@@ -779,83 +795,96 @@ impl Frame {
             };
             let mvp = vp * *world;
             let positions = mesh.positions();
-            mesh.triangles()
-                .par_chunks(4096)
-                .enumerate()
-                .for_each(|(k, tris)| {
-                    for (t, tri) in tris.iter().enumerate() {
-                        let g = first as usize + k * 4096 + t;
-                        if marked.get(g) {
-                            continue;
-                        }
-                        let (Some(a), Some(b), Some(c)) = (
-                            screen.get(tri[0] as usize),
-                            screen.get(tri[1] as usize),
-                            screen.get(tri[2] as usize),
-                        ) else {
-                            continue;
-                        };
-                        let s = [a, b, c];
-                        if s.iter().any(|v| v.w.is_nan() || v.w <= 0.0)
-                            || s.iter().all(|v| v.x < win[0])
-                            || s.iter().all(|v| v.x > win[2])
-                            || s.iter().all(|v| v.y < win[1])
-                            || s.iter().all(|v| v.y > win[3])
-                        {
-                            continue;
-                        }
-                        // outcodes recomputed with the renderer's own operations
-                        let mut or = 0;
-                        let mut and = u16::MAX;
-                        for &i in tri {
-                            let p = positions[i as usize];
-                            let code = guard.outcode(mvp * Vec4::new(p.x, p.y, p.z, 1.0));
-                            or |= code;
-                            and &= code;
-                        }
-                        if or & (CLIP_MASK | OUT_INVALID) != 0 || and & FRUSTUM_MASK != 0 {
-                            continue;
-                        }
-                        let mut p = s.map(|v| [snap(v.x), snap(v.y)]);
-                        let area = snapped_area(p);
-                        if area == 0 || !self.cull.keeps(area > 0) {
-                            continue;
-                        }
-                        if area < 0 {
-                            p.swap(1, 2);
-                        }
-                        let hit = match region {
-                            Region::Rect(_) => tri_overlaps_box(&p, region_box),
-                            Region::Lasso(l) => {
-                                tri_overlaps_lasso(&p, l) && tri_overlaps_box(&p, frame_box)
-                            }
-                        };
-                        if hit {
-                            marked.insert(g);
-                        }
+            // outcodes, recomputed lazily with the renderer's own operations
+            codes.clear();
+            codes.resize(positions.len(), NOT_YET);
+            let mut code = |i: u32| -> u16 {
+                let i = i as usize;
+                if codes[i] == NOT_YET {
+                    let p = positions[i];
+                    codes[i] = guard.outcode(mvp * Vec4::new(p.x, p.y, p.z, 1.0));
+                }
+                codes[i]
+            };
+            for (t, tri) in mesh.triangles().iter().enumerate() {
+                let g = first as usize + t;
+                if marked.get(g) {
+                    continue;
+                }
+                let (Some(a), Some(b), Some(c)) = (
+                    screen.get(tri[0] as usize),
+                    screen.get(tri[1] as usize),
+                    screen.get(tri[2] as usize),
+                ) else {
+                    continue;
+                };
+                let s = [a, b, c];
+                if s.iter().any(|v| v.w.is_nan() || v.w <= 0.0)
+                    || s.iter().all(|v| v.x < win[0])
+                    || s.iter().all(|v| v.x > win[2])
+                    || s.iter().all(|v| v.y < win[1])
+                    || s.iter().all(|v| v.y > win[3])
+                {
+                    continue;
+                }
+                let c = tri.map(&mut code);
+                let (or, and) = (c[0] | c[1] | c[2], c[0] & c[1] & c[2]);
+                if or & (CLIP_MASK | OUT_INVALID) != 0 || and & FRUSTUM_MASK != 0 {
+                    continue;
+                }
+                let mut p = s.map(|v| [snap(v.x), snap(v.y)]);
+                let area = snapped_area(p);
+                if area == 0 || !self.cull.keeps(area > 0) {
+                    continue;
+                }
+                if area < 0 {
+                    p.swap(1, 2);
+                }
+                let hit = match region {
+                    Region::Rect(_) => tri_overlaps_box(&p, region_box),
+                    Region::Lasso(l) => {
+                        tri_overlaps_lasso(&p, l) && tri_overlaps_box(&p, frame_box)
                     }
-                });
+                };
+                if hit {
+                    marked.insert(g);
+                }
+            }
         }
     }
 }
 
-/// Counts the covered pixels of a row of the ID buffer and marks their triangles.
+/// Counts the covered pixels of a row of the ID buffer and marks their
+/// triangles: only where the ID changes from the previous pixel (a mask
+/// built 16 pixels at a time, which the compiler vectorizes).
 #[inline]
-fn scan_row(row: &[u32], marked: &Bits) -> usize {
+fn scan_row(row: &[u32], marked: &mut Bits) -> usize {
     let pixels = row.iter().filter(|&&id| id != NO_TRIANGLE).count();
-    let mut last = NO_TRIANGLE;
-    for c in row.chunks(16) {
-        // runs of one triangle (or background) are skipped 16 at a time
-        if c.iter().fold(true, |all, &id| all & (id == last)) {
-            continue;
+    let mut mark = |id: u32| {
+        if id != NO_TRIANGLE {
+            marked.insert(id as usize - 1);
         }
-        for &id in c {
-            if id != last {
-                last = id;
-                if id != NO_TRIANGLE {
-                    marked.insert(id as usize - 1);
-                }
-            }
+    };
+    let Some(&first) = row.first() else {
+        return 0;
+    };
+    mark(first);
+    let (prev, cur) = (&row[..row.len() - 1], &row[1..]);
+    let mut pc = prev.chunks_exact(16).zip(cur.chunks_exact(16));
+    for (p, c) in &mut pc {
+        let mut m = 0u32;
+        for q in 0..16 {
+            m |= u32::from(p[q] != c[q]) << q;
+        }
+        while m != 0 {
+            mark(c[m.trailing_zeros() as usize]);
+            m &= m - 1;
+        }
+    }
+    let done = prev.len() / 16 * 16;
+    for (p, c) in prev[done..].iter().zip(&cur[done..]) {
+        if p != c {
+            mark(*c);
         }
     }
     pixels
@@ -863,7 +892,7 @@ fn scan_row(row: &[u32], marked: &Bits) -> usize {
 
 /// Sorted triangles and meshes of a bitset over global triangles.
 fn selection(scene: &Scene, marked: &Bits, pixels: usize) -> Selection {
-    let words: Vec<u64> = marked.words.iter().map(|w| w.load(Relaxed)).collect();
+    let words = &marked.words;
     let count: usize = words.iter().map(|w| w.count_ones() as usize).sum();
     let mut triangles = Vec::with_capacity(count);
     for (k, &w) in words.iter().enumerate() {

@@ -4,6 +4,7 @@
 //! 362-triangle scene) and the common options of [`SceneArgs`]. Errors are
 //! one line on stderr, `softpick: <file or option>: <problem>`, exit code 2.
 
+mod bench;
 mod common;
 mod font;
 mod pick;
@@ -49,6 +50,8 @@ enum Command {
     Sweep(SweepCmd),
     /// Open the desktop viewer
     View(ViewCmd),
+    /// Time the renderer alone: depth + ID pass and color pass, best/median of N frames
+    BenchRender(BenchRenderCmd),
 }
 
 /// Fill rule and face culling of the render.
@@ -206,6 +209,38 @@ struct SweepCmd {
     json: bool,
 }
 
+/// Which passes `bench-render` times.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum PassArg {
+    /// Pick-only pass: depth + ID
+    Ids,
+    /// Depth + ID + shaded color
+    Color,
+    /// Both
+    Both,
+}
+
+#[derive(Args, Debug)]
+struct BenchRenderCmd {
+    #[command(flatten)]
+    scene: SceneArgs,
+    #[command(flatten)]
+    raster: RasterArgs,
+    /// Pass(es) to time
+    #[arg(long, value_enum, default_value_t = PassArg::Both)]
+    pass: PassArg,
+    /// Timed frames per pass (at least; see --min-time), after 3 warm-up frames
+    #[arg(long, value_name = "N", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    frames: u32,
+    /// Keep timing each pass for at least this many seconds
+    #[arg(long, value_name = "S", default_value_t = 0.0)]
+    min_time: f64,
+    /// One JSON line per pass
+    #[arg(long)]
+    json: bool,
+}
+
 #[derive(Args, Debug)]
 struct ViewCmd {
     #[command(flatten)]
@@ -234,6 +269,7 @@ fn run(cmd: Command) -> Res<ExitCode> {
         Command::Pick(a) => pick::pick_cmd(&a.scene, &a.raster, &a.at, a.method, a.all, a.json)?,
         Command::Sweep(a) => sweep_cmd(&a)?,
         Command::View(a) => return view_cmd(&a),
+        Command::BenchRender(a) => bench_render_cmd(&a)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -361,6 +397,23 @@ fn sweep_cmd(a: &SweepCmd) -> Res<()> {
     };
     let results = sweep::run(&s.scene, &s.camera, s.opts, &methods, a.reps)?;
     sweep::print(&results, a.json, a.reps)
+}
+
+fn bench_render_cmd(a: &BenchRenderCmd) -> Res<()> {
+    if !(a.min_time.is_finite() && (0.0..=3600.0).contains(&a.min_time)) {
+        return Err(CliError(format!(
+            "--min-time {}: expected seconds between 0 and 3600",
+            a.min_time
+        )));
+    }
+    let s = Setup::new(&a.scene, Some(&a.raster))?;
+    let passes = match a.pass {
+        PassArg::Ids => bench::Passes::Ids,
+        PassArg::Color => bench::Passes::Color,
+        PassArg::Both => bench::Passes::Both,
+    };
+    let results = bench::run(&s.scene, &s.camera, s.opts, passes, a.frames, a.min_time)?;
+    bench::print(&results, a.json)
 }
 
 fn demo(a: &DemoArgs) -> Res<()> {

@@ -276,6 +276,213 @@ fn pick_json_matches_the_library() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Ids of `select --json`'s meshes, checking each name against the scene.
+fn json_meshes(j: &serde_json::Value, scene: &softpick::Scene) -> Vec<u32> {
+    let meshes = j["meshes"].as_array().expect("meshes array");
+    assert_eq!(j["mesh_count"], meshes.len(), "{j}");
+    meshes
+        .iter()
+        .map(|m| {
+            let id = m["id"].as_u64().expect("mesh id") as u32;
+            assert_eq!(m["name"], scene.mesh(id).unwrap().name(), "{j}");
+            id
+        })
+        .collect()
+}
+
+#[test]
+fn select_json_matches_the_library() {
+    use softpick::{SelectMode, Selection};
+    let dir = scratch("select");
+    let scene = builtin_scene();
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+    let frame = render(&scene, &cam, RenderOptions::default()).unwrap();
+    let rects: [[i64; 4]; 5] = [
+        [0, 0, 359, 359],
+        // pillar_1 has triangles here, all hidden behind nearer meshes
+        [100, 250, 200, 330],
+        [250, 250, 100, 100], // corners in any order
+        [300, -40, 500, 60],  // clamped to the frame
+        [400, 400, 500, 500], // entirely outside: nothing
+    ];
+    let lassos: [&[[f32; 2]]; 3] = [
+        &[[100.0, 100.0], [250.5, 100.0], [180.25, 250.0]],
+        // a self-intersecting bow tie
+        &[[60.0, 200.0], [300.0, 340.0], [300.0, 200.0], [60.0, 340.0]],
+        // partly outside the frame
+        &[[-50.0, 150.0], [200.0, 280.0], [-20.0, 420.0]],
+    ];
+    let mut cases: Vec<(Vec<String>, [Selection; 2])> = Vec::new();
+    for r in rects {
+        let arg = format!("{},{},{},{}", r[0], r[1], r[2], r[3]);
+        let lib = [SelectMode::Visible, SelectMode::Through]
+            .map(|m| frame.select_rect(&scene, r[0], r[1], r[2], r[3], m));
+        cases.push((vec!["--rect".into(), arg], lib));
+    }
+    for l in lassos {
+        let arg: Vec<String> = l.iter().flatten().map(|c| c.to_string()).collect();
+        let lib =
+            [SelectMode::Visible, SelectMode::Through].map(|m| frame.select_lasso(&scene, l, m));
+        cases.push((vec!["--lasso".into(), arg.join(",")], lib));
+    }
+    let mut differ = 0;
+    for (region, [vis, thr]) in &cases {
+        // x-ray selects a superset of what is visible
+        assert!(
+            vis.meshes.iter().all(|m| thr.contains_mesh(*m)),
+            "{region:?}"
+        );
+        assert!(
+            vis.triangles.iter().all(|t| thr.contains_triangle(*t)),
+            "{region:?}"
+        );
+        assert_eq!(vis.pixels, thr.pixels);
+        if vis.meshes != thr.meshes {
+            differ += 1;
+        }
+        for (through, lib) in [(false, vis), (true, thr)] {
+            let mut args = vec!["select", region[0].as_str(), region[1].as_str(), "--json"];
+            if through {
+                args.push("--through");
+            }
+            let o = run_in(&dir, &args);
+            assert_ok(&o, "select");
+            let j = json(&o);
+            assert_eq!(j["mode"], if through { "through" } else { "visible" });
+            assert_eq!(json_meshes(&j, &scene), lib.meshes, "{args:?}");
+            assert_eq!(j["triangle_count"], lib.triangles.len(), "{args:?}");
+            assert_eq!(j["pixels"], lib.pixels, "{args:?}");
+            assert!(j.get("triangles").is_none(), "only with --triangles: {j}");
+            // --triangles: the global indices, sorted
+            args.push("--triangles");
+            let j = json(&run_in(&dir, &args));
+            let tris: Vec<u32> = j["triangles"]
+                .as_array()
+                .expect("triangles array")
+                .iter()
+                .map(|t| t.as_u64().unwrap() as u32)
+                .collect();
+            assert_eq!(tris, lib.triangles, "{args:?}");
+        }
+    }
+    assert!(differ > 0, "x-ray selects occluded meshes somewhere");
+    // the occluded rectangle: exactly pillar_1 is added, invisible there
+    let [vis, thr] = &cases[1].1;
+    let extra: Vec<u32> = thr
+        .meshes
+        .iter()
+        .copied()
+        .filter(|m| !vis.contains_mesh(*m))
+        .collect();
+    assert_eq!(extra.len(), 1, "{vis:?} {thr:?}");
+    assert_eq!(scene.mesh(extra[0]).unwrap().name(), "pillar_1");
+    assert!(vis.pixels > 0 && cases[4].1[1].is_empty());
+
+    // readable output: a summary line, then one line per mesh
+    let o = run_in(&dir, &["select", "--rect", "100,250,200,330", "--through"]);
+    assert_ok(&o, "select");
+    let out = text(&o.stdout);
+    let mut lines = out.lines();
+    let head = lines.next().unwrap();
+    assert!(
+        head.contains("through") && head.contains(&format!("{} meshes", thr.meshes.len())),
+        "{out}"
+    );
+    assert_eq!(lines.clone().count(), thr.meshes.len(), "{out}");
+    assert!(lines.any(|l| l.contains("\"pillar_1\"")), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pick_radius_finds_the_nearest_covered_pixel() {
+    let dir = scratch("radius");
+    let scene = builtin_scene();
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+    let frame = render(&scene, &cam, RenderOptions::default()).unwrap();
+    // a background pixel a few pixels away from the nearest mesh
+    let (bx, by, near) = (0..360u32 * 360)
+        .map(|i| (i % 360, i / 360))
+        .filter(|&(x, y)| frame.triangle_at(x, y).is_none())
+        .find_map(|(x, y)| {
+            let n = frame.nearest_covered(i64::from(x), i64::from(y), 12.0)?;
+            (n.distance > 5.0).then_some((x, y, n))
+        })
+        .expect("a background pixel near a mesh");
+    let at = format!("{bx},{by}");
+    let want = frame
+        .pick_near(&scene, i64::from(bx), i64::from(by), 12.0)
+        .expect("pick_near finds it");
+    for method in ["buffer", "direct"] {
+        let o = run_in(
+            &dir,
+            &[
+                "pick", "--at", &at, "--radius", "12", "--method", method, "--json",
+            ],
+        );
+        assert_ok(&o, "pick --radius");
+        let j = json(&o);
+        assert_eq!(
+            (j["x"].as_u64(), j["y"].as_u64()),
+            (Some(bx.into()), Some(by.into()))
+        );
+        assert_eq!(j["radius"], 12.0);
+        assert_eq!(j["near"]["x"], near.x, "{j}");
+        assert_eq!(j["near"]["y"], near.y, "{j}");
+        assert_eq!(
+            j["near"]["distance"].as_f64().unwrap() as f32,
+            near.distance
+        );
+        assert_eq!(j["global_triangle"], want.global_triangle, "{j}");
+        assert_eq!(j["global_triangle"], near.triangle, "{j}");
+        assert_eq!(j["mesh_name"], &*want.mesh_name);
+    }
+    // a radius short of it finds nothing
+    let short = format!("{}", (near.distance - 0.5).max(0.0));
+    let j = json(&run_in(
+        &dir,
+        &["pick", "--at", &at, "--radius", &short, "--json"],
+    ));
+    assert!(j["near"].is_null() && j["mesh"].is_null(), "{j}");
+    // on a covered pixel the pixel itself answers, at distance 0
+    let (cx, cy) = (near.x, near.y);
+    let j = json(&run_in(
+        &dir,
+        &[
+            "pick",
+            "--at",
+            &format!("{cx},{cy}"),
+            "--radius",
+            "3",
+            "--json",
+        ],
+    ));
+    assert_eq!(
+        (j["near"]["x"].as_u64(), j["near"]["y"].as_u64()),
+        (Some(cx.into()), Some(cy.into()))
+    );
+    assert_eq!(j["near"]["distance"], 0.0);
+    // --all lists the stack at the found pixel
+    let j = json(&run_in(
+        &dir,
+        &["pick", "--at", &at, "--radius", "12", "--all", "--json"],
+    ));
+    assert_eq!(j["hits"][0]["global_triangle"], want.global_triangle, "{j}");
+    // without --radius the fields are absent; the readable line names the pixel
+    let j = json(&run_in(&dir, &["pick", "--at", &at, "--json"]));
+    assert!(j.get("near").is_none() && j["mesh"].is_null(), "{j}");
+    let o = run_in(&dir, &["pick", "--at", &at, "--radius", "12"]);
+    assert_ok(&o, "pick --radius");
+    let out = text(&o.stdout);
+    assert!(
+        out.contains(&format!(
+            "covered pixel ({}, {}) at distance {:.4}",
+            near.x, near.y, near.distance
+        )),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn sweep_json_covers_every_pixel_and_buffer_agrees_with_direct() {
     let dir = scratch("sweep");
@@ -366,6 +573,27 @@ fn every_error_exits_2_with_one_clear_line() {
         (&["pick", "--at", "five"], "--at"),
         (&["pick", "missing.obj", "--at", "1,1"], "missing.obj"),
         (&["sweep", "broken.obj"], "broken.obj"),
+        (&["pick", "--at", "1,1", "--radius", "-1"], "--radius"),
+        (&["pick", "--at", "1,1", "--radius", "near"], "--radius"),
+        (&["pick", "--at", "1,1", "--radius", "nan"], "--radius"),
+        (&["select", "--lasso", "10,10,50,10,30"], "odd number"),
+        (&["select", "--lasso", "10,10,50,10"], "at least 3"),
+        (&["select", "--lasso", "10,10,50,ten,30,40"], "not a number"),
+        (&["select", "--lasso", "10,10,50,10,30,inf"], "--lasso"),
+        (&["select", "--rect", "1,2,3"], "--rect"),
+        (&["select", "--rect", "a,b,c,d"], "not a number"),
+        (&["select", "--rect", "1,2,3,4,5"], "--rect"),
+        (&["select"], "--rect or --lasso"),
+        (&["select", "--through", "--json"], "--rect or --lasso"),
+        (
+            &["select", "--rect", "0,0,5,5", "--lasso", "0,0,5,0,0,5"],
+            "--rect and --lasso",
+        ),
+        (
+            &["select", "missing.obj", "--rect", "0,0,5,5"],
+            "missing.obj",
+        ),
+        (&["select", "--rect", "0,0,5,5", "--size", "0x5"], "--size"),
     ];
     for (args, needle) in cases {
         let o = run_in(&dir, args);
@@ -408,7 +636,7 @@ fn every_error_exits_2_with_one_clear_line() {
 fn help_on_each_subcommand() {
     let dir = scratch("help");
     for sub in [
-        "demo", "render", "pickmap", "rules", "pick", "sweep", "view",
+        "demo", "render", "pickmap", "rules", "pick", "select", "sweep", "view",
     ] {
         let o = run_in(&dir, &[sub, "--help"]);
         assert_ok(&o, sub);

@@ -9,6 +9,7 @@ mod common;
 mod font;
 mod pick;
 mod rules;
+mod select;
 mod sweep;
 
 use std::path::PathBuf;
@@ -46,6 +47,8 @@ enum Command {
     Rules(RulesCmd),
     /// What is under one pixel
     Pick(PickCmd),
+    /// The meshes (and triangles) in a rectangle or a lasso, visible only or x-ray
+    Select(SelectCmd),
     /// Time W x H picks covering every pixel, per method, and their agreement with the buffer
     Sweep(SweepCmd),
     /// Open the desktop viewer
@@ -173,6 +176,34 @@ struct PickCmd {
     /// List every triangle under the pixel, near to far
     #[arg(long)]
     all: bool,
+    /// If nothing is under the pixel, pick the nearest covered pixel within
+    /// N pixels (between pixel centres; ties: smaller y, then smaller x)
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    radius: Option<String>,
+    /// Print one JSON object
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct SelectCmd {
+    #[command(flatten)]
+    scene: SceneArgs,
+    #[command(flatten)]
+    raster: RasterArgs,
+    /// Pixel rectangle, corners inclusive and in any order, clamped to the frame
+    #[arg(long, value_name = "X0,Y0,X1,Y1", allow_hyphen_values = true)]
+    rect: Option<String>,
+    /// Lasso polygon of at least 3 points in window coordinates (pixel
+    /// centres at +0.5); a pixel is inside when its centre is (even-odd)
+    #[arg(long, value_name = "X,Y,X,Y,...", allow_hyphen_values = true)]
+    lasso: Option<String>,
+    /// X-ray: also select occluded and sub-pixel triangles in the region
+    #[arg(long)]
+    through: bool,
+    /// Also list the selected triangles (global indices)
+    #[arg(long)]
+    triangles: bool,
     /// Print one JSON object
     #[arg(long)]
     json: bool,
@@ -266,7 +297,24 @@ fn run(cmd: Command) -> Res<ExitCode> {
         Command::Render(a) => render_cmd(&a)?,
         Command::Pickmap(a) => pickmap_cmd(&a)?,
         Command::Rules(a) => rules_cmd(&a)?,
-        Command::Pick(a) => pick::pick_cmd(&a.scene, &a.raster, &a.at, a.method, a.all, a.json)?,
+        Command::Pick(a) => pick::pick_cmd(
+            &a.scene,
+            &a.raster,
+            &a.at,
+            a.method,
+            a.all,
+            a.radius.as_deref(),
+            a.json,
+        )?,
+        Command::Select(a) => select::select_cmd(
+            &a.scene,
+            &a.raster,
+            a.rect.as_deref(),
+            a.lasso.as_deref(),
+            a.through,
+            a.triangles,
+            a.json,
+        )?,
         Command::Sweep(a) => sweep_cmd(&a)?,
         Command::View(a) => return view_cmd(&a),
         Command::BenchRender(a) => bench_render_cmd(&a)?,

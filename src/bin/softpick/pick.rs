@@ -1,7 +1,9 @@
 //! `softpick pick`: what is under one pixel.
 
 use serde::Serialize;
-use softpick::{raycast_all, CullMode, Frame, Hit, PickMethod, RayOptions, RenderOptions, Scene};
+use softpick::{
+    raycast_all, CullMode, Frame, Hit, NearPixel, PickMethod, RayOptions, RenderOptions, Scene,
+};
 
 use crate::common::{say, CliError, Res, SceneArgs, Setup};
 use crate::sweep::pick_with;
@@ -29,6 +31,34 @@ pub fn parse_at(s: &str, width: u32, height: u32) -> Res<(u32, u32)> {
         )));
     }
     Ok((px as u32, py as u32))
+}
+
+/// Parses `--radius N`: a finite distance in pixels, 0 or more.
+pub fn parse_radius(s: &str) -> Res<f32> {
+    match s.trim().parse::<f32>() {
+        Ok(r) if r.is_finite() && r >= 0.0 => Ok(r),
+        _ => Err(CliError(format!(
+            "--radius {s:?}: expected a distance in pixels, 0 or more, e.g. 5"
+        ))),
+    }
+}
+
+/// The covered pixel a `--radius` pick answered from (`null`: none within the radius).
+#[derive(Serialize)]
+struct NearJson {
+    x: u32,
+    y: u32,
+    distance: f32,
+}
+
+impl NearJson {
+    fn new(n: &NearPixel) -> Self {
+        Self {
+            x: n.x,
+            y: n.y,
+            distance: n.distance,
+        }
+    }
 }
 
 /// A hit as JSON (`--json`).
@@ -81,6 +111,10 @@ struct PickJson<'a> {
     barycentric: Option<[f32; 3]>,
     normal: Option<[f32; 3]>,
     front_face: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    radius: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    near: Option<Option<NearJson>>,
 }
 
 /// `pick --all --json`: every hit, near to far.
@@ -90,6 +124,10 @@ struct PickAllJson<'a> {
     y: u32,
     method: &'static str,
     hits: Vec<HitJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    radius: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    near: Option<Option<NearJson>>,
 }
 
 fn to_json(v: &impl Serialize) -> String {
@@ -155,14 +193,21 @@ fn pick_all(
 }
 
 /// `softpick pick`.
+///
+/// With `--radius N`, a pixel the method finds nothing under is answered
+/// from the nearest covered pixel within N pixels ([`Frame::nearest_covered`];
+/// for the buffer method this is exactly [`Frame::pick_near`]), and the
+/// pixel used and its distance are reported.
 pub fn pick_cmd(
     scene_args: &SceneArgs,
     raster: &RasterArgs,
     at: &str,
     method: MethodArg,
     all: bool,
+    radius: Option<&str>,
     json_out: bool,
 ) -> Res<()> {
+    let radius = radius.map(parse_radius).transpose()?;
     let s = Setup::new(scene_args, Some(raster))?;
     let (x, y) = parse_at(at, s.camera.width, s.camera.height)?;
     let method = method.method();
@@ -175,19 +220,55 @@ pub fn pick_cmd(
         },
     )?;
     let name = method.name();
+    // the pixel the answer comes from: (x, y) itself when the method finds
+    // something there, else the nearest covered pixel within the radius
+    let near_of = |found: bool| -> Option<Option<NearPixel>> {
+        let r = radius?;
+        Some(if found {
+            Some(NearPixel {
+                x,
+                y,
+                triangle: frame.triangle_at(x, y).unwrap_or(u32::MAX),
+                distance: 0.0,
+            })
+        } else {
+            frame.nearest_covered(i64::from(x), i64::from(y), r)
+        })
+    };
+    let from = |near: &Option<Option<NearPixel>>| match near {
+        Some(Some(n)) => (n.x, n.y),
+        _ => (x, y),
+    };
+    let json_near = |near: &Option<Option<NearPixel>>| near.map(|n| n.as_ref().map(NearJson::new));
+    let radius_text = |near: &Option<Option<NearPixel>>| match (radius, near) {
+        (Some(r), Some(Some(n))) => format!(
+            ", radius {r}: covered pixel ({}, {}) at distance {:.4}",
+            n.x, n.y, n.distance
+        ),
+        (Some(r), _) => format!(", radius {r}: no covered pixel within {r} px"),
+        _ => String::new(),
+    };
     if all {
-        let hits = pick_all(method, &frame, &s.scene, s.opts.cull, x, y);
+        let mut hits = pick_all(method, &frame, &s.scene, s.opts.cull, x, y);
+        let near = near_of(!hits.is_empty());
+        let (fx, fy) = from(&near);
+        if (fx, fy) != (x, y) {
+            hits = pick_all(method, &frame, &s.scene, s.opts.cull, fx, fy);
+        }
         if json_out {
             let j = PickAllJson {
                 x,
                 y,
                 method: name,
                 hits: hits.iter().map(HitJson::new).collect(),
+                radius,
+                near: json_near(&near),
             };
             say(format_args!("{}", to_json(&j)))?;
         } else {
             say(format_args!(
-                "pixel ({x}, {y}), {name}: {} triangle{} under the pixel, near to far",
+                "pixel ({x}, {y}), {name}{}: {} triangle{} under the pixel, near to far",
+                radius_text(&near),
                 hits.len(),
                 if hits.len() == 1 { "" } else { "s" }
             ))?;
@@ -197,7 +278,24 @@ pub fn pick_cmd(
         }
         return Ok(());
     }
-    let hit = pick_with(method, &frame, &s.scene, i64::from(x), i64::from(y));
+    let (ix, iy) = (i64::from(x), i64::from(y));
+    let (hit, near) = match (method, radius) {
+        (PickMethod::Buffer, Some(r)) => {
+            let hit = frame.pick_near(&s.scene, ix, iy, r);
+            (hit, Some(frame.nearest_covered(ix, iy, r)))
+        }
+        _ => {
+            let hit = pick_with(method, &frame, &s.scene, ix, iy);
+            let near = near_of(hit.is_some());
+            let (fx, fy) = from(&near);
+            if (fx, fy) == (x, y) {
+                (hit, near)
+            } else {
+                let h = pick_with(method, &frame, &s.scene, i64::from(fx), i64::from(fy));
+                (h, near)
+            }
+        }
+    };
     if json_out {
         let j = hit.as_ref().map(HitJson::new);
         let j = PickJson {
@@ -214,13 +312,16 @@ pub fn pick_cmd(
             barycentric: j.as_ref().map(|h| h.barycentric),
             normal: j.as_ref().map(|h| h.normal),
             front_face: j.as_ref().map(|h| h.front_face),
+            radius,
+            near: json_near(&near),
         };
         say(format_args!("{}", to_json(&j)))?;
     } else {
+        let r = radius_text(&near);
         match &hit {
-            Some(h) => say(format_args!("pixel ({x}, {y}), {name}: {}", describe(h)))?,
+            Some(h) => say(format_args!("pixel ({x}, {y}), {name}{r}: {}", describe(h)))?,
             None => say(format_args!(
-                "pixel ({x}, {y}), {name}: nothing (background)"
+                "pixel ({x}, {y}), {name}{r}: nothing (background)"
             ))?,
         }
     }
@@ -239,6 +340,19 @@ mod tests {
             "360,0", "0,360", "-1,5", "-0.5,5", "nan,1", "1,inf", "1", "a,b", "",
         ] {
             assert!(parse_at(bad, 360, 360).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn radius_parsing() {
+        assert_eq!(parse_radius("5").unwrap(), 5.0);
+        assert_eq!(parse_radius(" 2.5 ").unwrap(), 2.5);
+        assert_eq!(parse_radius("0").unwrap(), 0.0);
+        for bad in ["-1", "nan", "inf", "five", ""] {
+            assert!(
+                parse_radius(bad).unwrap_err().0.starts_with("--radius"),
+                "{bad}"
+            );
         }
     }
 }

@@ -1,59 +1,2250 @@
-//! TEMPORARY placeholder until the BVH lands (replaced wholesale).
-#![allow(missing_docs, dead_code)]
-use glam::Vec3;
+//! Binned-SAH bounding volume hierarchy over an indexed triangle mesh, for ray
+//! picking.
+//!
+//! * Build: binned SAH (up to [`BINS`] bins over the centroid bounds of each
+//!   node, no sorting; large nodes bin along their widest centroid axis only,
+//!   small ones along all three); a node becomes a leaf at `<= 4` triangles,
+//!   or at `<= 8` when the SAH prefers not to split; nodes whose centroids all
+//!   coincide are split at the count median. Nodes with more than a few
+//!   thousand triangles are built in parallel with `rayon::join` (and the
+//!   root's binning uses a parallel reduction). Every decision depends only
+//!   on the data — reductions are exact min/max/sums and the parallel
+//!   sub-trees are stitched in a fixed order — so the tree is bit-identical
+//!   for any number of threads.
+//! * The binary tree is then collapsed into a 4-wide tree (each node adopts
+//!   the children of its largest-area interior children): half the levels,
+//!   and all four children are slab-tested with one set of 4-wide SIMD
+//!   operations. Nodes are 128-byte, cache-line aligned blocks (32 bytes per
+//!   child: bounds in SoA form plus child/first-primitive index and primitive
+//!   count).
+//! * The binary depth is capped at [`MAX_DEPTH`] levels (deep SAH chains
+//!   switch to object median splits) and the 4-wide tree's traversal stack
+//!   need is checked against it, so traversal uses a fixed 64-entry stack.
+//! * Triangles with a non-finite vertex coordinate or an out-of-range vertex
+//!   index are left out of the tree and are never hit.
+//! * Queries: [`Bvh::first_hit`] (front-to-back ordered traversal, shrinking
+//!   `t_max`, ties in `t` broken by the smaller triangle index) and
+//!   [`Bvh::all_hits`]. Both use [`intersect`] and therefore its conventions
+//!   (inclusive `[t_min, t_max]`, watertight edges, culling by facing).
+//!   Results are exactly those of a brute-force loop over all triangles
+//!   (box tests are conservative: exits are rounded outward).
+//!
+//! The BVH stores indices only: queries and [`Bvh::validate`] must be given
+//! the same `positions` and `tris` the tree was built from.
+
+use glam::{BVec3A, Vec3, Vec3A, Vec3Swizzles, Vec4};
+
+use crate::pick::triangle::{intersect, RayPrecomp, TriHit};
+use crate::raster::rules::CullMode;
+
+/// Number of SAH bins per axis.
+pub const BINS: usize = 16;
+/// Maximum number of levels of the binary build tree (the root is level 1),
+/// and the size of the traversal stack (the 4-wide tree never needs more).
+pub const MAX_DEPTH: u32 = 64;
+
+/// Always make a leaf at or below this many triangles.
+const LEAF_MIN: usize = 4;
+/// The SAH may choose a leaf up to this many triangles.
+const LEAF_MAX: usize = 8;
+/// SAH cost of one traversal step relative to one triangle test.
+const COST_TRAVERSAL: f32 = 1.0;
+/// Nodes with fewer triangles bin along all three axes, larger ones along the
+/// widest centroid axis only.
+const ALL_AXES_BELOW: usize = 64;
+/// Nodes with at least this many triangles build their children in parallel.
+const PAR_BUILD_MIN: usize = 4096;
+/// Nodes with at least this many triangles bin in parallel.
+const PAR_BIN_MIN: usize = 1 << 15;
+/// Relative slack when pruning boxes against the current closest hit, so
+/// rounding in the slab test can never hide an equal-`t` hit (tie-breaking).
+const PRUNE_SLACK: f32 = 1.0 / 65536.0;
+/// Relative outward rounding of the slab exit distance; covers the `2*gamma(3)`
+/// bound of Ize, "Robust BVH Ray Traversal" (JCGT 2013), with margin.
+const FAR_SLACK: f32 = 1.0 / 1048576.0;
+
+/// Axis-aligned bounding box. Empty boxes have `min > max` (see [`Aabb::empty`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Aabb {
+    /// Minimum corner.
     pub min: Vec3,
+    /// Maximum corner.
     pub max: Vec3,
 }
+
+impl Default for Aabb {
+    fn default() -> Self {
+        Self::empty()
+    }
+}
+
 impl Aabb {
+    /// The empty box (`min = +inf`, `max = -inf`): the identity of
+    /// [`Aabb::union`] and [`Aabb::grow`].
     pub fn empty() -> Self {
-        Self {
-            min: Vec3::splat(f32::INFINITY),
-            max: Vec3::splat(f32::NEG_INFINITY),
+        Aabb {
+            min: Vec3::INFINITY,
+            max: Vec3::NEG_INFINITY,
         }
     }
+
+    /// `true` when the box contains no point (some `min > max`, or NaN).
+    pub fn is_empty(&self) -> bool {
+        !(self.min.cmple(self.max).all())
+    }
+
+    /// Extends the box to contain `p`.
     pub fn grow(&mut self, p: Vec3) {
         self.min = self.min.min(p);
         self.max = self.max.max(p);
     }
-}
-#[derive(Debug)]
-pub struct Bvh;
-impl Bvh {
-    pub fn build(_p: &[Vec3], _t: &[[u32; 3]]) -> Bvh {
-        Bvh
+
+    /// The smallest box containing both boxes.
+    pub fn union(&self, other: &Aabb) -> Aabb {
+        Aabb {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+        }
+    }
+
+    /// `true` when `other` lies inside this box (boundaries included). An empty
+    /// `other` is contained in anything.
+    pub fn contains(&self, other: &Aabb) -> bool {
+        other.is_empty() || (self.min.cmple(other.min).all() && other.max.cmple(self.max).all())
+    }
+
+    /// Surface area (`0` for an empty box).
+    pub fn surface_area(&self) -> f32 {
+        if self.is_empty() {
+            return 0.0;
+        }
+        let d = self.max - self.min;
+        2.0 * (d.x * d.y + d.y * d.z + d.z * d.x)
+    }
+
+    /// Center point (computed without overflow for huge coordinates).
+    pub fn centroid(&self) -> Vec3 {
+        self.min * 0.5 + self.max * 0.5
+    }
+
+    /// Slab test: the parameter interval `(enter, exit)` over which the ray
+    /// `origin + t * dir` (with `inv_dir = 1 / dir` componentwise) is inside
+    /// the closed box, clipped to `[t_min, t_max]`, or `None` when that is
+    /// empty.
+    ///
+    /// * Zero direction components (`inv_dir = ±inf`) are handled exactly: the
+    ///   ray is inside that slab for all `t` iff the origin coordinate lies
+    ///   within it, boundary included (no `0 * inf = NaN` leaks).
+    /// * A ray starting inside the box gets `enter = t_min` (clamped).
+    /// * An empty box never intersects.
+    /// * The exit distance is rounded outward by a few ulps, so the test is
+    ///   conservative: a ray that meets the box (including touching it at a
+    ///   face, edge or corner, or a zero-thickness box) is never rejected
+    ///   because of rounding.
+    pub fn ray_interval(
+        &self,
+        origin: Vec3,
+        inv_dir: Vec3,
+        t_min: f32,
+        t_max: f32,
+    ) -> Option<(f32, f32)> {
+        if self.is_empty() {
+            return None;
+        }
+        let (near, far) = slab::<true>(
+            Vec3A::from(self.min),
+            Vec3A::from(self.max),
+            Vec3A::from(origin),
+            Vec3A::from(inv_dir),
+            t_min,
+            t_max,
+        );
+        (near <= far).then_some((near, far))
     }
 }
-use crate::pick::triangle::{RayPrecomp, TriHit};
-use crate::raster::rules::CullMode;
-impl Aabb {
-    pub fn ray_interval(&self, _o: Vec3, _i: Vec3, a: f32, b: f32) -> Option<(f32, f32)> {
-        Some((a, b))
+
+/// Slab test core; `near <= far` means a hit. With `ZEROS = false` the caller
+/// guarantees every `inv` component is finite (no NaN can arise).
+#[inline(always)]
+fn slab<const ZEROS: bool>(
+    min: Vec3A,
+    max: Vec3A,
+    o: Vec3A,
+    inv: Vec3A,
+    t_min: f32,
+    t_max: f32,
+) -> (f32, f32) {
+    let mut lo = (min - o) * inv;
+    let mut hi = (max - o) * inv;
+    if ZEROS {
+        // 0 * inf: the origin sits on that slab plane and the ray runs within
+        // it. Replace the NaN so the slab does not constrain t: for the `min`
+        // plane the NaN must act as the `-inf` end when inv > 0 and the `+inf`
+        // end when inv < 0, i.e. as `-inv`; for the `max` plane as `+inv`.
+        lo = Vec3A::select(lo.is_nan_mask(), -inv, lo);
+        hi = Vec3A::select(hi.is_nan_mask(), inv, hi);
+    }
+    let near = lo.min(hi).max_element().max(t_min);
+    let far_raw = lo.max(hi).min_element();
+    let far = (far_raw * (1.0 + FAR_SLACK))
+        .max(far_raw * (1.0 - FAR_SLACK))
+        .min(t_max);
+    (near, far)
+}
+
+/// A binary node's two children as produced by the builder (collapsed into
+/// [`Quad`]s afterwards).
+#[derive(Clone, Copy, Debug)]
+struct Pair {
+    bounds: [Box3; 2],
+    child: [ChildRef; 2],
+}
+
+impl Pair {
+    /// A pair with the given child bounds; references are filled in later.
+    fn with_bounds(l: &Box3, r: &Box3) -> Pair {
+        Pair {
+            bounds: [*l, *r],
+            child: [(0, 0); 2],
+        }
+    }
+
+    fn set_children(&mut self, l: ChildRef, r: ChildRef) {
+        self.child = [l, r];
     }
 }
+
+/// A 4-wide node: up to four children in one 128-byte, cache-line aligned
+/// block (32 bytes per child), bounds in SoA form so that all children are
+/// slab-tested with one set of 4-wide operations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(64))]
+struct Quad {
+    /// `[min.x, min.y, min.z, max.x, max.y, max.z]`, lane k = child k.
+    /// Unused lanes hold the empty box (`min = +inf`, `max = -inf`).
+    planes: [Vec4; 6],
+    /// Per child: index of its `Quad` (interior) or first entry in
+    /// `Bvh::prims` (leaf).
+    index: [u32; 4],
+    /// Per child: number of triangles, `0` for an interior child.
+    count: [u32; 4],
+}
+
+const EMPTY_QUAD: Quad = Quad {
+    planes: [
+        Vec4::INFINITY,
+        Vec4::INFINITY,
+        Vec4::INFINITY,
+        Vec4::NEG_INFINITY,
+        Vec4::NEG_INFINITY,
+        Vec4::NEG_INFINITY,
+    ],
+    index: [0; 4],
+    count: [0; 4],
+};
+
+impl Quad {
+    fn lane_used(&self, k: usize) -> bool {
+        self.planes[0][k] != f32::INFINITY
+    }
+
+    fn child_bounds(&self, k: usize) -> Aabb {
+        let p = &self.planes;
+        Aabb {
+            min: Vec3::new(p[0][k], p[1][k], p[2][k]),
+            max: Vec3::new(p[3][k], p[4][k], p[5][k]),
+        }
+    }
+
+    fn set_lane(&mut self, k: usize, b: &Box3, r: ChildRef) {
+        let (lo, hi) = (b.lo.to_array(), b.hi.to_array());
+        for a in 0..3 {
+            self.planes[a][k] = lo[a];
+            self.planes[a + 3][k] = hi[a];
+        }
+        (self.index[k], self.count[k]) = r;
+    }
+}
+
+/// A child in the binary build tree, as seen by [`Collapse`].
+#[derive(Clone, Copy)]
+enum Kid<'a> {
+    /// `(first primitive, count)`.
+    Leaf(ChildRef),
+    /// A node split by the parallel builder.
+    Inner(&'a Sub),
+    /// A pair (by index) of a serially built chunk.
+    Local(&'a [Pair], u32),
+}
+
+impl<'a> Kid<'a> {
+    fn of_sub(sub: &'a Sub) -> Kid<'a> {
+        match sub {
+            Sub::Chunk { root, .. } if root.1 > 0 => Kid::Leaf(*root),
+            Sub::Chunk { root, pairs } => Kid::Local(pairs, root.0),
+            Sub::Inner { .. } => Kid::Inner(sub),
+        }
+    }
+
+    fn of_ref(pairs: &'a [Pair], r: ChildRef) -> Kid<'a> {
+        if r.1 > 0 {
+            Kid::Leaf(r)
+        } else {
+            Kid::Local(pairs, r.0)
+        }
+    }
+
+    /// An interior node's two children with their bounds.
+    fn children(self) -> [(Box3, Kid<'a>); 2] {
+        match self {
+            Kid::Leaf(_) => unreachable!("leaves have no children"),
+            Kid::Inner(Sub::Inner { bounds, children }) => [
+                (bounds.0, Kid::of_sub(&children.0)),
+                (bounds.1, Kid::of_sub(&children.1)),
+            ],
+            Kid::Inner(Sub::Chunk { .. }) => unreachable!("chunks are Local"),
+            Kid::Local(pairs, i) => {
+                let p = &pairs[i as usize];
+                [
+                    (p.bounds[0], Kid::of_ref(pairs, p.child[0])),
+                    (p.bounds[1], Kid::of_ref(pairs, p.child[1])),
+                ]
+            }
+        }
+    }
+}
+
+/// Converts the binary tree into 4-wide nodes: each node adopts the children
+/// of its largest-area interior children until it has four (ties to the
+/// leftmost). With `widen == false` every node keeps its two children (used
+/// only when the 4-wide tree would need a deeper traversal stack than
+/// [`MAX_DEPTH`] entries).
+struct Collapse {
+    quads: Vec<Quad>,
+    widen: bool,
+}
+
+impl Collapse {
+    /// Emits the quad for the interior binary node `node`; returns its index,
+    /// its depth in levels (leaves included) and the traversal stack it may
+    /// need.
+    fn emit(&mut self, node: Kid) -> (u32, u32, u32) {
+        let [a, b] = node.children();
+        let mut kids = [a, b, a, a];
+        let mut n = 2;
+        while self.widen && n < 4 {
+            let mut best: Option<(usize, f32)> = None;
+            for (j, (b, k)) in kids[..n].iter().enumerate() {
+                let area = b.half_area();
+                if !matches!(k, Kid::Leaf(_)) && best.is_none_or(|(_, a)| area > a) {
+                    best = Some((j, area));
+                }
+            }
+            let Some((j, _)) = best else { break };
+            let [l, r] = kids[j].1.children();
+            kids.copy_within(j + 1..n, j + 2);
+            kids[j] = l;
+            kids[j + 1] = r;
+            n += 1;
+        }
+        let q = self.quads.len();
+        self.quads.push(EMPTY_QUAD);
+        let (mut depth, mut stack) = (1, 0);
+        for (k, (b, kid)) in kids[..n].iter().enumerate() {
+            let r = match *kid {
+                Kid::Leaf(r) => r,
+                interior => {
+                    let (cq, d, s) = self.emit(interior);
+                    depth = depth.max(d);
+                    stack = stack.max(s);
+                    (cq, 0)
+                }
+            };
+            self.quads[q].set_lane(k, b, r);
+        }
+        (q as u32, depth + 1, stack + n as u32 - 1)
+    }
+}
+
+/// Per-ray constants for testing the four children of a [`Quad`] at once.
+struct QuadTest {
+    /// Splatted origin per axis.
+    o: [Vec4; 3],
+    /// FAST: `inv_dir[axis] * (1 - d)` for entries, `* (1 + d)` for exits
+    /// (`d = FAR_SLACK`); generic: `inv_dir[axis]` for both.
+    inv_near: [Vec4; 3],
+    inv_far: [Vec4; 3],
+    /// FAST: plane index (into `Quad::planes`) of each axis' entry and exit.
+    near_plane: [usize; 3],
+    far_plane: [usize; 3],
+    t_min: f32,
+}
+
+impl QuadTest {
+    #[inline(always)]
+    fn new<const FAST: bool>(ray: &RayPrecomp, t_min: f32) -> QuadTest {
+        let (o, i) = (ray.origin(), ray.inv_dir());
+        let (lo, hi) = if FAST {
+            (1.0 - FAR_SLACK, 1.0 + FAR_SLACK)
+        } else {
+            (1.0, 1.0)
+        };
+        let neg = [i.x < 0.0, i.y < 0.0, i.z < 0.0];
+        QuadTest {
+            o: [Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z)],
+            inv_near: [i.x * lo, i.y * lo, i.z * lo].map(Vec4::splat),
+            inv_far: [i.x * hi, i.y * hi, i.z * hi].map(Vec4::splat),
+            near_plane: [0, 1, 2].map(|a| a + 3 * neg[a] as usize),
+            far_plane: [0, 1, 2].map(|a| a + 3 * !neg[a] as usize),
+            t_min,
+        }
+    }
+
+    /// Tests the four children against `[t_min, t_hi]`. Returns a bit mask
+    /// (bit k set when child k is hit) and the entry distances.
+    ///
+    /// FAST (requires finite `inv_dir` and `t_min >= 0`): entry and exit
+    /// planes are picked by the direction's sign; entries are rounded down
+    /// and exits up through the scaled `inv` (conservative because with
+    /// `t_min >= 0` only non-negative exits matter); an unused lane's
+    /// inverted box always gives entry `+inf` and exit `-inf`. Generic: the
+    /// robust [`slab`] formulation, for zero direction components and
+    /// negative `t_min`, with unused lanes masked out explicitly.
+    #[inline(always)]
+    fn test<const FAST: bool>(&self, q: &Quad, t_hi: f32) -> (u32, Vec4) {
+        let p = &q.planes;
+        let mut near = Vec4::splat(self.t_min);
+        if FAST {
+            let mut far = Vec4::splat(t_hi);
+            for a in 0..3 {
+                let n = (p[self.near_plane[a]] - self.o[a]) * self.inv_near[a];
+                let f = (p[self.far_plane[a]] - self.o[a]) * self.inv_far[a];
+                near = near.max(n);
+                far = far.min(f);
+            }
+            (near.cmple(far).bitmask(), near)
+        } else {
+            let mut far = Vec4::INFINITY;
+            for a in 0..3 {
+                let inv = self.inv_near[a];
+                let lo = (p[a] - self.o[a]) * inv;
+                let hi = (p[a + 3] - self.o[a]) * inv;
+                // 0 * inf: see `slab`.
+                let lo = Vec4::select(lo.is_nan_mask(), -inv, lo);
+                let hi = Vec4::select(hi.is_nan_mask(), inv, hi);
+                near = near.max(lo.min(hi));
+                far = far.min(lo.max(hi));
+            }
+            let far = (far * (1.0 + FAR_SLACK))
+                .max(far * (1.0 - FAR_SLACK))
+                .min(Vec4::splat(t_hi));
+            let used = p[0].cmple(p[3]);
+            ((near.cmple(far) & used).bitmask(), near)
+        }
+    }
+}
+
+/// Bounding volume hierarchy over the triangles of an indexed mesh.
+///
+/// Built by [`Bvh::build`]; see the [module docs](self) for the properties.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Bvh {
+    /// Bounds of the root (empty when no triangle is valid).
+    root_bounds: Aabb,
+    /// The root's reference: `(quad index, 0)` or `(first prim, count)`.
+    root: ChildRef,
+    /// 4-wide nodes, depth-first (a node's children follow it).
+    quads: Vec<Quad>,
+    /// Triangle indices referenced by the leaves.
+    prims: Vec<u32>,
+    node_count: usize,
+    depth: u32,
+}
+
 impl Bvh {
+    /// Builds the BVH of `tris` (vertex indices into `positions`).
+    ///
+    /// Triangles with an out-of-range index or a non-finite vertex coordinate
+    /// are excluded (they are never hit); an input without valid triangles
+    /// gives an empty BVH that never hits. The result does not depend on the
+    /// number of rayon threads.
+    pub fn build(positions: &[Vec3], tris: &[[u32; 3]]) -> Bvh {
+        Self::build_impl(positions, tris, true)
+    }
+
+    /// [`Bvh::build`]; `widen == false` keeps the binary tree's shape (two
+    /// children per node), which is also the fallback when the 4-wide tree
+    /// would need more than [`MAX_DEPTH`] stack entries.
+    fn build_impl(positions: &[Vec3], tris: &[[u32; 3]], widen: bool) -> Bvh {
+        use rayon::prelude::*;
+
+        assert!(
+            tris.len() <= u32::MAX as usize,
+            "too many triangles for u32 indices"
+        );
+        // Triangle bounds; invalid triangles get NaN bounds and are dropped.
+        let vertex = |i: u32| positions.get(i as usize).copied().filter(|p| p.is_finite());
+        let tri_box = |t: &[u32; 3]| -> Option<Box3> {
+            let (a, b, c) = (vertex(t[0])?, vertex(t[1])?, vertex(t[2])?);
+            let (a, b, c) = (Vec3A::from(a), Vec3A::from(b), Vec3A::from(c));
+            Some(Box3 {
+                lo: a.min(b).min(c),
+                hi: a.max(b).max(c),
+            })
+        };
+        let invalid = Box3 {
+            lo: Vec3A::NAN,
+            hi: Vec3A::NAN,
+        };
+        let mut refs: Vec<Box3> = tris
+            .par_iter()
+            .map(|t| tri_box(t).unwrap_or(invalid))
+            .collect();
+        let mut ids: Vec<u32> = (0..tris.len() as u32).into_par_iter().collect();
+        let is_valid = |r: &Box3| !r.lo.x.is_nan();
+        if !refs.par_iter().all(is_valid) {
+            let keep: Vec<bool> = refs.iter().map(is_valid).collect();
+            let mut k = keep.iter();
+            refs.retain(|_| *k.next().unwrap_or(&false));
+            let mut k = keep.iter();
+            ids.retain(|_| *k.next().unwrap_or(&false));
+        }
+        if refs.is_empty() {
+            return Bvh::default();
+        }
+        let (bounds, cbounds) = refs
+            .par_iter()
+            .fold(
+                || (Box3::EMPTY, Box3::EMPTY),
+                |(b, c), r| (b.union(r), c.grow(r.center())),
+            )
+            .reduce(
+                || (Box3::EMPTY, Box3::EMPTY),
+                |(b0, c0), (b1, c1)| (b0.union(&b1), c0.union(&c1)),
+            );
+        let sub = build_par(&mut refs, &mut ids, 0, bounds, cbounds, 1);
+        drop(refs);
+        let (quads, root, depth) = match Kid::of_sub(&sub) {
+            Kid::Leaf(r) => (Vec::new(), r, 1),
+            root => {
+                // The binary tree has depth <= MAX_DEPTH, so without widening
+                // the stack need is <= MAX_DEPTH - 1.
+                let mut c = Collapse {
+                    quads: Vec::with_capacity(sub.pair_count() / 2 + 1),
+                    widen,
+                };
+                let (mut q, mut depth, stack) = c.emit(root);
+                if stack > MAX_DEPTH && widen {
+                    c.quads.clear();
+                    c.widen = false;
+                    (q, depth, _) = c.emit(root);
+                }
+                (c.quads, (q, 0), depth)
+            }
+        };
+        let node_count = 1 + quads
+            .iter()
+            .map(|q| (0..4).filter(|&k| q.lane_used(k)).count())
+            .sum::<usize>();
+        Bvh {
+            root_bounds: Aabb {
+                min: bounds.lo.into(),
+                max: bounds.hi.into(),
+            },
+            root,
+            quads,
+            prims: ids,
+            node_count,
+            depth,
+        }
+    }
+
+    /// Bounds of all indexed triangles ([`Aabb::empty`] for an empty BVH).
+    pub fn root_bounds(&self) -> Aabb {
+        self.root_bounds
+    }
+
+    /// Number of nodes in the (4-wide) tree, leaves included (0 when empty).
+    pub fn node_count(&self) -> usize {
+        if self.is_empty() {
+            0
+        } else {
+            self.node_count
+        }
+    }
+
+    /// Number of levels of the (4-wide) tree, leaves included (0 when empty,
+    /// 1 for a single leaf); at most [`MAX_DEPTH`].
+    pub fn depth(&self) -> u32 {
+        if self.is_empty() {
+            0
+        } else {
+            self.depth
+        }
+    }
+
+    /// Number of triangles in the tree (the valid ones).
+    pub fn triangle_count(&self) -> usize {
+        self.prims.len()
+    }
+
+    /// `true` when the tree holds no triangle (it never hits).
+    pub fn is_empty(&self) -> bool {
+        self.prims.is_empty()
+    }
+
+    /// Closest hit of `ray` with `t_min <= t <= t_max` among the non-culled
+    /// triangles, as `(triangle index, hit)`. Among hits with equal `t` the
+    /// smaller triangle index wins, so the result equals that of a brute-force
+    /// loop over all (valid) triangles. Allocation-free.
+    ///
+    /// # Panics
+    /// If `positions`/`tris` are smaller than the ones the BVH was built from.
     pub fn first_hit(
         &self,
-        _p: &[Vec3],
-        _t: &[[u32; 3]],
-        _r: &RayPrecomp,
-        _a: f32,
-        _b: f32,
-        _c: CullMode,
+        positions: &[Vec3],
+        tris: &[[u32; 3]],
+        ray: &RayPrecomp,
+        t_min: f32,
+        t_max: f32,
+        cull: CullMode,
     ) -> Option<(u32, TriHit)> {
-        None
+        let range_ok = t_min <= t_max; // false for NaN
+        if self.is_empty() || !ray.is_valid() || !range_ok {
+            return None;
+        }
+        // No separate root-box test: testing the root's children rejects a
+        // ray that misses everything just as fast.
+        if ray.inv_dir().is_finite() && t_min >= 0.0 {
+            self.first_hit_impl::<true>(positions, tris, ray, t_min, t_max, cull)
+        } else {
+            self.first_hit_impl::<false>(positions, tris, ray, t_min, t_max, cull)
+        }
     }
+
+    #[inline(always)]
+    fn first_hit_impl<const FAST: bool>(
+        &self,
+        positions: &[Vec3],
+        tris: &[[u32; 3]],
+        ray: &RayPrecomp,
+        t_min: f32,
+        t_max: f32,
+        cull: CullMode,
+    ) -> Option<(u32, TriHit)> {
+        let boxes = QuadTest::new::<FAST>(ray, t_min);
+        let mut best: Option<(u32, TriHit)> = None;
+        let mut t_hi = t_max;
+        // Box pruning bound: t_hi plus a little slack (see PRUNE_SLACK).
+        let mut prune = t_max;
+        let mut stack = [(0u32, 0u32, 0f32); MAX_DEPTH as usize];
+        let mut sp = 0usize;
+        let (mut index, mut count) = self.root;
+        loop {
+            if count == 0 {
+                let q = &self.quads[index as usize];
+                let (mask, near) = boxes.test::<FAST>(q, prune);
+                if mask != 0 {
+                    let near = near.to_array();
+                    let mut first = mask.trailing_zeros() as usize;
+                    let rest = mask & (mask - 1);
+                    if rest != 0 {
+                        let second = rest.trailing_zeros() as usize;
+                        if rest & (rest - 1) == 0 {
+                            // Two children hit: nearer first (lower lane on
+                            // ties), branch-free.
+                            let swap = near[second] < near[first];
+                            let (a, b) = if swap {
+                                (second, first)
+                            } else {
+                                (first, second)
+                            };
+                            stack[sp] = (q.index[b], q.count[b], near[b]);
+                            sp += 1;
+                            first = a;
+                        } else {
+                            // Three or four: push all but the nearest,
+                            // farthest first, so they pop front to back
+                            // (equal distances: the higher lane first).
+                            let mut order = [(0f32, 0usize); 4];
+                            let mut n = 0;
+                            let mut m = mask;
+                            while m != 0 {
+                                let k = m.trailing_zeros() as usize;
+                                m &= m - 1;
+                                // Insertion by (distance, lane), descending.
+                                let mut j = n;
+                                while j > 0 && order[j - 1].0 < near[k] {
+                                    order[j] = order[j - 1];
+                                    j -= 1;
+                                }
+                                order[j] = (near[k], k);
+                                n += 1;
+                            }
+                            for &(d, k) in &order[..n - 1] {
+                                stack[sp] = (q.index[k], q.count[k], d);
+                                sp += 1;
+                            }
+                            first = order[n - 1].1;
+                        }
+                    }
+                    (index, count) = (q.index[first], q.count[first]);
+                    continue;
+                }
+            } else {
+                let first = index as usize;
+                for &id in &self.prims[first..first + count as usize] {
+                    let [a, b, c] = tris[id as usize];
+                    let h = intersect(
+                        ray,
+                        positions[a as usize],
+                        positions[b as usize],
+                        positions[c as usize],
+                        t_min,
+                        t_hi,
+                        cull,
+                    );
+                    if let Some(h) = h {
+                        let better = match best {
+                            None => true,
+                            Some((bid, bh)) => h.t < bh.t || (h.t == bh.t && id < bid),
+                        };
+                        if better {
+                            best = Some((id, h));
+                            t_hi = h.t;
+                            prune = t_hi + t_hi.abs() * PRUNE_SLACK;
+                        }
+                    }
+                }
+            }
+            // Pop the next node still in range.
+            loop {
+                if sp == 0 {
+                    return best;
+                }
+                sp -= 1;
+                let (i, c, t_enter) = stack[sp];
+                if t_enter <= prune {
+                    (index, count) = (i, c);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Appends every hit of `ray` with `t_min <= t <= t_max` among the
+    /// non-culled triangles to `out` as `(triangle index, hit)`, then sorts
+    /// `out` by `(t, triangle index)` (the whole of `out`, so pass an empty
+    /// vector unless merging is intended).
+    ///
+    /// # Panics
+    /// If `positions`/`tris` are smaller than the ones the BVH was built from.
     #[allow(clippy::too_many_arguments)]
     pub fn all_hits(
         &self,
-        _p: &[Vec3],
-        _t: &[[u32; 3]],
-        _r: &RayPrecomp,
-        _a: f32,
-        _b: f32,
-        _c: CullMode,
-        _o: &mut Vec<(u32, TriHit)>,
+        positions: &[Vec3],
+        tris: &[[u32; 3]],
+        ray: &RayPrecomp,
+        t_min: f32,
+        t_max: f32,
+        cull: CullMode,
+        out: &mut Vec<(u32, TriHit)>,
     ) {
+        let range_ok = t_min <= t_max; // false for NaN
+        if !self.is_empty() && ray.is_valid() && range_ok {
+            let boxes = QuadTest::new::<false>(ray, t_min);
+            // Pending siblings along the path (<= MAX_DEPTH) plus the
+            // children of the node just popped.
+            let mut stack = [(0u32, 0u32); MAX_DEPTH as usize + 4];
+            let mut sp = 1usize;
+            stack[0] = self.root;
+            while sp > 0 {
+                sp -= 1;
+                let (index, count) = stack[sp];
+                if count == 0 {
+                    let q = &self.quads[index as usize];
+                    let (mut mask, _) = boxes.test::<false>(q, t_max);
+                    while mask != 0 {
+                        let k = mask.trailing_zeros() as usize;
+                        mask &= mask - 1;
+                        stack[sp] = (q.index[k], q.count[k]);
+                        sp += 1;
+                    }
+                } else {
+                    let first = index as usize;
+                    for &id in &self.prims[first..first + count as usize] {
+                        let [a, b, c] = tris[id as usize];
+                        if let Some(h) = intersect(
+                            ray,
+                            positions[a as usize],
+                            positions[b as usize],
+                            positions[c as usize],
+                            t_min,
+                            t_max,
+                            cull,
+                        ) {
+                            out.push((id, h));
+                        }
+                    }
+                }
+            }
+        }
+        out.sort_by(|a, b| a.1.t.total_cmp(&b.1.t).then(a.0.cmp(&b.0)));
+    }
+
+    /// Checks the structure against the mesh it was built from: every node's
+    /// bounds contain its children (interior) or its triangles (leaf), the
+    /// tree is well formed (indices in range, every node reached once, depth
+    /// and traversal stack within [`MAX_DEPTH`]), and every valid triangle
+    /// (finite coordinates, in-range indices) appears in exactly one leaf
+    /// while no invalid one appears at all.
+    pub fn validate(&self, positions: &[Vec3], tris: &[[u32; 3]]) -> Result<(), String> {
+        let valid = |t: &[u32; 3]| {
+            t.iter().all(|&i| {
+                positions
+                    .get(i as usize)
+                    .is_some_and(|p: &Vec3| p.is_finite())
+            })
+        };
+        let n_valid = tris.iter().filter(|t| valid(t)).count();
+        if self.is_empty() {
+            return if n_valid == 0 && self.quads.is_empty() && self.root_bounds.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("empty tree but {n_valid} valid triangles"))
+            };
+        }
+        let mut seen = vec![false; tris.len()];
+        let mut visited = vec![false; self.quads.len()];
+        let mut prim_covered = vec![false; self.prims.len()];
+        // (reference, bounds, level, stack entries pushed above, parent quad)
+        let mut todo = vec![(self.root, self.root_bounds, 1u32, 0u32, usize::MAX)];
+        let (mut count, mut max_depth) = (0usize, 0u32);
+        while let Some(((index, n), bounds, d, stack, parent)) = todo.pop() {
+            count += 1;
+            max_depth = max_depth.max(d);
+            if d > MAX_DEPTH || stack > MAX_DEPTH {
+                return Err(format!("node at depth {d} needs a stack of {stack}"));
+            }
+            if bounds.is_empty() || !bounds.min.is_finite() || !bounds.max.is_finite() {
+                return Err(format!("node has bad bounds {bounds:?}"));
+            }
+            if n == 0 {
+                let i = index as usize;
+                let q = self.quads.get(i).ok_or(format!("quad {i} out of range"))?;
+                if parent != usize::MAX && i <= parent {
+                    return Err(format!("quad {i} does not follow its parent {parent}"));
+                }
+                if std::mem::replace(&mut visited[i], true) {
+                    return Err(format!("quad {i} reached twice"));
+                }
+                let used: Vec<usize> = (0..4).filter(|&k| q.lane_used(k)).collect();
+                if used.len() < 2 || used.iter().enumerate().any(|(j, &k)| j != k) {
+                    return Err(format!("quad {i} uses lanes {used:?}"));
+                }
+                let pushed = stack + used.len() as u32 - 1;
+                for k in used {
+                    let cb = q.child_bounds(k);
+                    if !bounds.contains(&cb) {
+                        return Err(format!("node does not contain child {k} of quad {i}"));
+                    }
+                    todo.push(((q.index[k], q.count[k]), cb, d + 1, pushed, i));
+                }
+            } else {
+                let (first, n) = (index as usize, n as usize);
+                if first + n > self.prims.len() {
+                    return Err(format!("leaf prim range {first}+{n} out of bounds"));
+                }
+                for (k, &id) in self.prims.iter().enumerate().skip(first).take(n) {
+                    if std::mem::replace(&mut prim_covered[k], true) {
+                        return Err(format!("prim slot {k} in two leaves"));
+                    }
+                    let id = id as usize;
+                    let t = tris.get(id).ok_or(format!("bad triangle index {id}"))?;
+                    if !valid(t) {
+                        return Err(format!("invalid triangle {id} indexed"));
+                    }
+                    if std::mem::replace(&mut seen[id], true) {
+                        return Err(format!("triangle {id} indexed twice"));
+                    }
+                    let mut tb = Aabb::empty();
+                    t.iter().for_each(|&v| tb.grow(positions[v as usize]));
+                    if !bounds.contains(&tb) {
+                        return Err(format!("leaf does not contain triangle {id}"));
+                    }
+                }
+            }
+        }
+        if count != self.node_count || max_depth != self.depth {
+            return Err(format!(
+                "node_count/depth {}/{} but found {count}/{max_depth}",
+                self.node_count, self.depth
+            ));
+        }
+        if visited.iter().any(|v| !v) {
+            return Err("unreachable quad".into());
+        }
+        if prim_covered.iter().any(|c| !c) {
+            return Err("prim slot not referenced by any leaf".into());
+        }
+        let missing = tris
+            .iter()
+            .zip(&seen)
+            .filter(|(t, s)| valid(t) && !**s)
+            .count();
+        if missing > 0 {
+            return Err(format!("{missing} valid triangles missing"));
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Build internals.
+
+/// SIMD-friendly box used during the build.
+#[derive(Clone, Copy, Debug)]
+struct Box3 {
+    lo: Vec3A,
+    hi: Vec3A,
+}
+
+impl Box3 {
+    const EMPTY: Box3 = Box3 {
+        lo: Vec3A::INFINITY,
+        hi: Vec3A::NEG_INFINITY,
+    };
+
+    #[inline(always)]
+    fn union(&self, o: &Box3) -> Box3 {
+        Box3 {
+            lo: self.lo.min(o.lo),
+            hi: self.hi.max(o.hi),
+        }
+    }
+
+    #[inline(always)]
+    fn grow(&self, p: Vec3A) -> Box3 {
+        Box3 {
+            lo: self.lo.min(p),
+            hi: self.hi.max(p),
+        }
+    }
+
+    #[inline(always)]
+    fn center(&self) -> Vec3A {
+        self.lo * 0.5 + self.hi * 0.5
+    }
+
+    /// Half the surface area; callers only use it on non-empty boxes.
+    #[inline(always)]
+    fn half_area(&self) -> f32 {
+        let d = self.hi - self.lo;
+        (d * d.yzx()).element_sum()
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Bin {
+    /// Bounds of the triangles in the bin.
+    bounds: Box3,
+    /// Bounds of their centroids.
+    cb: Box3,
+    count: u32,
+}
+
+const EMPTY_BIN: Bin = Bin {
+    bounds: Box3::EMPTY,
+    cb: Box3::EMPTY,
+    count: 0,
+};
+
+/// Per-axis SAH bins; only the first `nb` of each axis are in use.
+#[derive(Clone, Copy)]
+struct Bins([[Bin; BINS]; 3]);
+
+impl Bins {
+    const EMPTY: Bins = Bins([[EMPTY_BIN; BINS]; 3]);
+
+    fn reset(&mut self, grid: &BinGrid) {
+        for axis in grid.axes() {
+            self.0[axis][..grid.nb].fill(EMPTY_BIN);
+        }
+    }
+
+    /// Adds `r` to its bin on every axis (`ALL`) or on `AXIS` only; returns
+    /// the bin on `AXIS` (meaningless with `ALL`).
+    #[inline(always)]
+    fn add<const ALL: bool, const AXIS: usize>(&mut self, r: &Box3, grid: &BinGrid) -> u8 {
+        let c = r.center();
+        if ALL {
+            for (axis, bin) in grid.bins_of(r).into_iter().enumerate() {
+                let b = &mut self.0[axis][bin];
+                b.bounds = b.bounds.union(r);
+                b.cb = b.cb.grow(c);
+                b.count += 1;
+            }
+            0
+        } else {
+            let bin = grid.bin_on::<AXIS>(r);
+            let b = &mut self.0[AXIS][bin];
+            b.bounds = b.bounds.union(r);
+            b.cb = b.cb.grow(c);
+            b.count += 1;
+            bin as u8
+        }
+    }
+
+    fn merge(&mut self, o: &Bins, grid: &BinGrid) {
+        for axis in grid.axes() {
+            let nb = grid.nb;
+            for (s, b) in self.0[axis][..nb].iter_mut().zip(&o.0[axis][..nb]) {
+                s.bounds = s.bounds.union(&b.bounds);
+                s.cb = s.cb.union(&b.cb);
+                s.count += b.count;
+            }
+        }
+    }
+
+    /// Bins `refs` (two interleaved bin sets hide the store-to-load latency
+    /// of consecutive triangles landing in the same bin; the merge is exact,
+    /// so the result does not depend on the interleaving). When binning a
+    /// single axis, also records each triangle's bin in `tags`.
+    fn fill(&mut self, other: &mut Bins, refs: &[Box3], tags: &mut [u8], grid: &BinGrid) {
+        match (grid.all_axes, grid.axis) {
+            (true, _) => self.fill_impl::<true, 0>(other, refs, tags, grid),
+            (false, 0) => self.fill_impl::<false, 0>(other, refs, tags, grid),
+            (false, 1) => self.fill_impl::<false, 1>(other, refs, tags, grid),
+            _ => self.fill_impl::<false, 2>(other, refs, tags, grid),
+        }
+    }
+
+    fn fill_impl<const ALL: bool, const AXIS: usize>(
+        &mut self,
+        other: &mut Bins,
+        refs: &[Box3],
+        tags: &mut [u8],
+        grid: &BinGrid,
+    ) {
+        self.reset(grid);
+        if ALL {
+            refs.iter().for_each(|r| {
+                self.add::<ALL, AXIS>(r, grid);
+            });
+            return;
+        }
+        other.reset(grid);
+        let mut pairs = refs.chunks_exact(2);
+        let mut tag_pairs = tags.chunks_exact_mut(2);
+        for (p, t) in (&mut pairs).zip(&mut tag_pairs) {
+            t[0] = self.add::<ALL, AXIS>(&p[0], grid);
+            t[1] = other.add::<ALL, AXIS>(&p[1], grid);
+        }
+        if let ([r], [t]) = (pairs.remainder(), tag_pairs.into_remainder()) {
+            *t = self.add::<ALL, AXIS>(r, grid);
+        }
+        self.merge(other, grid);
+    }
+}
+
+/// Scratch space of one build task.
+struct Scratch {
+    bins: Bins,
+    spare: Bins,
+    /// Per-triangle bin on the binned axis (single-axis nodes).
+    tags: Vec<u8>,
+}
+
+impl Scratch {
+    fn new() -> Box<Scratch> {
+        Box::new(Scratch {
+            bins: Bins::EMPTY,
+            spare: Bins::EMPTY,
+            tags: Vec::new(),
+        })
+    }
+}
+
+/// Maps centroids to bins: `bin = round((c - origin) * scale)` clamped to
+/// `[0, nb - 1]` (any monotone rule works; this one converts to an integer
+/// cheaply, via the 2^23 trick).
+#[derive(Clone, Copy)]
+struct BinGrid {
+    origin: Vec3A,
+    scale: Vec3A,
+    /// Bins in use (`<= BINS`).
+    nb: usize,
+    /// Bin on all three axes, or only on `axis`.
+    all_axes: bool,
+    axis: usize,
+}
+
+impl BinGrid {
+    /// The axes being binned.
+    fn axes(&self) -> std::ops::Range<usize> {
+        if self.all_axes {
+            0..3
+        } else {
+            self.axis..self.axis + 1
+        }
+    }
+
+    /// The triangle's bin on each axis. Binning and partitioning both use
+    /// this, so they agree exactly.
+    #[inline(always)]
+    fn bins_of(&self, r: &Box3) -> [usize; 3] {
+        const MAGIC: f32 = 8388608.0; // 2^23: adding it rounds to an integer
+        let top = Vec3A::splat((self.nb - 1) as f32);
+        let f = ((r.center() - self.origin) * self.scale)
+            .max(Vec3A::ZERO)
+            .min(top)
+            + Vec3A::splat(MAGIC);
+        // The final `min` also keeps a (never used) NaN lane in range.
+        f.to_array()
+            .map(|x| ((x.to_bits() & 0xFF) as usize).min(self.nb - 1))
+    }
+
+    /// `bins_of(r)[AXIS]`, computed with the same operations.
+    #[inline(always)]
+    fn bin_on<const AXIS: usize>(&self, r: &Box3) -> usize {
+        const MAGIC: f32 = 8388608.0;
+        let top = Vec3A::splat((self.nb - 1) as f32);
+        let f = ((r.center() - self.origin) * self.scale)
+            .max(Vec3A::ZERO)
+            .min(top)
+            + Vec3A::splat(MAGIC);
+        let x = match AXIS {
+            0 => f.x,
+            1 => f.y,
+            _ => f.z,
+        };
+        ((x.to_bits() & 0xFF) as usize).min(self.nb - 1)
+    }
+}
+
+/// Result of splitting a node.
+enum Split {
+    Leaf,
+    Inner {
+        mid: usize,
+        left: (Box3, Box3),
+        right: (Box3, Box3),
+    },
+}
+
+/// A child reference: `(pair index, 0)` for an interior node, `(first
+/// primitive, count)` for a leaf.
+type ChildRef = (u32, u32);
+
+/// Sub-tree produced by the parallel builder (collapsed into quads in a fixed
+/// order afterwards).
+enum Sub {
+    /// A serially built sub-tree with chunk-local pair indices.
+    Chunk { root: ChildRef, pairs: Vec<Pair> },
+    /// A node split in parallel.
+    Inner {
+        bounds: (Box3, Box3),
+        children: Box<(Sub, Sub)>,
+    },
+}
+
+impl Sub {
+    fn pair_count(&self) -> usize {
+        match self {
+            Sub::Chunk { pairs, .. } => pairs.len(),
+            Sub::Inner { children, .. } => 1 + children.0.pair_count() + children.1.pair_count(),
+        }
+    }
+}
+
+fn build_par(
+    refs: &mut [Box3],
+    ids: &mut [u32],
+    base: u32,
+    bounds: Box3,
+    cbounds: Box3,
+    depth: u32,
+) -> Sub {
+    let n = refs.len();
+    let mut scratch = Scratch::new();
+    if n < PAR_BUILD_MIN {
+        let mut b = Builder {
+            pairs: Vec::with_capacity(n / 2),
+            scratch: &mut scratch,
+        };
+        let root = b.build(refs, ids, base, bounds, cbounds, depth);
+        return Sub::Chunk {
+            root,
+            pairs: b.pairs,
+        };
+    }
+    match split(&mut scratch, refs, ids, bounds, cbounds, depth, true) {
+        Split::Leaf => Sub::Chunk {
+            root: (base, n as u32),
+            pairs: Vec::new(),
+        },
+        Split::Inner { mid, left, right } => {
+            drop(scratch);
+            let (rl, rr) = refs.split_at_mut(mid);
+            let (il, ir) = ids.split_at_mut(mid);
+            let children = rayon::join(
+                || build_par(rl, il, base, left.0, left.1, depth + 1),
+                || build_par(rr, ir, base + mid as u32, right.0, right.1, depth + 1),
+            );
+            Sub::Inner {
+                bounds: (left.0, right.0),
+                children: Box::new(children),
+            }
+        }
+    }
+}
+
+/// Serial depth-first builder of one chunk.
+struct Builder<'a> {
+    pairs: Vec<Pair>,
+    scratch: &'a mut Scratch,
+}
+
+impl Builder<'_> {
+    fn build(
+        &mut self,
+        refs: &mut [Box3],
+        ids: &mut [u32],
+        base: u32,
+        bounds: Box3,
+        cbounds: Box3,
+        depth: u32,
+    ) -> ChildRef {
+        match split(self.scratch, refs, ids, bounds, cbounds, depth, false) {
+            Split::Leaf => (base, refs.len() as u32),
+            Split::Inner { mid, left, right } => {
+                let p = self.pairs.len();
+                self.pairs.push(Pair::with_bounds(&left.0, &right.0));
+                let (rl, rr) = refs.split_at_mut(mid);
+                let (il, ir) = ids.split_at_mut(mid);
+                let l = self.build(rl, il, base, left.0, left.1, depth + 1);
+                let base_r = base + mid as u32;
+                let r = self.build(rr, ir, base_r, right.0, right.1, depth + 1);
+                self.pairs[p].set_children(l, r);
+                (p as u32, 0)
+            }
+        }
+    }
+}
+
+/// Levels needed below a node of `n` triangles with count-median splits.
+fn median_height(n: usize) -> u32 {
+    let mut h = 1;
+    let mut n = n;
+    while n > LEAF_MIN {
+        n = n.div_ceil(2);
+        h += 1;
+    }
+    h
+}
+
+/// Decides how to split the node holding `refs`/`ids` (reordering them) and
+/// returns the children's triangle and centroid bounds.
+fn split(
+    scratch: &mut Scratch,
+    refs: &mut [Box3],
+    ids: &mut [u32],
+    bounds: Box3,
+    cbounds: Box3,
+    depth: u32,
+    parallel: bool,
+) -> Split {
+    let n = refs.len();
+    if n <= LEAF_MIN {
+        return Split::Leaf;
+    }
+    if depth + median_height(n) > MAX_DEPTH {
+        // Unreachable for ordinary meshes: an adversarial centroid
+        // distribution made the SAH chain too deep. Object median keeps the
+        // rest of the sub-tree balanced.
+        return object_median_split(refs, ids, cbounds);
+    }
+    // Small nodes use fewer bins (one per triangle): same quality, less
+    // per-node work.
+    let nb = (n / 4).clamp(4, BINS);
+    let extent = cbounds.hi - cbounds.lo;
+    let scale = Vec3A::splat(nb as f32) / extent;
+    let mut axis_ok = extent.cmpgt(Vec3A::ZERO) & scale.is_finite_mask();
+    if !axis_ok.any() {
+        // All centroids (numerically) coincide.
+        return count_median_split(refs, n / 2);
+    }
+    // Large nodes bin only along the widest centroid extent (a third of the
+    // work; the SAH choice of axis rarely differs there).
+    let all_axes = n < ALL_AXES_BELOW;
+    let widest = Vec3A::select(axis_ok, extent, Vec3A::ZERO).max_position();
+    if !all_axes {
+        axis_ok = BVec3A::new(widest == 0, widest == 1, widest == 2);
+    }
+    let grid = BinGrid {
+        origin: cbounds.lo,
+        scale: Vec3A::select(axis_ok, scale, Vec3A::ZERO),
+        nb,
+        all_axes,
+        axis: widest,
+    };
+    let Scratch { bins, spare, tags } = scratch;
+    tags.resize(if all_axes { 0 } else { n }, 0);
+    if parallel && n >= PAR_BIN_MIN {
+        use rayon::prelude::*;
+        *bins = refs
+            .par_chunks(1 << 14)
+            .zip(tags.par_chunks_mut(1 << 14))
+            .map(|(chunk, tags)| {
+                let mut s = Scratch::new();
+                let Scratch { bins, spare, .. } = &mut *s;
+                bins.fill(spare, chunk, tags, &grid);
+                s
+            })
+            .reduce(
+                || {
+                    let mut s = Scratch::new();
+                    s.bins.reset(&grid);
+                    s
+                },
+                |mut a, b| {
+                    a.bins.merge(&b.bins, &grid);
+                    a
+                },
+            )
+            .bins;
+    } else {
+        bins.fill(spare, refs, tags, &grid);
+    }
+    let bins = &*bins;
+
+    // SAH sweep: cost(split after bin i) = area_l * n_l + area_r * n_r.
+    let axis_ok = [axis_ok.test(0), axis_ok.test(1), axis_ok.test(2)];
+    let mut best = (f32::INFINITY, 0usize, 0usize);
+    for (axis, bins) in bins.0.iter().enumerate() {
+        if !axis_ok[axis] {
+            continue;
+        }
+        let bins = &bins[..nb];
+        let mut right_cost = [0f32; BINS];
+        let (mut acc, mut cnt) = (Box3::EMPTY, 0u32);
+        for i in (1..nb).rev() {
+            acc = acc.union(&bins[i].bounds);
+            cnt += bins[i].count;
+            right_cost[i - 1] = if cnt == 0 {
+                f32::NAN
+            } else {
+                acc.half_area() * cnt as f32
+            };
+        }
+        let (mut acc, mut cnt) = (Box3::EMPTY, 0u32);
+        for i in 0..nb - 1 {
+            acc = acc.union(&bins[i].bounds);
+            cnt += bins[i].count;
+            if cnt == 0 {
+                continue;
+            }
+            let cost = acc.half_area() * cnt as f32 + right_cost[i];
+            if cost < best.0 {
+                best = (cost, axis, i);
+            }
+        }
+    }
+    let (best_cost, axis, split_bin) = best;
+    if !best_cost.is_finite() {
+        // Cannot happen (extreme bins are never empty) but stay safe.
+        return count_median_split(refs, n / 2);
+    }
+    let node_area = bounds.half_area();
+    let leaf_cost = n as f32 * node_area;
+    if n <= LEAF_MAX && leaf_cost <= COST_TRAVERSAL * node_area + best_cost {
+        return Split::Leaf;
+    }
+
+    // Partition in place (same arithmetic as the binning).
+    // Untouched positions use the bins recorded while binning (`tags`).
+    let tagged = |j: usize, _: &Box3| tags[j] as usize <= split_bin;
+    let i = match (all_axes, axis) {
+        (false, _) => match axis {
+            0 => partition(refs, ids, tagged, |r| grid.bin_on::<0>(r) <= split_bin),
+            1 => partition(refs, ids, tagged, |r| grid.bin_on::<1>(r) <= split_bin),
+            _ => partition(refs, ids, tagged, |r| grid.bin_on::<2>(r) <= split_bin),
+        },
+        (true, 0) => partition(
+            refs,
+            ids,
+            |_, r| grid.bin_on::<0>(r) <= split_bin,
+            |r| grid.bin_on::<0>(r) <= split_bin,
+        ),
+        (true, 1) => partition(
+            refs,
+            ids,
+            |_, r| grid.bin_on::<1>(r) <= split_bin,
+            |r| grid.bin_on::<1>(r) <= split_bin,
+        ),
+        _ => partition(
+            refs,
+            ids,
+            |_, r| grid.bin_on::<2>(r) <= split_bin,
+            |r| grid.bin_on::<2>(r) <= split_bin,
+        ),
+    };
+    if i == 0 || i == n {
+        return count_median_split(refs, n / 2);
+    }
+    let sides = &bins.0[axis];
+    let side = |bins: &[Bin]| {
+        bins.iter().fold((Box3::EMPTY, Box3::EMPTY), |(b, c), bin| {
+            (b.union(&bin.bounds), c.union(&bin.cb))
+        })
+    };
+    Split::Inner {
+        mid: i,
+        left: side(&sides[..=split_bin]),
+        right: side(&sides[split_bin + 1..nb]),
+    }
+}
+
+/// Reorders `refs`/`ids` so that the elements with `left(r)` come first and
+/// returns their count. Deterministic and branch-free in the classification:
+/// blocks from both ends are classified into offset buffers (as in
+/// BlockQuicksort) and only misplaced pairs are swapped; the middle remainder
+/// is finished with a branch-free Lomuto pass.
+///
+/// `left_at(j, r)` classifies the element at position `j` while it is still
+/// at its original position (the block phase only reads untouched positions);
+/// `left` classifies an element wherever it is.
+#[inline(always)]
+fn partition(
+    refs: &mut [Box3],
+    ids: &mut [u32],
+    left_at: impl Fn(usize, &Box3) -> bool,
+    left: impl Fn(&Box3) -> bool,
+) -> usize {
+    const B: usize = 64;
+    let (mut l, mut r) = (0usize, refs.len());
+    let mut off_l = [0u8; B];
+    let mut off_r = [0u8; B];
+    let (mut nl, mut nr, mut sl, mut sr) = (0usize, 0usize, 0usize, 0usize);
+    while r - l >= 2 * B {
+        if nl == 0 {
+            sl = 0;
+            for (k, r) in refs[l..l + B].iter().enumerate() {
+                off_l[nl] = k as u8;
+                nl += !left_at(l + k, r) as usize;
+            }
+        }
+        if nr == 0 {
+            sr = 0;
+            for (k, x) in refs[r - B..r].iter().rev().enumerate() {
+                off_r[nr] = k as u8;
+                nr += left_at(r - 1 - k, x) as usize;
+            }
+        }
+        let m = nl.min(nr);
+        for k in 0..m {
+            let a = l + off_l[sl + k] as usize;
+            let b = r - 1 - off_r[sr + k] as usize;
+            refs.swap(a, b);
+            ids.swap(a, b);
+        }
+        (nl, nr, sl, sr) = (nl - m, nr - m, sl + m, sr + m);
+        if nl == 0 {
+            l += B;
+        }
+        if nr == 0 {
+            r -= B;
+        }
+    }
+    // Lomuto on [l, r): [l, i) left, [i, j) right.
+    let mut i = l;
+    for j in l..r {
+        let go_left = left(&refs[j]);
+        refs.swap(i, j);
+        ids.swap(i, j);
+        i += go_left as usize;
+    }
+    i
+}
+
+/// Splits at `mid` in the current order, computing the children's bounds.
+fn count_median_split(refs: &[Box3], mid: usize) -> Split {
+    let bounds_of = |rs: &[Box3]| {
+        rs.iter().fold((Box3::EMPTY, Box3::EMPTY), |(b, c), r| {
+            (b.union(r), c.grow(r.center()))
+        })
+    };
+    Split::Inner {
+        mid,
+        left: bounds_of(&refs[..mid]),
+        right: bounds_of(&refs[mid..]),
+    }
+}
+
+/// Orders the triangles by centroid along the widest centroid axis (ties by
+/// triangle index) and splits at the median.
+fn object_median_split(refs: &mut [Box3], ids: &mut [u32], cbounds: Box3) -> Split {
+    let axis = (cbounds.hi - cbounds.lo).max_position();
+    let mut order: Vec<(f32, u32, Box3)> = refs
+        .iter()
+        .zip(ids.iter())
+        .map(|(r, &id)| (r.center()[axis], id, *r))
+        .collect();
+    let mid = refs.len() / 2;
+    order.select_nth_unstable_by(mid, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    for (k, (_, id, r)) in order.into_iter().enumerate() {
+        refs[k] = r;
+        ids[k] = id;
+    }
+    count_median_split(refs, mid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SplitMix64: tiny deterministic RNG for tests.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next_u64(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        fn f32(&mut self) -> f32 {
+            (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+        }
+        fn range(&mut self, lo: f32, hi: f32) -> f32 {
+            lo + (hi - lo) * self.f32()
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next_u64() % n as u64) as usize
+        }
+        fn vec3(&mut self, lo: f32, hi: f32) -> Vec3 {
+            Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
+        }
+        fn in_box(&mut self, b: &Aabb) -> Vec3 {
+            let t = self.vec3(0.0, 1.0);
+            b.min + (b.max - b.min) * t
+        }
+    }
+
+    type Mesh = (Vec<Vec3>, Vec<[u32; 3]>);
+
+    /// UV sphere: 2 poles + (stacks-1) rings of `slices` vertices.
+    fn uv_sphere(stacks: u32, slices: u32, center: Vec3, radius: f32) -> Mesh {
+        let mut pos = vec![center + Vec3::Z * radius];
+        for i in 1..stacks {
+            let th = std::f32::consts::PI * i as f32 / stacks as f32;
+            for j in 0..slices {
+                let ph = std::f32::consts::TAU * j as f32 / slices as f32;
+                let d = Vec3::new(th.sin() * ph.cos(), th.sin() * ph.sin(), th.cos());
+                pos.push(center + d * radius);
+            }
+        }
+        pos.push(center - Vec3::Z * radius);
+        let ring = |i: u32, j: u32| 1 + (i - 1) * slices + j % slices;
+        let south = pos.len() as u32 - 1;
+        let mut tris = Vec::new();
+        for j in 0..slices {
+            tris.push([0, ring(1, j), ring(1, j + 1)]);
+            tris.push([south, ring(stacks - 1, j + 1), ring(stacks - 1, j)]);
+        }
+        for i in 1..stacks - 1 {
+            for j in 0..slices {
+                let (a, b, c, d) = (
+                    ring(i, j),
+                    ring(i + 1, j),
+                    ring(i + 1, j + 1),
+                    ring(i, j + 1),
+                );
+                tris.push([a, b, c]);
+                tris.push([a, c, d]);
+            }
+        }
+        (pos, tris)
+    }
+
+    /// Jittered height-field grid with random diagonals.
+    fn grid(n: usize, rng: &mut Rng) -> Mesh {
+        let mut pos = Vec::new();
+        for j in 0..=n {
+            for i in 0..=n {
+                let jit = if i == 0 || j == 0 || i == n || j == n {
+                    0.0
+                } else {
+                    0.3
+                };
+                pos.push(Vec3::new(
+                    i as f32 + rng.range(-jit, jit),
+                    j as f32 + rng.range(-jit, jit),
+                    rng.range(-0.5, 0.5),
+                ));
+            }
+        }
+        let id = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+        let mut tris = Vec::new();
+        for j in 0..n {
+            for i in 0..n {
+                let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
+                if rng.below(2) == 0 {
+                    tris.push([a, b, c]);
+                    tris.push([a, c, d]);
+                } else {
+                    tris.push([a, b, d]);
+                    tris.push([b, c, d]);
+                }
+            }
+        }
+        (pos, tris)
+    }
+
+    /// Overlapping random triangles in [-1, 1]^3.
+    fn soup(n: usize, rng: &mut Rng) -> Mesh {
+        let mut pos = Vec::new();
+        let mut tris = Vec::new();
+        for i in 0..n as u32 {
+            let c = rng.vec3(-1.0, 1.0);
+            let s = rng.range(0.02, 0.6);
+            for _ in 0..3 {
+                pos.push(c + rng.vec3(-s, s));
+            }
+            tris.push([3 * i, 3 * i + 1, 3 * i + 2]);
+        }
+        (pos, tris)
+    }
+
+    fn tri_valid(pos: &[Vec3], t: &[u32; 3]) -> bool {
+        t.iter()
+            .all(|&i| pos.get(i as usize).is_some_and(|p| p.is_finite()))
+    }
+
+    fn brute_all(
+        pos: &[Vec3],
+        tris: &[[u32; 3]],
+        ray: &RayPrecomp,
+        t_min: f32,
+        t_max: f32,
+        cull: CullMode,
+    ) -> Vec<(u32, TriHit)> {
+        let mut v: Vec<(u32, TriHit)> = tris
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| tri_valid(pos, t))
+            .filter_map(|(i, t)| {
+                let [a, b, c] = t.map(|k| pos[k as usize]);
+                intersect(ray, a, b, c, t_min, t_max, cull).map(|h| (i as u32, h))
+            })
+            .collect();
+        v.sort_by(|a, b| a.1.t.total_cmp(&b.1.t).then(a.0.cmp(&b.0)));
+        v
+    }
+
+    fn brute_first(
+        pos: &[Vec3],
+        tris: &[[u32; 3]],
+        ray: &RayPrecomp,
+        t_min: f32,
+        t_max: f32,
+        cull: CullMode,
+    ) -> Option<(u32, TriHit)> {
+        brute_all(pos, tris, ray, t_min, t_max, cull)
+            .into_iter()
+            .next()
+    }
+
+    /// Random rays: origins around the bounds, aimed at triangle interiors
+    /// (mostly) or random points; random range and cull mode.
+    fn random_ray(
+        rng: &mut Rng,
+        pos: &[Vec3],
+        tris: &[[u32; 3]],
+        b: &Aabb,
+    ) -> (RayPrecomp, f32, f32, CullMode) {
+        let grown = Aabb {
+            min: b.min - (b.max - b.min),
+            max: b.max + (b.max - b.min),
+        };
+        let o = if rng.below(4) == 0 {
+            rng.in_box(b)
+        } else {
+            rng.in_box(&grown)
+        };
+        let target = if rng.below(4) == 0 {
+            rng.in_box(b)
+        } else {
+            let t = loop {
+                let t = tris[rng.below(tris.len())];
+                if tri_valid(pos, &t) {
+                    break t;
+                }
+            };
+            let w = rng.vec3(0.0, 1.0) + Vec3::splat(1e-3);
+            let w = w / w.element_sum();
+            let [a, bb, c] = t.map(|k| pos[k as usize]);
+            a * w.x + bb * w.y + c * w.z
+        };
+        let ray = RayPrecomp::new(o, (target - o) * rng.range(0.1, 3.0));
+        let (t_min, t_max) = match rng.below(4) {
+            0 => (rng.range(0.0, 1.0), f32::INFINITY),
+            1 => (0.0, rng.range(0.5, 5.0)),
+            2 => (f32::NEG_INFINITY, f32::INFINITY),
+            _ => (0.0, f32::INFINITY),
+        };
+        let cull = [CullMode::None, CullMode::Back, CullMode::Front][rng.below(3)];
+        (ray, t_min, t_max, cull)
+    }
+
+    /// Compares first_hit/all_hits with brute force; returns the hit count.
+    fn check_against_brute_force(pos: &[Vec3], tris: &[[u32; 3]], rays: usize, seed: u64) -> usize {
+        let bvh = Bvh::build(pos, tris);
+        bvh.validate(pos, tris).unwrap();
+        assert!(bvh.depth() <= MAX_DEPTH);
+        let b = bvh.root_bounds();
+        let mut rng = Rng(seed);
+        let mut hits = 0;
+        let mut all = Vec::new();
+        for i in 0..rays {
+            let (ray, t_min, t_max, cull) = random_ray(&mut rng, pos, tris, &b);
+            let expect = brute_first(pos, tris, &ray, t_min, t_max, cull);
+            let got = bvh.first_hit(pos, tris, &ray, t_min, t_max, cull);
+            assert_eq!(got, expect, "ray {i}: {ray:?} [{t_min}, {t_max}] {cull:?}");
+            hits += got.is_some() as usize;
+            all.clear();
+            bvh.all_hits(pos, tris, &ray, t_min, t_max, cull, &mut all);
+            assert_eq!(
+                all,
+                brute_all(pos, tris, &ray, t_min, t_max, cull),
+                "ray {i}"
+            );
+        }
+        hits
+    }
+
+    fn node_bits(bvh: &Bvh) -> Vec<[u32; 32]> {
+        bvh.quads
+            .iter()
+            .map(|q| {
+                let mut v = [0u32; 32];
+                let f: Vec<f32> = q.planes.iter().flat_map(|p| p.to_array()).collect();
+                for (d, s) in v.iter_mut().zip(&f) {
+                    *d = s.to_bits();
+                }
+                v[24..28].copy_from_slice(&q.index);
+                v[28..32].copy_from_slice(&q.count);
+                v
+            })
+            .collect()
+    }
+
+    #[test]
+    fn node_layout() {
+        assert_eq!(std::mem::size_of::<Quad>(), 128);
+        assert_eq!(std::mem::align_of::<Quad>(), 64);
+    }
+
+    #[test]
+    fn aabb_basics() {
+        let mut b = Aabb::empty();
+        assert!(b.is_empty());
+        assert_eq!(b.surface_area(), 0.0);
+        b.grow(Vec3::new(1.0, 2.0, 3.0));
+        assert!(!b.is_empty());
+        assert_eq!(b.surface_area(), 0.0);
+        b.grow(Vec3::new(2.0, 4.0, 6.0));
+        assert_eq!(b.min, Vec3::new(1.0, 2.0, 3.0));
+        assert_eq!(b.max, Vec3::new(2.0, 4.0, 6.0));
+        assert_eq!(b.surface_area(), 2.0 * (2.0 + 6.0 + 3.0));
+        assert_eq!(b.centroid(), Vec3::new(1.5, 3.0, 4.5));
+        let c = Aabb {
+            min: Vec3::splat(-1.0),
+            max: Vec3::ZERO,
+        };
+        let u = b.union(&c);
+        assert_eq!(
+            (u.min, u.max),
+            (Vec3::splat(-1.0), Vec3::new(2.0, 4.0, 6.0))
+        );
+        assert_eq!(b.union(&Aabb::empty()), b);
+        assert!(u.contains(&b) && u.contains(&c) && !b.contains(&u));
+        let huge = Aabb {
+            min: Vec3::splat(-3e38),
+            max: Vec3::splat(3e38),
+        };
+        assert_eq!(huge.centroid(), Vec3::ZERO);
+    }
+
+    fn unit_box() -> Aabb {
+        Aabb {
+            min: Vec3::ZERO,
+            max: Vec3::ONE,
+        }
+    }
+
+    fn interval(b: &Aabb, o: Vec3, d: Vec3, t_min: f32, t_max: f32) -> Option<(f32, f32)> {
+        b.ray_interval(o, d.recip(), t_min, t_max)
+    }
+
+    fn close(a: f32, b: f32) -> bool {
+        (a - b).abs() <= 1e-5 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn slab_basic_and_origin_inside() {
+        let b = unit_box();
+        let inf = f32::INFINITY;
+        let (n, f) = interval(&b, Vec3::new(-1.0, 0.5, 0.5), Vec3::X, 0.0, inf).unwrap();
+        assert!(n == 1.0 && close(f, 2.0) && f >= 2.0);
+        let (n, f) = interval(&b, Vec3::new(-1.0, -1.0, -1.0), Vec3::ONE, 0.0, inf).unwrap();
+        assert!(n == 1.0 && close(f, 2.0));
+        // Negative direction.
+        let (n, f) = interval(&b, Vec3::new(3.0, 0.5, 0.5), -Vec3::X, 0.0, inf).unwrap();
+        assert!(n == 2.0 && close(f, 3.0));
+        // Pointing away; outside in another axis; t range clipping.
+        assert_eq!(
+            interval(&b, Vec3::new(-1.0, 0.5, 0.5), -Vec3::X, 0.0, inf),
+            None
+        );
+        assert_eq!(
+            interval(&b, Vec3::new(-1.0, 2.0, 0.5), Vec3::X, 0.0, inf),
+            None
+        );
+        assert_eq!(
+            interval(&b, Vec3::new(-1.0, 0.5, 0.5), Vec3::X, 0.0, 0.5),
+            None
+        );
+        assert_eq!(
+            interval(&b, Vec3::new(-1.0, 0.5, 0.5), Vec3::X, 2.5, inf),
+            None
+        );
+        let (n, f) = interval(&b, Vec3::new(-1.0, 0.5, 0.5), Vec3::X, 1.5, 1.75).unwrap();
+        assert!(n == 1.5 && f == 1.75);
+        // Origin inside: enter is clamped to t_min, or negative without clamp.
+        let o = Vec3::new(0.25, 0.5, 0.75);
+        let (n, f) = interval(&b, o, Vec3::X, 0.0, inf).unwrap();
+        assert!(n == 0.0 && close(f, 0.75));
+        let (n, f) = interval(&b, o, Vec3::new(1.0, -2.0, 0.5), f32::NEG_INFINITY, inf).unwrap();
+        assert!(close(n, -0.25) && close(f, 0.25));
+        // Empty box never hits.
+        assert_eq!(interval(&Aabb::empty(), o, Vec3::X, 0.0, inf), None);
+    }
+
+    #[test]
+    fn slab_zero_direction_components() {
+        let b = unit_box();
+        let inf = f32::INFINITY;
+        for zero in [0.0f32, -0.0] {
+            for axis in 0..3 {
+                let mut d = Vec3::splat(1.0);
+                d[axis] = zero;
+                let mut o = Vec3::splat(-1.0);
+                for (c, expect) in [
+                    (0.5, true),
+                    (0.0, true),
+                    (1.0, true),
+                    (-0.5, false),
+                    (1.5, false),
+                    (1.0f32.next_up(), false),
+                    (0.0f32.next_down(), false),
+                ] {
+                    o[axis] = c;
+                    let r = interval(&b, o, d, 0.0, inf);
+                    assert_eq!(r.is_some(), expect, "axis {axis} zero {zero} coord {c}");
+                    if let Some((n, f)) = r {
+                        assert!(n == 1.0 && close(f, 2.0), "{n} {f}");
+                    }
+                }
+            }
+            // Two zero components: a ray along one axis.
+            for (o, expect) in [
+                (Vec3::new(0.5, 0.5, -2.0), Some(2.0)),
+                (Vec3::new(0.0, 1.0, -2.0), Some(2.0)),
+                (Vec3::new(1.0, 1.0, -2.0), Some(2.0)),
+                (Vec3::new(1.5, 0.5, -2.0), None),
+            ] {
+                let d = Vec3::new(zero, -zero, 1.0);
+                let r = interval(&b, o, d, 0.0, inf);
+                assert_eq!(r.map(|x| x.0), expect, "{o:?}");
+                if let Some((_, f)) = r {
+                    assert!(close(f, 3.0));
+                }
+            }
+        }
+        // Zero-thickness box hit along its plane and across it.
+        let flat = Aabb {
+            min: Vec3::new(0.0, 0.0, 0.5),
+            max: Vec3::new(1.0, 1.0, 0.5),
+        };
+        let r = interval(&flat, Vec3::new(-1.0, 0.5, 0.5), Vec3::X, 0.0, inf);
+        assert_eq!(r.map(|x| x.0), Some(1.0));
+        let r = interval(&flat, Vec3::new(0.3, 0.3, 2.0), -Vec3::Z, 0.0, inf).unwrap();
+        assert!(r.0 == 1.5 && r.1 >= 1.5);
+    }
+
+    #[test]
+    fn slab_origin_on_boundary() {
+        let b = unit_box();
+        let inf = f32::INFINITY;
+        // On the max x face, pointing out: touches at t = 0 only.
+        let r = interval(&b, Vec3::new(1.0, 0.5, 0.5), Vec3::X, 0.0, inf).unwrap();
+        assert!(r.0 == 0.0 && r.1 >= 0.0 && r.1 < 1e-6);
+        // Pointing in.
+        let r = interval(&b, Vec3::new(1.0, 0.5, 0.5), -Vec3::X, 0.0, inf).unwrap();
+        assert!(r.0 == 0.0 && close(r.1, 1.0));
+        // On a corner, going diagonally through.
+        let r = interval(&b, Vec3::ZERO, Vec3::ONE, 0.0, inf).unwrap();
+        assert!(r.0 == 0.0 && close(r.1, 1.0));
+        // On an edge, grazing along a face.
+        let r = interval(&b, Vec3::new(0.0, 0.0, -1.0), Vec3::Z, 0.0, inf).unwrap();
+        assert!(r.0 == 1.0 && close(r.1, 2.0));
+    }
+
+    #[test]
+    fn slab_is_conservative_for_rays_through_boundary_points() {
+        let mut rng = Rng(11);
+        for _ in 0..20000 {
+            let c = rng.vec3(-100.0, 100.0);
+            let e = rng.vec3(0.0, 10.0);
+            let b = Aabb {
+                min: c - e,
+                max: c + e,
+            };
+            // A corner, an edge point or a face point.
+            let mut p = rng.in_box(&b);
+            for k in 0..3 {
+                if rng.below(2) == 0 {
+                    p[k] = if rng.below(2) == 0 {
+                        b.min[k]
+                    } else {
+                        b.max[k]
+                    };
+                }
+            }
+            let o = rng.vec3(-300.0, 300.0);
+            let r = RayPrecomp::new(o, p - o);
+            let iv = b.ray_interval(r.origin(), r.inv_dir(), 0.0, f32::INFINITY);
+            assert!(iv.is_some(), "box {b:?} point {p:?} origin {o:?}");
+        }
+    }
+
+    #[test]
+    fn empty_and_invalid_inputs() {
+        let ray = RayPrecomp::new(Vec3::ZERO, Vec3::X);
+        let bvh = Bvh::build(&[], &[]);
+        assert!(bvh.is_empty() && bvh.node_count() == 0 && bvh.depth() == 0);
+        assert!(bvh.root_bounds().is_empty());
+        bvh.validate(&[], &[]).unwrap();
+        assert_eq!(
+            bvh.first_hit(&[], &[], &ray, 0.0, f32::INFINITY, CullMode::None),
+            None
+        );
+        let mut out = Vec::new();
+        bvh.all_hits(&[], &[], &ray, 0.0, f32::INFINITY, CullMode::None, &mut out);
+        assert!(out.is_empty());
+
+        // Only invalid triangles: NaN, inf, out-of-range index.
+        let pos = vec![
+            Vec3::new(1.0, -1.0, -1.0),
+            Vec3::new(1.0, 1.0, -1.0),
+            Vec3::new(1.0, 0.0, 1.0),
+            Vec3::new(f32::NAN, 0.0, 0.0),
+            Vec3::new(0.0, f32::INFINITY, 0.0),
+        ];
+        let bad = [[0, 1, 3], [0, 4, 2], [0, 1, 7]];
+        let bvh = Bvh::build(&pos, &bad);
+        assert!(bvh.is_empty());
+        bvh.validate(&pos, &bad).unwrap();
+        assert_eq!(
+            bvh.first_hit(&pos, &bad, &ray, 0.0, f32::INFINITY, CullMode::None),
+            None
+        );
+
+        // Mixed: the one valid triangle is found, bounds are finite.
+        let mixed = [[0, 1, 3], [0, 1, 2], [0, 4, 2], [9, 1, 2]];
+        let bvh = Bvh::build(&pos, &mixed);
+        bvh.validate(&pos, &mixed).unwrap();
+        assert_eq!(
+            (bvh.triangle_count(), bvh.node_count(), bvh.depth()),
+            (1, 1, 1)
+        );
+        assert!(bvh.root_bounds().min.is_finite() && bvh.root_bounds().max.is_finite());
+        let h = bvh.first_hit(&pos, &mixed, &ray, 0.0, f32::INFINITY, CullMode::None);
+        assert_eq!(h.map(|h| h.0), Some(1));
+        // Invalid rays / ranges.
+        for r in [
+            RayPrecomp::new(Vec3::ZERO, Vec3::ZERO),
+            RayPrecomp::new(Vec3::NAN, Vec3::X),
+            RayPrecomp::new(Vec3::ZERO, Vec3::new(f32::NAN, 0.0, 0.0)),
+        ] {
+            assert_eq!(
+                bvh.first_hit(&pos, &mixed, &r, 0.0, 10.0, CullMode::None),
+                None
+            );
+        }
+        assert_eq!(
+            bvh.first_hit(&pos, &mixed, &ray, 2.0, 1.0, CullMode::None),
+            None
+        );
+        assert_eq!(
+            bvh.first_hit(&pos, &mixed, &ray, f32::NAN, 1.0, CullMode::None),
+            None
+        );
+    }
+
+    #[test]
+    fn small_trees_validate() {
+        let mut rng = Rng(12);
+        for n in 0..40 {
+            let (pos, tris) = soup(n, &mut rng);
+            let bvh = Bvh::build(&pos, &tris);
+            bvh.validate(&pos, &tris).unwrap();
+            assert_eq!(bvh.triangle_count(), n);
+        }
+    }
+
+    #[test]
+    fn sphere_matches_brute_force() {
+        let (pos, tris) = uv_sphere(50, 50, Vec3::new(0.3, -0.2, 0.1), 2.0);
+        assert!(tris.len() > 4800);
+        let hits = check_against_brute_force(&pos, &tris, 2500, 21);
+        assert!(hits > 1000, "{hits}");
+    }
+
+    #[test]
+    fn grid_matches_brute_force() {
+        let mut rng = Rng(22);
+        let (pos, tris) = grid(40, &mut rng);
+        let hits = check_against_brute_force(&pos, &tris, 2500, 23);
+        assert!(hits > 1000, "{hits}");
+    }
+
+    #[test]
+    fn soup_matches_brute_force() {
+        let mut rng = Rng(24);
+        let (pos, tris) = soup(2000, &mut rng);
+        let hits = check_against_brute_force(&pos, &tris, 2500, 25);
+        assert!(hits > 1000, "{hits}");
+    }
+
+    #[test]
+    fn soup_with_invalid_triangles_matches_brute_force() {
+        let mut rng = Rng(26);
+        let (mut pos, mut tris) = soup(1500, &mut rng);
+        for k in 0..150 {
+            let i = rng.below(pos.len());
+            pos[i][k % 3] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][k % 3];
+        }
+        tris.push([0, 1, pos.len() as u32]);
+        let bvh = Bvh::build(&pos, &tris);
+        assert!(bvh.triangle_count() < 1450);
+        assert!(bvh.root_bounds().min.is_finite() && bvh.root_bounds().max.is_finite());
+        let hits = check_against_brute_force(&pos, &tris, 1500, 27);
+        assert!(hits > 300, "{hits}");
+    }
+
+    #[test]
+    fn exact_ties_pick_the_smallest_index() {
+        // Every triangle duplicated (same vertex indices) far away in index
+        // order: equal t, the original (smaller) index must win.
+        let mut rng = Rng(28);
+        let (pos, mut tris) = soup(1000, &mut rng);
+        let dup: Vec<[u32; 3]> = tris.iter().rev().copied().collect();
+        tris.extend(dup);
+        let hits = check_against_brute_force(&pos, &tris, 1500, 29);
+        assert!(hits > 300, "{hits}");
+        let bvh = Bvh::build(&pos, &tris);
+        let b = bvh.root_bounds();
+        let mut found = 0;
+        for _ in 0..1000 {
+            let (ray, t_min, t_max, cull) = random_ray(&mut rng, &pos, &tris, &b);
+            if let Some((id, _)) = bvh.first_hit(&pos, &tris, &ray, t_min, t_max, cull) {
+                assert!(id < 1000);
+                found += 1;
+            }
+        }
+        assert!(found > 200);
+        // All triangles identical: coincident centroids → median splits.
+        let same = vec![[0u32, 1, 2]; 1000];
+        let bvh = Bvh::build(&pos, &same);
+        bvh.validate(&pos, &same).unwrap();
+        assert!(bvh.depth() <= 10, "{}", bvh.depth());
+        let c = (pos[0] + pos[1] + pos[2]) / 3.0;
+        let ray = RayPrecomp::new(c + Vec3::splat(5.0), -Vec3::splat(5.0));
+        let h = bvh.first_hit(&pos, &same, &ray, 0.0, f32::INFINITY, CullMode::None);
+        assert_eq!(h.map(|h| h.0), Some(0));
+        let mut out = Vec::new();
+        bvh.all_hits(
+            &pos,
+            &same,
+            &ray,
+            0.0,
+            f32::INFINITY,
+            CullMode::None,
+            &mut out,
+        );
+        assert_eq!(out.len(), 1000);
+        assert!(out.iter().enumerate().all(|(i, h)| h.0 == i as u32));
+    }
+
+    #[test]
+    fn adversarial_centroids_keep_depth_bounded() {
+        // Tiny triangles at exponentially spaced x: binned SAH peels off one
+        // triangle per level; the depth cap must kick in.
+        let mut pos = Vec::new();
+        let mut tris = Vec::new();
+        for k in 0..1500u32 {
+            let x = 1.05f32.powi(k as i32) - 1.0;
+            let s = 1e-3 * (1.0 + x * 1e-3);
+            pos.extend([
+                Vec3::new(x, 0.0, 0.0),
+                Vec3::new(x + s, 0.0, s),
+                Vec3::new(x, s, s),
+            ]);
+            tris.push([3 * k, 3 * k + 1, 3 * k + 2]);
+        }
+        let bvh = Bvh::build(&pos, &tris);
+        bvh.validate(&pos, &tris).unwrap();
+        assert!(bvh.depth() <= MAX_DEPTH);
+        let hits = check_against_brute_force(&pos, &tris, 500, 30);
+        assert!(hits > 20, "{hits}");
+    }
+
+    #[test]
+    fn grid_is_watertight_through_the_bvh() {
+        let mut rng = Rng(31);
+        let n = 40;
+        let (pos, tris) = grid(n, &mut rng);
+        let bvh = Bvh::build(&pos, &tris);
+        let interior = |v: u32| {
+            let (x, y) = (v as usize % (n + 1), v as usize / (n + 1));
+            x > 0 && y > 0 && x < n && y < n
+        };
+        for i in 0..6000 {
+            let t = tris[rng.below(tris.len())];
+            let k = rng.below(3);
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            // A shared edge has at least one interior endpoint... or lies on
+            // the boundary; aim only at edges/vertices inside the grid.
+            let target = if i % 2 == 0 {
+                if !interior(a) {
+                    continue;
+                }
+                pos[a as usize]
+            } else {
+                if !(interior(a) || interior(b)) {
+                    continue;
+                }
+                pos[a as usize].lerp(pos[b as usize], rng.range(0.05, 0.95))
+            };
+            let dir_up = Vec3::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5), 1.0);
+            let o = target + dir_up * rng.range(2.0, 30.0) * if i % 3 == 0 { -1.0 } else { 1.0 };
+            let ray = RayPrecomp::new(o, target - o);
+            let h = bvh.first_hit(&pos, &tris, &ray, 0.0, f32::INFINITY, CullMode::None);
+            assert!(h.is_some(), "ray {i} {o:?} -> {target:?}");
+            assert_eq!(
+                h,
+                brute_first(&pos, &tris, &ray, 0.0, f32::INFINITY, CullMode::None)
+            );
+        }
+    }
+
+    #[test]
+    fn build_is_independent_of_thread_count() {
+        let (mut pos, tris) = uv_sphere(200, 200, Vec3::ZERO, 1.0);
+        // Jitter so that bins are not perfectly symmetric.
+        let mut rng = Rng(32);
+        for p in &mut pos {
+            *p += rng.vec3(-1e-3, 1e-3);
+        }
+        assert!(tris.len() > 2 * PAR_BIN_MIN);
+        let build = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| Bvh::build(&pos, &tris))
+        };
+        let one = build(1);
+        one.validate(&pos, &tris).unwrap();
+        for threads in [2, 3] {
+            let many = build(threads);
+            assert_eq!(node_bits(&one), node_bits(&many), "{threads} threads");
+            assert_eq!(one.prims, many.prims);
+            assert_eq!(one.quads.len(), many.quads.len());
+            assert_eq!((one.root, one.root_bounds), (many.root, many.root_bounds));
+            assert_eq!((one.node_count, one.depth), (many.node_count, many.depth));
+        }
+    }
+
+    #[test]
+    fn binary_shaped_tree_gives_the_same_hits() {
+        let mut rng = Rng(34);
+        let (pos, tris) = soup(1500, &mut rng);
+        let wide = Bvh::build(&pos, &tris);
+        let binary = Bvh::build_impl(&pos, &tris, false);
+        binary.validate(&pos, &tris).unwrap();
+        assert!(binary.depth() > wide.depth());
+        assert!(binary
+            .quads
+            .iter()
+            .all(|q| (0..4).filter(|&k| q.lane_used(k)).count() == 2));
+        let b = wide.root_bounds();
+        for _ in 0..1500 {
+            let (ray, t_min, t_max, cull) = random_ray(&mut rng, &pos, &tris, &b);
+            assert_eq!(
+                wide.first_hit(&pos, &tris, &ray, t_min, t_max, cull),
+                binary.first_hit(&pos, &tris, &ray, t_min, t_max, cull)
+            );
+        }
+    }
+
+    #[test]
+    fn axis_aligned_rays_match_brute_force() {
+        // Zero direction components take the generic slab path (and meet
+        // unused quad lanes there).
+        let mut rng = Rng(35);
+        let (sphere_pos, sphere_tris) = uv_sphere(30, 30, Vec3::new(0.1, 0.2, 0.3), 1.0);
+        let (grid_pos, grid_tris) = grid(20, &mut rng);
+        for (pos, tris) in [(&sphere_pos, &sphere_tris), (&grid_pos, &grid_tris)] {
+            let bvh = Bvh::build(pos, tris);
+            let b = bvh.root_bounds();
+            let mut hits = 0;
+            for i in 0..3000 {
+                let mut d = Vec3::ZERO;
+                d[i % 3] = if i % 2 == 0 { 1.0 } else { -1.0 };
+                if i % 5 == 0 {
+                    d[(i + 1) % 3] = rng.range(-1.0, 1.0); // one zero component
+                }
+                // Origins on vertex coordinates too, to hit the 0 * inf case.
+                let mut o = rng.in_box(&b) - d * 3.0 * (b.max - b.min).max_element();
+                if i % 3 == 0 {
+                    let v = pos[rng.below(pos.len())];
+                    for k in 0..3 {
+                        if d[k] == 0.0 {
+                            o[k] = v[k];
+                        }
+                    }
+                }
+                let ray = RayPrecomp::new(o, d);
+                for (t_min, t_max) in [(0.0, f32::INFINITY), (f32::NEG_INFINITY, 1e9)] {
+                    let expect = brute_first(pos, tris, &ray, t_min, t_max, CullMode::None);
+                    let got = bvh.first_hit(pos, tris, &ray, t_min, t_max, CullMode::None);
+                    assert_eq!(got, expect, "ray {i} {ray:?}");
+                    hits += got.is_some() as usize;
+                }
+            }
+            assert!(hits > 1000, "{hits}");
+        }
+    }
+
+    #[test]
+    fn parallel_built_tree_matches_brute_force() {
+        let (pos, tris) = uv_sphere(130, 130, Vec3::ZERO, 1.0);
+        assert!(tris.len() > PAR_BIN_MIN);
+        let hits = check_against_brute_force(&pos, &tris, 300, 33);
+        assert!(hits > 100, "{hits}");
     }
 }

@@ -1,25 +1,839 @@
-//! TEMPORARY placeholder until the ray-triangle kernel lands.
-#![allow(missing_docs, dead_code)]
-use glam::Vec3;
-#[derive(Clone, Copy, Debug)]
+//! Watertight ray–triangle intersection.
+//!
+//! Implements Woop, Benthin & Wald, "Watertight Ray/Triangle Intersection"
+//! (JCGT 2(1), 2013). The ray is transformed once ([`RayPrecomp::new`]) into a
+//! sheared, axis-permuted space in which it starts at the origin and points
+//! along +z; each triangle is then tested with three 2D edge functions
+//! `U`, `V`, `W`. Their signs are exact (single-precision rounding is
+//! monotonic, and a zero result is recomputed exactly in double precision), and
+//! a shared edge is evaluated from the same transformed vertices for both of
+//! its triangles, so a ray through a shared edge or vertex of a closed mesh hits
+//! at least one of the triangles around it (it may hit several).
+//!
+//! Conventions:
+//! * `t` is measured in units of the direction passed to [`RayPrecomp::new`]
+//!   (which is not normalized): the hit point is `origin + t * dir`.
+//! * A hit is accepted when `t_min <= t <= t_max` (both ends inclusive), where
+//!   `t` is the returned value. Rejections made before the division use a small
+//!   safety margin, so an intersection whose returned `t` would lie in the range
+//!   is never dropped; in particular, re-testing with `t_max` set to a previous
+//!   hit's `t` still reports a hit at exactly that `t` (a BVH can shrink `t_max`
+//!   and break ties exactly).
+//! * Barycentrics: `bary.x * v0 + bary.y * v1 + bary.z * v2` is the hit point,
+//!   i.e. `bary = (w, u, v)` with `w = 1 - u - v` in the usual `(u, v)` naming.
+//! * Facing: `(v0, v1, v2)` is front-facing when the ray sees it
+//!   counter-clockwise, i.e. `dot(dir, (v1 - v0).cross(v2 - v0)) < 0`.
+
+use glam::{Mat3A, Vec3, Vec3A, Vec3Swizzles};
+
+use crate::raster::rules::CullMode;
+
+/// A ray–triangle intersection.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TriHit {
+    /// Ray parameter of the hit: the hit point is `origin + t * dir`, with `dir`
+    /// as given to [`RayPrecomp::new`] (not normalized).
     pub t: f32,
+    /// Barycentric weights of `(v0, v1, v2)`: the hit point is
+    /// `bary.x * v0 + bary.y * v1 + bary.z * v2`. In the common `(u, v)` naming
+    /// this is `(w, u, v)` with `w = 1 - u - v`. All components are `>= 0` and
+    /// they sum to 1 up to rounding.
     pub bary: Vec3,
+    /// `true` when the ray sees `(v0, v1, v2)` counter-clockwise, i.e.
+    /// `dot(dir, (v1 - v0).cross(v2 - v0)) < 0`.
     pub front: bool,
 }
-#[derive(Clone, Copy, Debug)]
+
+/// Per-ray precomputation for [`intersect`] and for BVH slab tests.
+///
+/// Immutable once built (the fields are private so that they stay
+/// consistent). Holds the axis permutation `kx, ky, kz` (`kz` = axis of the largest
+/// `|dir|` component; `kx`/`ky` swapped when `dir[kz] < 0` to preserve
+/// winding), the shear constants `Sx = dir[kx]/dir[kz]`, `Sy = dir[ky]/dir[kz]`,
+/// `Sz = 1/dir[kz]` (folded into three row vectors, see [`intersect`]), and
+/// the componentwise reciprocal direction.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RayPrecomp {
-    o: Vec3,
-    inv: Vec3,
+    origin: Vec3,
+    dir: Vec3,
+    inv_dir: Vec3,
+    /// `[kx, ky, kz]`.
+    axes: [u8; 3],
+    /// `(Sx, Sy, Sz)`.
+    shear: Vec3,
+    /// The shear as rows: `e_kx - Sx e_kz`, `e_ky - Sy e_kz`, `Sz e_kz`.
+    rows: [Vec3A; 3],
 }
+
 impl RayPrecomp {
-    pub fn new(o: Vec3, d: Vec3) -> Self {
-        Self { o, inv: d.recip() }
+    /// Precomputes the ray `origin + t * dir`.
+    ///
+    /// A zero or non-finite `dir`, or a non-finite `origin`, gives a ray that
+    /// never hits anything (see [`RayPrecomp::is_valid`]).
+    pub fn new(origin: Vec3, dir: Vec3) -> Self {
+        let a = dir.abs();
+        // (kx, ky, kz): kz is the dominant axis; kx, ky cyclic after it, swapped
+        // when dir[kz] < 0 to keep the winding.
+        let (kz, d) = if a.x >= a.y && a.x >= a.z {
+            (0, dir.x)
+        } else if a.y >= a.z {
+            (1, dir.y)
+        } else {
+            (2, dir.z)
+        };
+        let (kx, ky) = match (kz, d < 0.0) {
+            (0, false) => (1, 2),
+            (0, true) => (2, 1),
+            (1, false) => (2, 0),
+            (1, true) => (0, 2),
+            (_, false) => (0, 1),
+            (_, true) => (1, 0),
+        };
+        let dir_a = dir.to_array();
+        let valid = d != 0.0 && dir.is_finite() && origin.is_finite();
+        // (Sx, Sy, Sz); an invalid ray gets NaN, which makes every edge
+        // function NaN, which `intersect` rejects.
+        let shear = if valid {
+            Vec3::from(Vec3A::new(dir_a[kx], dir_a[ky], 1.0) / Vec3A::splat(d))
+        } else {
+            Vec3::NAN
+        };
+        let unit = |k: usize, s: f32| {
+            let mut v = [0.0; 3];
+            v[k] = s;
+            Vec3A::from_array(v)
+        };
+        let rows = [
+            unit(kx, 1.0) + unit(kz, -shear.x),
+            unit(ky, 1.0) + unit(kz, -shear.y),
+            unit(kz, shear.z),
+        ];
+        RayPrecomp {
+            origin,
+            dir,
+            inv_dir: Vec3A::from(dir).recip().into(),
+            axes: [kx as u8, ky as u8, kz as u8],
+            shear,
+            rows,
+        }
     }
+
+    /// Ray origin.
     pub fn origin(&self) -> Vec3 {
-        self.o
+        self.origin
     }
+
+    /// Ray direction as given (not normalized; `t` is measured in units of
+    /// it).
+    pub fn dir(&self) -> Vec3 {
+        self.dir
+    }
+
+    /// `1.0 / dir` per component (`±inf` for `±0` components), for slab
+    /// tests such as [`crate::pick::bvh::Aabb::ray_interval`].
     pub fn inv_dir(&self) -> Vec3 {
-        self.inv
+        self.inv_dir
+    }
+
+    /// `true` when the origin and direction are finite and the direction is
+    /// non-zero; an invalid ray never hits.
+    pub fn is_valid(&self) -> bool {
+        self.origin.is_finite() && self.dir.is_finite() && self.dir != Vec3::ZERO
+    }
+
+    /// The point `origin + t * dir`.
+    pub fn at(&self, t: f32) -> Vec3 {
+        self.origin + t * self.dir
+    }
+
+    /// The axis permutation `[kx, ky, kz]`.
+    pub fn axes(&self) -> [usize; 3] {
+        self.axes.map(usize::from)
+    }
+
+    /// The shear constants `(Sx, Sy, Sz)` (NaN for an invalid ray).
+    pub fn shear(&self) -> Vec3 {
+        self.shear
+    }
+}
+
+/// Relative safety margin for the division-free range rejection (see the
+/// module docs): much larger than the two roundings it has to cover.
+const RANGE_SLACK: f32 = 1.0 / 1048576.0; // 2^-20
+
+/// Intersects the ray with triangle `(v0, v1, v2)`.
+///
+/// Returns the hit when the ray crosses the closed triangle at
+/// `t_min <= t <= t_max` and the face is not culled by `cull` (`Back` drops
+/// hits with `front == false`, `Front` drops hits with `front == true`).
+/// Degenerate (zero-area as seen by the ray) triangles, rays parallel to the
+/// triangle's plane, invalid rays and non-finite inputs give `None`; the result
+/// never contains NaN.
+///
+/// Watertight: along a shared edge or vertex of a mesh the ray hits at least
+/// one of the adjacent triangles (see the module docs).
+///
+/// Implementation note: the vertices are processed as three SIMD lanes.
+/// Sheared coordinates are computed as `x' = p·(e_kx - Sx e_kz)`, which
+/// rounds exactly like the paper's `p[kx] - Sx * p[kz]` (the other terms are
+/// exact products by 1 and 0), and identically for a vertex in every
+/// triangle, which is what watertightness rests on.
+#[inline]
+pub fn intersect(
+    p: &RayPrecomp,
+    v0: Vec3,
+    v1: Vec3,
+    v2: Vec3,
+    t_min: f32,
+    t_max: f32,
+    cull: CullMode,
+) -> Option<TriHit> {
+    let o = Vec3A::from(p.origin);
+    // Rows: per-axis coordinates of the three vertices relative to the origin.
+    let m = Mat3A::from_cols(
+        Vec3A::from(v0) - o,
+        Vec3A::from(v1) - o,
+        Vec3A::from(v2) - o,
+    )
+    .transpose();
+    let shear = |r: Vec3A| m.x_axis * r.x + m.y_axis * r.y + m.z_axis * r.z;
+    // (Ax, Bx, Cx), (Ay, By, Cy), (Az, Bz, Cz) in the sheared space.
+    let x = shear(p.rows[0]);
+    let y = shear(p.rows[1]);
+
+    // Scaled barycentric coordinates (2D edge functions):
+    // U = Cx*By - Cy*Bx, V = Ax*Cy - Ay*Cx, W = Bx*Ay - By*Ax. Each sign is
+    // exact or the value is zero: `fl(a*b) - fl(c*d)` cannot have the wrong
+    // sign.
+    let uvw = x.zxy() * y.yzx() - y.zxy() * x.yzx();
+
+    // Mixed signs: outside (non-zero signs are exact, so this is final even if
+    // some value is zero).
+    if uvw.cmplt(Vec3A::ZERO).any() && uvw.cmpgt(Vec3A::ZERO).any() {
+        return None;
+    }
+    let z = shear(p.rows[2]);
+    let det = uvw.element_sum();
+    let exact = || {
+        intersect_f64(
+            [x.x, y.x, x.y, y.y, x.z, y.z],
+            [z.x, z.y, z.z],
+            t_min,
+            t_max,
+            cull,
+        )
+    };
+    if uvw.cmpeq(Vec3A::ZERO).any() || !det.is_finite() {
+        // On an edge/vertex (or overflow/NaN): redo everything with exact
+        // signs in double precision.
+        return exact();
+    }
+    // Here U, V, W are non-zero with one sign, so det != 0 and has their sign.
+    let front = det > 0.0;
+    if culled(front, cull) {
+        return None;
+    }
+    let t_scaled = uvw.dot(z);
+    // Division-free range rejection, with |det| folded in (sign flip = xorf).
+    let (ts, adet) = if front {
+        (t_scaled, det)
+    } else {
+        (-t_scaled, -det)
+    };
+    let lo = t_min * adet;
+    let hi = t_max * adet;
+    if ts < lo - lo.abs() * RANGE_SLACK || ts > hi + hi.abs() * RANGE_SLACK {
+        return None;
+    }
+    let rcp = 1.0 / det;
+    if !rcp.is_finite() {
+        return exact(); // |det| underflows: tiny triangle, use f64
+    }
+    let t = t_scaled * rcp;
+    if !(t >= t_min && t <= t_max) {
+        return None;
+    }
+    Some(TriHit {
+        t,
+        bary: Vec3::from(uvw * rcp),
+        front,
+    })
+}
+
+#[inline]
+fn culled(front: bool, cull: CullMode) -> bool {
+    match cull {
+        CullMode::None => false,
+        CullMode::Back => !front,
+        CullMode::Front => front,
+    }
+}
+
+/// Double-precision completion of [`intersect`] for rays through an edge or a
+/// vertex (some edge function rounded to zero) or with overflowing values.
+/// Products of two `f32` are exact in `f64`, so the signs of `u`, `v`, `w`
+/// are exact here.
+#[cold]
+#[inline(never)]
+fn intersect_f64(
+    xy: [f32; 6],
+    z: [f32; 3],
+    t_min: f32,
+    t_max: f32,
+    cull: CullMode,
+) -> Option<TriHit> {
+    let [ax, ay, bx, by, cx, cy] = xy.map(f64::from);
+    let [az, bz, cz] = z.map(f64::from);
+    let u = cx * by - cy * bx;
+    let v = ax * cy - ay * cx;
+    let w = bx * ay - by * ax;
+    // Written positively so that NaN is rejected too.
+    let all_pos = u >= 0.0 && v >= 0.0 && w >= 0.0;
+    let all_neg = u <= 0.0 && v <= 0.0 && w <= 0.0;
+    if !(all_pos || all_neg) {
+        return None;
+    }
+    let det = u + v + w;
+    if det == 0.0 || !det.is_finite() {
+        return None;
+    }
+    let front = det > 0.0;
+    if culled(front, cull) {
+        return None;
+    }
+    let rcp = 1.0 / det;
+    let t = ((u * az + v * bz + w * cz) * rcp) as f32;
+    if !(t >= t_min && t <= t_max) {
+        return None;
+    }
+    let bary = Vec3::new((u * rcp) as f32, (v * rcp) as f32, (w * rcp) as f32);
+    if !bary.is_finite() {
+        return None;
+    }
+    Some(TriHit { t, bary, front })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SplitMix64: tiny deterministic RNG for tests.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next_u64(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        /// Uniform in [0, 1).
+        fn f32(&mut self) -> f32 {
+            (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+        }
+        fn range(&mut self, lo: f32, hi: f32) -> f32 {
+            lo + (hi - lo) * self.f32()
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next_u64() % n as u64) as usize
+        }
+        fn vec3(&mut self, lo: f32, hi: f32) -> Vec3 {
+            Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
+        }
+        fn unit(&mut self) -> Vec3 {
+            loop {
+                let v = self.vec3(-1.0, 1.0);
+                let l = v.length_squared();
+                if l > 1e-4 && l <= 1.0 {
+                    return v / l.sqrt();
+                }
+            }
+        }
+    }
+
+    fn hit(o: Vec3, d: Vec3, t: [Vec3; 3], cull: CullMode) -> Option<TriHit> {
+        intersect(
+            &RayPrecomp::new(o, d),
+            t[0],
+            t[1],
+            t[2],
+            0.0,
+            f32::INFINITY,
+            cull,
+        )
+    }
+
+    /// Reference Möller–Trumbore in f64: (t, u, v) without range checks.
+    fn reference(o: Vec3, d: Vec3, t: [Vec3; 3]) -> Option<(f64, f64, f64)> {
+        let o = o.as_dvec3();
+        let d = d.as_dvec3();
+        let [v0, v1, v2] = t.map(|v| v.as_dvec3());
+        let e1 = v1 - v0;
+        let e2 = v2 - v0;
+        let pv = d.cross(e2);
+        let det = e1.dot(pv);
+        if det.abs() < 1e-300 {
+            return None;
+        }
+        let inv = 1.0 / det;
+        let tv = o - v0;
+        let u = tv.dot(pv) * inv;
+        let qv = tv.cross(e1);
+        let v = d.dot(qv) * inv;
+        if u < 0.0 || v < 0.0 || u + v > 1.0 {
+            return None;
+        }
+        Some((e2.dot(qv) * inv, u, v))
+    }
+
+    /// Closed 16-triangle fan around `center` (slightly raised apex).
+    fn fan() -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let mut pos = vec![Vec3::new(0.1, -0.05, 0.15)];
+        let n = 16;
+        for i in 0..n {
+            let a = i as f32 / n as f32 * std::f32::consts::TAU;
+            let r = 1.0 + 0.1 * ((i * 7 % 5) as f32);
+            pos.push(Vec3::new(r * a.cos(), r * a.sin(), 0.05 * (i % 3) as f32));
+        }
+        let tris = (0..n as u32)
+            .map(|i| [0, 1 + i, 1 + (i + 1) % n as u32])
+            .collect();
+        (pos, tris)
+    }
+
+    /// Jittered (n+1)x(n+1) grid over [0,n]^2, random diagonals, small z noise.
+    fn grid(n: usize, rng: &mut Rng) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let mut pos = Vec::new();
+        for j in 0..=n {
+            for i in 0..=n {
+                let jit = if i == 0 || j == 0 || i == n || j == n {
+                    0.0
+                } else {
+                    0.3
+                };
+                pos.push(Vec3::new(
+                    i as f32 + rng.range(-jit, jit),
+                    j as f32 + rng.range(-jit, jit),
+                    rng.range(-0.2, 0.2),
+                ));
+            }
+        }
+        let id = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+        let mut tris = Vec::new();
+        for j in 0..n {
+            for i in 0..n {
+                let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
+                if rng.below(2) == 0 {
+                    tris.push([a, b, c]);
+                    tris.push([a, c, d]);
+                } else {
+                    tris.push([a, b, d]);
+                    tris.push([b, c, d]);
+                }
+            }
+        }
+        (pos, tris)
+    }
+
+    fn count_hits(pos: &[Vec3], tris: &[[u32; 3]], o: Vec3, d: Vec3) -> usize {
+        let r = RayPrecomp::new(o, d);
+        tris.iter()
+            .filter_map(|t| {
+                intersect(
+                    &r,
+                    pos[t[0] as usize],
+                    pos[t[1] as usize],
+                    pos[t[2] as usize],
+                    f32::NEG_INFINITY,
+                    f32::INFINITY,
+                    CullMode::None,
+                )
+            })
+            .inspect(|h| assert!(h.t.is_finite() && h.bary.is_finite()))
+            .count()
+    }
+
+    /// Random origin seen from above or below, at least ~20 degrees of elevation.
+    fn origin_around(rng: &mut Rng, center: Vec3, scale: f32) -> Vec3 {
+        loop {
+            let u = rng.unit();
+            if u.z.abs() > 0.35 {
+                return center + u * rng.range(2.0, 20.0) * scale;
+            }
+        }
+    }
+
+    #[test]
+    fn fan_is_watertight_at_shared_edges_and_vertex() {
+        let (pos, tris) = fan();
+        let mut rng = Rng(1);
+        for i in 0..6000 {
+            let o = origin_around(&mut rng, pos[0], 1.0);
+            let target = if i % 3 == 0 {
+                pos[0]
+            } else {
+                let k = 1 + rng.below(16);
+                pos[0].lerp(pos[k], rng.range(0.0, 0.95))
+            };
+            let n = count_hits(&pos, &tris, o, target - o);
+            assert!(n >= 1, "ray {i}: origin {o:?} target {target:?}: no hit");
+        }
+    }
+
+    #[test]
+    fn grid_is_watertight_at_shared_edges_and_vertices() {
+        let mut rng = Rng(2);
+        let n = 12;
+        let (pos, tris) = grid(n, &mut rng);
+        // Interior edges: each appears in two triangles.
+        let mut edges = std::collections::HashMap::new();
+        for t in &tris {
+            for k in 0..3 {
+                let (a, b) = (t[k], t[(k + 1) % 3]);
+                *edges.entry((a.min(b), a.max(b))).or_insert(0) += 1;
+            }
+        }
+        let shared: Vec<(u32, u32)> = edges
+            .into_iter()
+            .filter(|&(_, c)| c == 2)
+            .map(|(e, _)| e)
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let interior: Vec<usize> = (0..pos.len())
+            .filter(|&i| {
+                let (x, y) = (i % (n + 1), i / (n + 1));
+                x > 0 && y > 0 && x < n && y < n
+            })
+            .collect();
+        let center = Vec3::new(n as f32 / 2.0, n as f32 / 2.0, 0.0);
+        for i in 0..6000 {
+            let o = origin_around(&mut rng, center, n as f32 / 4.0);
+            let target = if i % 2 == 0 {
+                pos[interior[rng.below(interior.len())]]
+            } else {
+                let (a, b) = shared[rng.below(shared.len())];
+                pos[a as usize].lerp(pos[b as usize], rng.f32())
+            };
+            let hits = count_hits(&pos, &tris, o, target - o);
+            assert!(hits >= 1, "ray {i}: origin {o:?} target {target:?}: no hit");
+        }
+    }
+
+    #[test]
+    fn axis_aligned_edge_and_vertex_hits_use_exact_fallback() {
+        // Two triangles sharing the diagonal of the unit square in z = 0.
+        let q = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(1.0, 1.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+        ];
+        let t0 = [q[0], q[1], q[2]];
+        let t1 = [q[0], q[2], q[3]];
+        for target in [
+            Vec3::new(0.5, 0.5, 0.0),
+            Vec3::new(0.25, 0.25, 0.0),
+            q[0],
+            q[2],
+        ] {
+            for o in [target + Vec3::Z, target - Vec3::new(0.0, 0.0, 3.0)] {
+                let h0 = hit(o, target - o, t0, CullMode::None);
+                let h1 = hit(o, target - o, t1, CullMode::None);
+                assert!(h0.is_some() && h1.is_some(), "{target:?} from {o:?}");
+                assert_eq!(h0.unwrap().t, 1.0);
+            }
+        }
+        // Exact bary on the shared edge: the v2 weight is 0 for t1 on the diagonal.
+        let h = hit(Vec3::new(0.5, 0.5, 1.0), -Vec3::Z, t1, CullMode::None).unwrap();
+        assert_eq!(h.bary, Vec3::new(0.5, 0.5, 0.0));
+        // Just outside the open edge of t0: miss.
+        assert!(hit(Vec3::new(0.5, -1e-6, 1.0), -Vec3::Z, t0, CullMode::None).is_none());
+    }
+
+    #[test]
+    fn culling_modes() {
+        let tri = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+        ];
+        // Normal (v1-v0)x(v2-v0) = +z. From above looking down: dot(dir, n) < 0 → front.
+        let from_above = (Vec3::new(0.2, 0.2, 1.0), Vec3::new(0.0, 0.0, -1.0));
+        let from_below = (Vec3::new(0.2, 0.2, -1.0), Vec3::new(0.0, 0.0, 1.0));
+        let h = hit(from_above.0, from_above.1, tri, CullMode::None).unwrap();
+        assert!(h.front);
+        let h = hit(from_below.0, from_below.1, tri, CullMode::None).unwrap();
+        assert!(!h.front);
+        assert!(hit(from_above.0, from_above.1, tri, CullMode::Back).is_some());
+        assert!(hit(from_above.0, from_above.1, tri, CullMode::Front).is_none());
+        assert!(hit(from_below.0, from_below.1, tri, CullMode::Back).is_none());
+        assert!(hit(from_below.0, from_below.1, tri, CullMode::Front).is_some());
+    }
+
+    #[test]
+    fn front_flag_matches_definition_for_random_rays() {
+        let mut rng = Rng(3);
+        let mut seen = [0usize; 2];
+        for _ in 0..20000 {
+            let tri = [
+                rng.vec3(-1.0, 1.0),
+                rng.vec3(-1.0, 1.0),
+                rng.vec3(-1.0, 1.0),
+            ];
+            let o = rng.vec3(-3.0, 3.0);
+            let target = tri[0] * 0.2 + tri[1] * 0.3 + tri[2] * 0.5;
+            let d = (target - o) * rng.range(0.1, 10.0);
+            let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
+            let s = d.as_dvec3().dot(n.as_dvec3());
+            if s.abs() < 1e-6 {
+                continue;
+            }
+            let h = hit(o, d, tri, CullMode::None).expect("interior point must hit");
+            assert_eq!(h.front, s < 0.0);
+            seen[h.front as usize] += 1;
+            let (b, f) = (
+                hit(o, d, tri, CullMode::Back),
+                hit(o, d, tri, CullMode::Front),
+            );
+            assert_eq!(b.is_some(), h.front);
+            assert_eq!(f.is_some(), !h.front);
+        }
+        assert!(seen[0] > 1000 && seen[1] > 1000);
+    }
+
+    #[test]
+    fn agrees_with_f64_reference_and_bary_reconstructs_point() {
+        let mut rng = Rng(4);
+        let mut hits = 0;
+        for _ in 0..50000 {
+            let tri = [
+                rng.vec3(-1.0, 1.0),
+                rng.vec3(-1.0, 1.0),
+                rng.vec3(-1.0, 1.0),
+            ];
+            let o = rng.vec3(-4.0, 4.0);
+            let d = rng.vec3(-1.0, 1.0) - o;
+            let got = hit(o, d, tri, CullMode::None);
+            let Some((t, u, v)) = reference(o, d, tri) else {
+                continue;
+            };
+            let margin = u.min(v).min(1.0 - u - v);
+            if margin < 1e-4 {
+                continue; // too close to an edge to demand agreement
+            }
+            if t < -1e-4 {
+                assert!(got.is_none());
+                continue;
+            }
+            if t < 1e-4 {
+                continue;
+            }
+            let h = got.expect("reference hit missed");
+            hits += 1;
+            assert!(
+                (h.t as f64 - t).abs() <= 1e-4 * t.max(1.0),
+                "{} vs {t}",
+                h.t
+            );
+            assert!((h.bary.y as f64 - u).abs() < 1e-4 && (h.bary.z as f64 - v).abs() < 1e-4);
+            assert!((h.bary.element_sum() - 1.0).abs() < 1e-5);
+            let p = tri[0] * h.bary.x + tri[1] * h.bary.y + tri[2] * h.bary.z;
+            assert!((p - (o + h.t * d)).length() < 1e-4, "{p:?}");
+        }
+        assert!(hits > 2000, "{hits}");
+    }
+
+    #[test]
+    fn t_range_is_inclusive_and_shrinking_t_max_is_safe() {
+        let mut rng = Rng(5);
+        let mut n = 0;
+        for _ in 0..20000 {
+            let tri = [
+                rng.vec3(-1.0, 1.0),
+                rng.vec3(-1.0, 1.0),
+                rng.vec3(-1.0, 1.0),
+            ];
+            let o = rng.vec3(-4.0, 4.0);
+            let d = rng.vec3(-1.0, 1.0) - o;
+            let r = RayPrecomp::new(o, d);
+            let Some(h) = intersect(&r, tri[0], tri[1], tri[2], -1e30, 1e30, CullMode::None) else {
+                continue;
+            };
+            n += 1;
+            let again =
+                |lo: f32, hi: f32| intersect(&r, tri[0], tri[1], tri[2], lo, hi, CullMode::None);
+            assert_eq!(again(-1e30, h.t), Some(h));
+            assert_eq!(again(h.t, h.t), Some(h));
+            assert_eq!(again(h.t, 1e30), Some(h));
+            assert_eq!(again(-1e30, h.t.next_down()), None);
+            assert_eq!(again(h.t.next_up(), 1e30), None);
+        }
+        assert!(n > 1000);
+    }
+
+    #[test]
+    fn parallel_rays_and_degenerate_triangles_do_not_hit() {
+        let tri = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+        ];
+        // In the plane, through the triangle.
+        for d in [
+            Vec3::X,
+            Vec3::Y,
+            Vec3::new(1.0, 1.0, 0.0),
+            Vec3::new(-1.0, 0.3, 0.0),
+        ] {
+            assert_eq!(
+                hit(Vec3::new(0.2, 0.2, 0.0) - d, d, tri, CullMode::None),
+                None
+            );
+            // Parallel, above the plane.
+            assert_eq!(hit(Vec3::new(-1.0, 0.2, 0.5), d, tri, CullMode::None), None);
+        }
+        // Random triangles, rays within their plane.
+        let mut rng = Rng(6);
+        for _ in 0..2000 {
+            let tri = [
+                rng.vec3(-1.0, 1.0),
+                rng.vec3(-1.0, 1.0),
+                rng.vec3(-1.0, 1.0),
+            ];
+            let o = tri[0] * 2.0 - tri[1];
+            let d = tri[1] - tri[0];
+            let r = hit(o, d, tri, CullMode::None);
+            assert!(r.is_none_or(|h| h.t.is_finite() && h.bary.is_finite()));
+        }
+        // Degenerate triangles: collinear, repeated vertex, single point.
+        let o = Vec3::new(0.5, 0.0, 1.0);
+        let d = -Vec3::Z;
+        let line = [Vec3::ZERO, Vec3::X, Vec3::X * 2.0];
+        assert_eq!(hit(o, d, line, CullMode::None), None);
+        assert_eq!(
+            hit(o, d, [Vec3::ZERO, Vec3::X, Vec3::X], CullMode::None),
+            None
+        );
+        assert_eq!(hit(Vec3::Z, d, [Vec3::ZERO; 3], CullMode::None), None);
+    }
+
+    #[test]
+    fn invalid_inputs_do_not_hit() {
+        let tri = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+        ];
+        let o = Vec3::new(0.2, 0.2, 1.0);
+        assert_eq!(hit(o, Vec3::ZERO, tri, CullMode::None), None);
+        assert_eq!(
+            hit(o, Vec3::new(0.0, 0.0, f32::NAN), tri, CullMode::None),
+            None
+        );
+        assert_eq!(
+            hit(Vec3::splat(f32::NAN), -Vec3::Z, tri, CullMode::None),
+            None
+        );
+        assert!(!RayPrecomp::new(o, Vec3::ZERO).is_valid());
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            for k in 0..3 {
+                let mut t = tri;
+                t[k].x = bad;
+                let r = hit(o, -Vec3::Z, t, CullMode::None);
+                assert!(r.is_none_or(|h| h.t.is_finite() && h.bary.is_finite()));
+            }
+        }
+    }
+
+    #[test]
+    fn ray_starting_on_the_surface() {
+        let tri = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+        ];
+        let o = Vec3::new(0.25, 0.25, 0.0);
+        for d in [Vec3::Z, -Vec3::Z, Vec3::new(0.3, -0.2, 1.0)] {
+            let h = hit(o, d, tri, CullMode::None).unwrap();
+            assert_eq!(h.t, 0.0);
+            // An epsilon t_min skips the surface the ray starts on.
+            let r = RayPrecomp::new(o, d);
+            assert!(intersect(&r, tri[0], tri[1], tri[2], 1e-4, 10.0, CullMode::None).is_none());
+        }
+        // Generic triangles: the origin lies on the surface up to rounding.
+        let mut rng = Rng(7);
+        for _ in 0..2000 {
+            let tri = [
+                rng.vec3(-1.0, 1.0),
+                rng.vec3(-1.0, 1.0),
+                rng.vec3(-1.0, 1.0),
+            ];
+            let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
+            let o = tri[0] * 0.3 + tri[1] * 0.3 + tri[2] * 0.4;
+            let d = rng.unit();
+            if d.dot(n).abs() < 0.1 * n.length() {
+                continue;
+            }
+            let r = RayPrecomp::new(o, d);
+            let h = intersect(&r, tri[0], tri[1], tri[2], -1e-3, 1e-3, CullMode::None)
+                .expect("origin on the surface must hit near t = 0");
+            assert!(h.t.abs() < 1e-5, "{}", h.t);
+            assert!(intersect(&r, tri[0], tri[1], tri[2], 1e-3, 10.0, CullMode::None).is_none());
+        }
+    }
+
+    #[test]
+    fn huge_and_tiny_scales() {
+        let mut rng = Rng(8);
+        for scale in [1e6f32, 1e-6, 1e18, 1e-18, 1e-21] {
+            let mut n = 0;
+            for _ in 0..5000 {
+                let tri = [
+                    rng.vec3(-1.0, 1.0),
+                    rng.vec3(-1.0, 1.0),
+                    rng.vec3(-1.0, 1.0),
+                ];
+                let o = rng.vec3(-4.0, 4.0);
+                let b = [
+                    rng.range(0.05, 1.0),
+                    rng.range(0.05, 1.0),
+                    rng.range(0.05, 1.0),
+                ];
+                let s = b[0] + b[1] + b[2];
+                let target = (tri[0] * b[0] + tri[1] * b[1] + tri[2] * b[2]) / s;
+                let d = target - o;
+                let normal = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
+                if d.normalize().dot(normal.normalize()).abs() < 0.2 {
+                    continue; // grazing: t is ill-conditioned
+                }
+                let unit = hit(o, d, tri, CullMode::None).expect("interior target");
+                let big = [tri[0] * scale, tri[1] * scale, tri[2] * scale];
+                let scaled = hit(o * scale, d * scale, big, CullMode::None).expect("scaled");
+                assert!(
+                    (scaled.t - unit.t).abs() < 1e-4,
+                    "{scale}: {} vs {}",
+                    scaled.t,
+                    unit.t
+                );
+                assert!((scaled.bary - unit.bary).abs().max_element() < 1e-4);
+                assert_eq!(scaled.front, unit.front);
+                assert!((unit.t - 1.0).abs() < 1e-4);
+                n += 1;
+            }
+            assert!(n > 2000, "{n}");
+        }
+        // Far from the origin: ray through a small triangle at 1e6.
+        let c = Vec3::splat(1e6);
+        let tri = [c, c + Vec3::X, c + Vec3::Y];
+        let h = hit(
+            c + Vec3::new(0.25, 0.25, 10.0),
+            -Vec3::Z,
+            tri,
+            CullMode::None,
+        )
+        .unwrap();
+        assert_eq!(h.t, 10.0);
     }
 }

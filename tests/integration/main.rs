@@ -7,6 +7,7 @@ mod hardening_obj;
 mod llvmpipe;
 mod picks;
 mod properties;
+mod rays;
 mod rules;
 mod select;
 mod support;

@@ -88,3 +88,7 @@ pub fn strictly_inside(poly: &[[i64; 2]], px: i64, py: i64) -> bool {
         s * ((b[0] - a[0]) * (py - a[1]) - (b[1] - a[1]) * (px - a[0])) > 0
     })
 }
+
+#[path = "../../benches/common/sphere.rs"]
+mod sphere;
+pub use sphere::uv_sphere;

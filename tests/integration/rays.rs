@@ -1,0 +1,257 @@
+//! 3D ray queries on scenes: transforms, all-hits order, limits, agreement
+//! with the pick buffer, and the collision utilities.
+
+use glam::{Quat, Vec3};
+use softpick::{
+    builtin_scene, ground_height, line_of_sight, plan_sweep, raycast_all, raycast_first, render,
+    sweep_move, Camera, CullMode, Frame, Mesh, Ray, RayOptions, RenderOptions, Scene, Transform,
+};
+
+/// An axis-aligned box mesh centred at the origin with half extents `h`
+/// (12 triangles, counter-clockwise seen from outside).
+fn cube(name: &str, h: Vec3) -> Mesh {
+    let p: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3::new(
+                if i & 1 == 0 { -h.x } else { h.x },
+                if i & 2 == 0 { -h.y } else { h.y },
+                if i & 4 == 0 { -h.z } else { h.z },
+            )
+        })
+        .collect();
+    let q = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let t = q
+        .iter()
+        .flat_map(|f| [[f[0], f[1], f[2]], [f[0], f[2], f[3]]])
+        .collect();
+    Mesh::new(name, p, t, [180, 180, 180]).unwrap()
+}
+
+#[test]
+fn raycast_first_and_all_on_stacked_boxes() {
+    let mut s = Scene::new();
+    for (i, z) in [0.0f32, -3.0, -6.0].iter().enumerate() {
+        s.add_mesh(
+            cube(&format!("box{i}"), Vec3::splat(0.5)),
+            Transform::from_translation(Vec3::new(0.0, 0.0, *z)),
+            None,
+        );
+    }
+    let ray = Ray::new(Vec3::new(0.1, 0.2, 5.0), Vec3::NEG_Z);
+    let first = raycast_first(&s, &ray, &RayOptions::default()).expect("hit");
+    assert_eq!(first.mesh, 0);
+    assert!((first.distance - 4.5).abs() < 1e-4, "{}", first.distance);
+    assert!(first.front_face);
+    assert!((first.normal - Vec3::Z).length() < 1e-5);
+    let all = raycast_all(&s, &ray, &RayOptions::default());
+    assert_eq!(all.len(), 6, "enter and leave three boxes");
+    let d: Vec<f32> = all.iter().map(|h| h.distance).collect();
+    for (k, want) in [4.5f32, 5.5, 7.5, 8.5, 10.5, 11.5].iter().enumerate() {
+        assert!((d[k] - want).abs() < 1e-4, "{d:?}");
+    }
+    assert!(all
+        .iter()
+        .map(|h| h.front_face)
+        .eq([true, false, true, false, true, false]));
+    // near / far limits and culling
+    let lim = RayOptions {
+        near: 5.0,
+        far: 10.0,
+        ..RayOptions::default()
+    };
+    assert_eq!(raycast_all(&s, &ray, &lim).len(), 3);
+    let back = RayOptions {
+        cull: CullMode::Back,
+        ..RayOptions::default()
+    };
+    assert!(raycast_all(&s, &ray, &back).iter().all(|h| h.front_face));
+    let only2 = |m: u32| m == 2;
+    let filt = RayOptions {
+        filter: Some(&only2),
+        ..RayOptions::default()
+    };
+    assert_eq!(raycast_first(&s, &ray, &filt).unwrap().mesh, 2);
+}
+
+#[test]
+fn transformed_child_of_moved_group_is_hit_where_it_is_drawn() {
+    let mut s = Scene::new();
+    let g = s.add_node(
+        "group",
+        Transform::from_translation(Vec3::new(1.0, 0.0, 0.0)),
+        None,
+    );
+    let child = Transform {
+        translation: Vec3::new(0.0, 0.5, -1.0),
+        rotation: Quat::from_rotation_y(0.7) * Quat::from_rotation_x(-0.3),
+        scale: Vec3::new(1.5, 0.5, 2.0),
+    };
+    let m = s.add_mesh(cube("child", Vec3::splat(0.4)), child, Some(g));
+    s.translate(g, Vec3::new(-0.5, 0.25, 0.0)); // move the group after building
+    let cam = Camera::auto_frame(&s.bounds(), 160, 120);
+    let f = render(&s, &cam, RenderOptions::default()).unwrap();
+    let (mut checked, mut agree) = (0, 0);
+    for y in 0..120 {
+        for x in 0..160 {
+            let buf = f.pick(&s, x, y);
+            let ray = f.pick_ray(&s, x, y);
+            if let Some(b) = &buf {
+                checked += 1;
+                assert_eq!(b.mesh, m);
+                if let Some(r) = &ray {
+                    agree += usize::from(r.global_triangle == b.global_triangle);
+                    assert!(
+                        (r.position - b.position).length() < 0.05,
+                        "{} vs {}",
+                        r.position,
+                        b.position
+                    );
+                }
+            }
+        }
+    }
+    assert!(checked > 200);
+    assert!(agree as f64 >= 0.97 * checked as f64, "{agree}/{checked}");
+}
+
+fn agreement(scene: &Scene, f: &Frame) -> (usize, usize) {
+    let (w, h) = (f.width() as i64, f.height() as i64);
+    let id = |x: i64, y: i64| f.triangle_at(x as u32, y as u32);
+    let (mut agree, mut covered) = (0, 0);
+    for y in 0..h {
+        for x in 0..w {
+            let Some(t) = id(x, y) else { continue };
+            covered += 1;
+            let r = f.pick_ray(scene, x, y).map(|h| h.global_triangle);
+            if r == Some(t) {
+                agree += 1;
+                continue;
+            }
+            // away from ID edges the two methods must agree exactly
+            let near_edge = (-1..=1).any(|dy| {
+                (-1..=1).any(|dx| {
+                    let (u, v) = (x + dx, y + dy);
+                    u < 0 || v < 0 || u >= w || v >= h || id(u, v) != Some(t)
+                })
+            });
+            assert!(near_edge, "pixel ({x},{y}): buffer {t}, ray {r:?}");
+        }
+    }
+    (agree, covered)
+}
+
+#[test]
+fn pick_ray_agrees_with_pick_buffer() {
+    let scene = builtin_scene();
+    let f = render(
+        &scene,
+        &Camera::auto_frame(&scene.framing_bounds(), 360, 360),
+        RenderOptions::default(),
+    )
+    .unwrap();
+    let (a, c) = agreement(&scene, &f);
+    println!(
+        "builtin 360x360: pick_ray agrees with pick on {a}/{c} covered pixels ({:.3}%)",
+        100.0 * a as f64 / c as f64
+    );
+    assert!(a as f64 >= 0.99 * c as f64);
+
+    let sphere = crate::support::uv_sphere(48, 33); // 3,072 triangles
+    let f = render(
+        &sphere,
+        &Camera::auto_frame(&sphere.framing_bounds(), 360, 360),
+        RenderOptions::default(),
+    )
+    .unwrap();
+    let (a, c) = agreement(&sphere, &f);
+    println!(
+        "sphere 3k 360x360: pick_ray agrees with pick on {a}/{c} covered pixels ({:.3}%)",
+        100.0 * a as f64 / c as f64
+    );
+    assert!(a as f64 >= 0.99 * c as f64);
+}
+
+#[test]
+fn ground_height_and_line_of_sight() {
+    let mut s = Scene::new();
+    s.add_mesh(
+        cube("ground", Vec3::new(5.0, 0.5, 5.0)),
+        Transform::from_translation(Vec3::new(0.0, -0.5, 0.0)),
+        None,
+    );
+    s.add_mesh(
+        cube("step", Vec3::new(0.5, 0.5, 0.5)),
+        Transform::from_translation(Vec3::new(2.0, 0.5, 0.0)),
+        None,
+    );
+    assert!((ground_height(&s, 0.0, 0.0).unwrap() - 0.0).abs() < 1e-5);
+    assert!((ground_height(&s, 2.0, 0.0).unwrap() - 1.0).abs() < 1e-5);
+    assert!(ground_height(&s, 20.0, 0.0).is_none());
+    assert!(line_of_sight(
+        &s,
+        Vec3::new(0.0, 0.5, 0.0),
+        Vec3::new(0.0, 0.5, 3.0)
+    ));
+    assert!(
+        !line_of_sight(&s, Vec3::new(0.0, 0.5, 0.0), Vec3::new(4.0, 0.5, 0.0)),
+        "the step blocks"
+    );
+}
+
+#[test]
+fn sweep_move_stops_at_walls() {
+    let mut s = Scene::new();
+    let wall = s.add_mesh(
+        cube("wall", Vec3::new(0.1, 2.0, 2.0)),
+        Transform::from_translation(Vec3::new(3.0, 0.0, 0.0)),
+        None,
+    );
+    let c = s.add_mesh(cube("mover", Vec3::splat(0.5)), Transform::IDENTITY, None);
+    // into the wall: the mover's face at x=0.5 may reach the wall face at x=2.9 minus skin
+    let r = sweep_move(&mut s, c, Vec3::new(5.0, 0.0, 0.0), 0.01).unwrap();
+    assert!(r.blocked);
+    assert_eq!(r.hit.as_ref().unwrap().mesh, wall);
+    assert!((r.allowed.x - (2.4 - 0.01)).abs() < 1e-3, "{}", r.allowed);
+    let x = s.mesh_world(c).transform_point3(Vec3::ZERO).x;
+    assert!((x - 2.39).abs() < 1e-3, "the node moved to {x}");
+    // parallel to the wall: not stopped
+    let r = sweep_move(&mut s, c, Vec3::new(0.0, 0.0, 1.0), 0.01).unwrap();
+    assert!(!r.blocked);
+    assert_eq!(r.allowed, Vec3::new(0.0, 0.0, 1.0));
+}
+
+#[test]
+fn sweep_move_catches_a_corner_entering_a_face() {
+    // a small spike (tetrahedron) whose tip points at the big mover's flat face:
+    // no mover vertex ray hits the spike, only the reverse ray from its tip does
+    let mut s = Scene::new();
+    let spike = Mesh::new(
+        "spike",
+        vec![
+            Vec3::new(2.0, 0.0, 0.0),
+            Vec3::new(2.6, 0.2, 0.2),
+            Vec3::new(2.6, -0.2, 0.2),
+            Vec3::new(2.6, 0.0, -0.25),
+        ],
+        vec![[0, 1, 2], [0, 2, 3], [0, 3, 1], [1, 3, 2]],
+        [200, 0, 0],
+    )
+    .unwrap();
+    s.add_mesh(spike, Transform::IDENTITY, None);
+    let mover = s.add_mesh(
+        cube("slab", Vec3::new(0.5, 2.0, 2.0)),
+        Transform::IDENTITY,
+        None,
+    );
+    let r = plan_sweep(&s, mover, Vec3::new(3.0, 0.0, 0.0), 0.0).unwrap();
+    assert!(r.blocked, "the spike's tip must stop the slab");
+    assert!(r.by_other_vertex);
+    assert!((r.allowed.x - 1.5).abs() < 1e-3, "{}", r.allowed);
+}

@@ -3,6 +3,7 @@
 mod clipping;
 mod golden;
 mod hardening_camera;
+mod hardening_geometry;
 mod hardening_obj;
 mod llvmpipe;
 mod picks;

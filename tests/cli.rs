@@ -511,6 +511,14 @@ fn sweep_json_covers_every_pixel_and_buffer_agrees_with_direct() {
         assert!(j["agree"].as_u64().is_some_and(|a| a <= 129_600));
         if j["method"] != "ray" {
             assert_eq!(j["agree"], 129_600, "full agreement: {j}");
+        } else {
+            // rays differ from the fill rule only within a pixel of triangle edges
+            assert!(
+                j["agree"]
+                    .as_u64()
+                    .is_some_and(|a| a >= 129_600 * 995 / 1000),
+                "{j}"
+            );
         }
     }
     // one method, a custom size, repetitions

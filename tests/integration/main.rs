@@ -5,6 +5,7 @@ mod golden;
 mod hardening_camera;
 mod hardening_geometry;
 mod hardening_obj;
+mod hardening_picks;
 mod llvmpipe;
 mod picks;
 mod properties;

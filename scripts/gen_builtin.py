@@ -312,7 +312,7 @@ def build_scene():
     # ---- front row: small things in front of the others -----------------
     add(make_pyramid("pyramid_2", "coral", (-0.3, 0.8), 0.17, 0.34, 30))     # 6
     add(make_box("crate_4", "terracotta", (0.45, 0.85), (0.26, 0.26, 0.26), 40))  # 12
-    add(make_disc("tiny_coin_1", "mustard", (0.45, 0.85), 0.04, 0.26, 14))   # 14 (on crate_4)
+    add(make_disc("tiny_coin_1", "mustard", (0.45, 0.85), 0.04, 0.2625, 14))  # 14 (just above crate_4: no z-fight)
     # gem cluster: sizes from clearly visible down to far below one pixel
     gems = [
         ("tiny_gem_1", "mint",    (-0.05, 1.10), 0.05),

@@ -834,7 +834,7 @@ impl Frame {
                 }
                 let mut p = s.map(|v| [snap(v.x), snap(v.y)]);
                 let area = snapped_area(p);
-                if area == 0 || !self.cull.keeps(area > 0) {
+                if area == 0 || !self.cull.keeps(area < 0) {
                     continue;
                 }
                 if area < 0 {

@@ -8,7 +8,7 @@
 //! | pixel centre | pixel (px, py) has its centre at (px+0.5, py+0.5) |
 //! | subpixel precision | [`SUBPIXEL_BITS`] = 8: a vertex is snapped as `round_half_even((v - 0.5) * 256)` so the integer lattice point (256·px, 256·py) is the centre of pixel (px, py) |
 //! | edge function | for edge a→b: `e(p) = (bx-ax)*(py-ay) - (by-ay)*(px-ax)` in i64 on snapped coordinates |
-//! | winding | front faces are counter-clockwise in NDC (GL default), which is a **positive** snapped area `(x1-x0)(y2-y0)-(y1-y0)(x2-x0)` in the y-down screen space; back-facing triangles are re-ordered so the edge functions are positive inside |
+//! | winding | front faces are counter-clockwise in NDC (GL default, y up), which is a **negative** snapped area `(x1-x0)(y2-y0)-(y1-y0)(x2-x0)` in the y-down screen space (the flip of y reverses the turn); for rasterization every triangle is re-ordered to positive area so the edge functions are positive inside |
 //! | fill rule | [`FillRule`], default [`FillRule::TopLeft`] (D3D/Vulkan orientation, identical to Mesa llvmpipe with `--orient d3d`) |
 //! | culling | [`CullMode`], default none, decided on the snapped area sign |
 //! | depth test | [`DepthTest`], default `Less`; ties keep the earlier triangle in draw order |
@@ -108,7 +108,7 @@ pub fn is_top_left(dx: i64, dy: i64) -> bool {
 }
 
 /// Which faces to drop. Front faces are counter-clockwise in GL's y-up NDC
-/// (= positive snapped area in softpick's y-down screen space); for rays, a
+/// (= negative snapped area in softpick's y-down screen space); for rays, a
 /// triangle (v0,v1,v2) is front-facing when the ray sees it counter-clockwise,
 /// i.e. `dot(dir, (v1-v0).cross(v2-v0)) < 0`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

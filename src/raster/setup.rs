@@ -30,6 +30,10 @@ pub(crate) struct TriSetup {
     pub z_ref: f32,
     pub dzdx: f32,
     pub dzdy: f32,
+    /// Depth range of the vertices: interpolated depth is clamped to it, so
+    /// a sliver whose plane is steep cannot extrapolate out of range.
+    pub z_min: f32,
+    pub z_max: f32,
     /// Global triangle index.
     pub id: u32,
     /// Flat shaded color 0x00RRGGBB.
@@ -65,10 +69,17 @@ impl TriSetup {
         self.z_ref + self.dzdy * (j - self.bbox[1]) as f32
     }
 
-    /// Depth at pixel (i, j).
+    /// Depth at pixel (i, j): `clamp(depth_row(j) + dzdx*(i - x0), z_min, z_max)`.
     #[inline(always)]
     pub fn depth_at(&self, i: i32, j: i32) -> f32 {
-        self.depth_row(j) + self.dzdx * (i - self.bbox[0]) as f32
+        self.depth_in_row(self.depth_row(j), i - self.bbox[0])
+    }
+
+    /// Depth at column offset `di` (from the bbox corner) of a row whose
+    /// [`TriSetup::depth_row`] is `zr`. The one formula every depth comes from.
+    #[inline(always)]
+    pub fn depth_in_row(&self, zr: f32, di: i32) -> f32 {
+        (zr + self.dzdx * di as f32).max(self.z_min).min(self.z_max)
     }
 
     /// The covered span [lo, hi] of row j within [x0, x1] (empty if lo > hi).
@@ -110,6 +121,7 @@ pub(crate) fn setup(
 ) -> Result<TriSetup, Rejected> {
     let mut p = [[v[0].fx, v[0].fy], [v[1].fx, v[1].fy], [v[2].fx, v[2].fy]];
     let mut z = [v[0].z, v[1].z, v[2].z];
+    let mut win = [v[0], v[1], v[2]];
     let area = snapped_area(p);
     let line = area == 0;
     if line {
@@ -121,12 +133,14 @@ pub(crate) fn setup(
             return Err(Rejected::ZeroArea);
         }
     } else {
-        if !cull.keeps(area > 0) {
+        // front-facing = counter-clockwise in y-up NDC = negative area in y-down space
+        if !cull.keeps(area < 0) {
             return Err(Rejected::Culled);
         }
         if area < 0 {
             p.swap(1, 2);
             z.swap(1, 2);
+            win.swap(1, 2);
         }
     }
     let (w, h) = (width as i32 - 1, height as i32 - 1);
@@ -164,27 +178,49 @@ pub(crate) fn setup(
         s.dy[k] = dy;
         s.c[k] = c >> SUBPIXEL_BITS;
     }
-    // Depth plane in pixel units, relative to the bbox corner, solved in f64.
-    let (rx, ry) = (f64::from(bbox[0]), f64::from(bbox[1]));
-    let one = SUBPIXEL_ONE as f64;
-    let q: [[f64; 3]; 3] = std::array::from_fn(|k| {
+    // Depth plane in pixel units, relative to the bbox corner, solved in f64
+    // from the unsnapped window positions (snapping is for coverage only; the
+    // depth follows the true geometry, as GL's interpolation does). Pixel
+    // (i, j) has its centre at window (i + 0.5, j + 0.5).
+    let (rx, ry) = (f64::from(bbox[0]) + 0.5, f64::from(bbox[1]) + 0.5);
+    let exact: [[f64; 3]; 3] = std::array::from_fn(|k| {
         [
-            p[k][0] as f64 / one - rx,
-            p[k][1] as f64 / one - ry,
+            f64::from(win[k].x) - rx,
+            f64::from(win[k].y) - ry,
             f64::from(z[k]),
         ]
     });
+    let one = SUBPIXEL_ONE as f64;
+    let snapped: [[f64; 3]; 3] = std::array::from_fn(|k| {
+        [
+            p[k][0] as f64 / one + 0.5 - rx,
+            p[k][1] as f64 / one + 0.5 - ry,
+            f64::from(z[k]),
+        ]
+    });
+    s.z_min = z.iter().copied().fold(f32::INFINITY, f32::min);
+    s.z_max = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     if line {
-        s.z_ref = z.iter().copied().fold(f32::INFINITY, f32::min);
+        s.z_ref = s.z_min;
     } else {
-        let (ux, uy, uz) = (q[1][0] - q[0][0], q[1][1] - q[0][1], q[1][2] - q[0][2]);
-        let (vx, vy, vz) = (q[2][0] - q[0][0], q[2][1] - q[0][1], q[2][2] - q[0][2]);
-        let det = ux * vy - uy * vx;
-        let a = (uz * vy - vz * uy) / det;
-        let b = (vz * ux - uz * vx) / det;
+        // a float triangle that snapping made non-degenerate falls back to
+        // the snapped positions
+        let (a, b, c) = depth_plane(&exact)
+            .unwrap_or_else(|| depth_plane(&snapped).unwrap_or((0.0, 0.0, f64::from(z[0]))));
         s.dzdx = a as f32;
         s.dzdy = b as f32;
-        s.z_ref = (q[0][2] - a * q[0][0] - b * q[0][1]) as f32;
+        s.z_ref = c as f32;
     }
     Ok(s)
+}
+
+/// The plane z = a·x + b·y + c through three (x, y, z) points, if they span one.
+fn depth_plane(q: &[[f64; 3]; 3]) -> Option<(f64, f64, f64)> {
+    let (ux, uy, uz) = (q[1][0] - q[0][0], q[1][1] - q[0][1], q[1][2] - q[0][2]);
+    let (vx, vy, vz) = (q[2][0] - q[0][0], q[2][1] - q[0][1], q[2][2] - q[0][2]);
+    let det = ux * vy - uy * vx;
+    let a = (uz * vy - vz * uy) / det;
+    let b = (vz * ux - uz * vx) / det;
+    let c = q[0][2] - a * q[0][0] - b * q[0][1];
+    (a.is_finite() && b.is_finite() && c.is_finite()).then_some((a, b, c))
 }

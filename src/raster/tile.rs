@@ -84,7 +84,7 @@ fn raster_tri(
         match band.color.as_deref_mut() {
             None => {
                 for (k, (d, i)) in drow.iter_mut().zip(irow.iter_mut()).enumerate() {
-                    let z = zr + t.dzdx * (first + k as i32) as f32;
+                    let z = t.depth_in_row(zr, first + k as i32);
                     let p = pass(z, *d);
                     *d = if p { z } else { *d };
                     *i = if p { id } else { *i };
@@ -98,7 +98,7 @@ fn raster_tri(
                     .zip(crow.iter_mut())
                     .enumerate()
                 {
-                    let z = zr + t.dzdx * (first + k as i32) as f32;
+                    let z = t.depth_in_row(zr, first + k as i32);
                     let p = pass(z, *d);
                     *d = if p { z } else { *d };
                     *i = if p { id } else { *i };

@@ -91,5 +91,20 @@ fn top_left_matches_llvmpipe_on_3d_views() {
             frac * 100.0
         );
         assert!(frac >= 0.999, "{view}: only {:.4}% identical", frac * 100.0);
+        // window depth, interpolated per pixel, against llvmpipe's 32-bit float depth
+        let dpath = dir().join(format!("3d/{view}.d3d.f32"));
+        let bytes = std::fs::read(&dpath).unwrap();
+        let want_d: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let mut worst = 0.0f32;
+        for (k, (a, b)) in f.ids().iter().zip(&want).enumerate() {
+            if a == b && *a != 0 {
+                worst = worst.max((f.depth()[k] - want_d[k]).abs());
+            }
+        }
+        println!("{view}: largest depth difference from llvmpipe {worst:e}");
+        assert!(worst < 2e-6, "{view}: depth differs by {worst}");
     }
 }

@@ -207,3 +207,49 @@ fn hit_records_are_consistent() {
     }
     assert!(n > 500);
 }
+
+#[test]
+fn cull_modes_keep_front_or_back_faces() {
+    use softpick::CullMode;
+    // a closed sphere: one side faces the camera, the other away from it
+    let scene = crate::support::uv_sphere(24, 13);
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 120, 120);
+    let frame = |cull| {
+        render(
+            &scene,
+            &cam,
+            RenderOptions {
+                cull,
+                ..RenderOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    let (none, back, front) = (
+        frame(CullMode::None),
+        frame(CullMode::Back),
+        frame(CullMode::Front),
+    );
+    assert!(
+        none.ids() == back.ids() || none.ids() == front.ids(),
+        "without culling the nearer side shows, which is one of the culled images"
+    );
+    assert!(back.ids() != front.ids());
+    // the raster decides facing on the snapped screen triangle, the hit record
+    // on the 3D triangle: they differ only for triangles seen almost edge-on
+    let (mut n, mut odd) = (0, 0);
+    for y in 0..120 {
+        for x in 0..120 {
+            let (hb, hf) = (back.pick(&scene, x, y), front.pick(&scene, x, y));
+            assert_eq!(hb.is_some(), hf.is_some(), "same silhouette at ({x},{y})");
+            let (Some(hb), Some(hf)) = (hb, hf) else {
+                continue;
+            };
+            n += 1;
+            odd += usize::from(!(hb.front_face && !hf.front_face));
+        }
+    }
+    assert!(n > 1000);
+    assert!(odd * 100 <= n, "{odd} of {n} pixels disagree on facing");
+    assert!(back.stats().face_culled > 0 && front.stats().face_culled > 0);
+}

@@ -1503,33 +1503,12 @@ fn object_median_split(refs: &mut [Box3], ids: &mut [u32], cbounds: Box3) -> Spl
 mod tests {
     use super::*;
 
-    /// SplitMix64: tiny deterministic RNG for tests.
-    struct Rng(u64);
+    use crate::pick::test_util::{grid, Rng};
 
-    impl Rng {
-        fn next_u64(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        fn f32(&mut self) -> f32 {
-            (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-        }
-        fn range(&mut self, lo: f32, hi: f32) -> f32 {
-            lo + (hi - lo) * self.f32()
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next_u64() % n as u64) as usize
-        }
-        fn vec3(&mut self, lo: f32, hi: f32) -> Vec3 {
-            Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
-        }
-        fn in_box(&mut self, b: &Aabb) -> Vec3 {
-            let t = self.vec3(0.0, 1.0);
-            b.min + (b.max - b.min) * t
-        }
+    /// A uniform random point in a box.
+    fn in_box(rng: &mut Rng, b: &Aabb) -> Vec3 {
+        let t = rng.vec3(0.0, 1.0);
+        b.min + (b.max - b.min) * t
     }
 
     type Mesh = (Vec<Vec3>, Vec<[u32; 3]>);
@@ -1563,40 +1542,6 @@ mod tests {
                 );
                 tris.push([a, b, c]);
                 tris.push([a, c, d]);
-            }
-        }
-        (pos, tris)
-    }
-
-    /// Jittered height-field grid with random diagonals.
-    fn grid(n: usize, rng: &mut Rng) -> Mesh {
-        let mut pos = Vec::new();
-        for j in 0..=n {
-            for i in 0..=n {
-                let jit = if i == 0 || j == 0 || i == n || j == n {
-                    0.0
-                } else {
-                    0.3
-                };
-                pos.push(Vec3::new(
-                    i as f32 + rng.range(-jit, jit),
-                    j as f32 + rng.range(-jit, jit),
-                    rng.range(-0.5, 0.5),
-                ));
-            }
-        }
-        let id = |i: usize, j: usize| (j * (n + 1) + i) as u32;
-        let mut tris = Vec::new();
-        for j in 0..n {
-            for i in 0..n {
-                let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
-                if rng.below(2) == 0 {
-                    tris.push([a, b, c]);
-                    tris.push([a, c, d]);
-                } else {
-                    tris.push([a, b, d]);
-                    tris.push([b, c, d]);
-                }
             }
         }
         (pos, tris)
@@ -1669,12 +1614,12 @@ mod tests {
             max: b.max + (b.max - b.min),
         };
         let o = if rng.below(4) == 0 {
-            rng.in_box(b)
+            in_box(rng, b)
         } else {
-            rng.in_box(&grown)
+            in_box(rng, &grown)
         };
         let target = if rng.below(4) == 0 {
-            rng.in_box(b)
+            in_box(rng, b)
         } else {
             let t = loop {
                 let t = tris[rng.below(tris.len())];
@@ -1913,7 +1858,7 @@ mod tests {
                 max: c + e,
             };
             // A corner, an edge point or a face point.
-            let mut p = rng.in_box(&b);
+            let mut p = in_box(&mut rng, &b);
             for k in 0..3 {
                 if rng.below(2) == 0 {
                     p[k] = if rng.below(2) == 0 {
@@ -2016,7 +1961,7 @@ mod tests {
     #[test]
     fn grid_matches_brute_force() {
         let mut rng = Rng(22);
-        let (pos, tris) = grid(40, &mut rng);
+        let (pos, tris) = grid(40, 0.5, &mut rng);
         let hits = check_against_brute_force(&pos, &tris, 2500, 23);
         assert!(hits > 1000, "{hits}");
     }
@@ -2116,7 +2061,7 @@ mod tests {
     fn grid_is_watertight_through_the_bvh() {
         let mut rng = Rng(31);
         let n = 40;
-        let (pos, tris) = grid(n, &mut rng);
+        let (pos, tris) = grid(n, 0.5, &mut rng);
         let bvh = Bvh::build(&pos, &tris);
         let interior = |v: u32| {
             let (x, y) = (v as usize % (n + 1), v as usize / (n + 1));
@@ -2207,7 +2152,7 @@ mod tests {
         // unused quad lanes there).
         let mut rng = Rng(35);
         let (sphere_pos, sphere_tris) = uv_sphere(30, 30, Vec3::new(0.1, 0.2, 0.3), 1.0);
-        let (grid_pos, grid_tris) = grid(20, &mut rng);
+        let (grid_pos, grid_tris) = grid(20, 0.5, &mut rng);
         for (pos, tris) in [(&sphere_pos, &sphere_tris), (&grid_pos, &grid_tris)] {
             let bvh = Bvh::build(pos, tris);
             let b = bvh.root_bounds();
@@ -2219,7 +2164,7 @@ mod tests {
                     d[(i + 1) % 3] = rng.range(-1.0, 1.0); // one zero component
                 }
                 // Origins on vertex coordinates too, to hit the 0 * inf case.
-                let mut o = rng.in_box(&b) - d * 3.0 * (b.max - b.min).max_element();
+                let mut o = in_box(&mut rng, &b) - d * 3.0 * (b.max - b.min).max_element();
                 if i % 3 == 0 {
                     let v = pos[rng.below(pos.len())];
                     for k in 0..3 {

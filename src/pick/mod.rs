@@ -13,6 +13,8 @@ pub(crate) mod buffer;
 pub mod bvh;
 pub(crate) mod direct;
 pub mod ray;
+#[cfg(test)]
+mod test_util;
 pub mod triangle;
 
 use std::sync::Arc;

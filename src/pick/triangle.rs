@@ -317,40 +317,7 @@ fn intersect_f64(
 mod tests {
     use super::*;
 
-    /// SplitMix64: tiny deterministic RNG for tests.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next_u64(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        /// Uniform in [0, 1).
-        fn f32(&mut self) -> f32 {
-            (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-        }
-        fn range(&mut self, lo: f32, hi: f32) -> f32 {
-            lo + (hi - lo) * self.f32()
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next_u64() % n as u64) as usize
-        }
-        fn vec3(&mut self, lo: f32, hi: f32) -> Vec3 {
-            Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
-        }
-        fn unit(&mut self) -> Vec3 {
-            loop {
-                let v = self.vec3(-1.0, 1.0);
-                let l = v.length_squared();
-                if l > 1e-4 && l <= 1.0 {
-                    return v / l.sqrt();
-                }
-            }
-        }
-    }
+    use crate::pick::test_util::{grid, Rng};
 
     fn hit(o: Vec3, d: Vec3, t: [Vec3; 3], cull: CullMode) -> Option<TriHit> {
         intersect(
@@ -399,40 +366,6 @@ mod tests {
         let tris = (0..n as u32)
             .map(|i| [0, 1 + i, 1 + (i + 1) % n as u32])
             .collect();
-        (pos, tris)
-    }
-
-    /// Jittered (n+1)x(n+1) grid over [0,n]^2, random diagonals, small z noise.
-    fn grid(n: usize, rng: &mut Rng) -> (Vec<Vec3>, Vec<[u32; 3]>) {
-        let mut pos = Vec::new();
-        for j in 0..=n {
-            for i in 0..=n {
-                let jit = if i == 0 || j == 0 || i == n || j == n {
-                    0.0
-                } else {
-                    0.3
-                };
-                pos.push(Vec3::new(
-                    i as f32 + rng.range(-jit, jit),
-                    j as f32 + rng.range(-jit, jit),
-                    rng.range(-0.2, 0.2),
-                ));
-            }
-        }
-        let id = |i: usize, j: usize| (j * (n + 1) + i) as u32;
-        let mut tris = Vec::new();
-        for j in 0..n {
-            for i in 0..n {
-                let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
-                if rng.below(2) == 0 {
-                    tris.push([a, b, c]);
-                    tris.push([a, c, d]);
-                } else {
-                    tris.push([a, b, d]);
-                    tris.push([b, c, d]);
-                }
-            }
-        }
         (pos, tris)
     }
 
@@ -485,7 +418,7 @@ mod tests {
     fn grid_is_watertight_at_shared_edges_and_vertices() {
         let mut rng = Rng(2);
         let n = 12;
-        let (pos, tris) = grid(n, &mut rng);
+        let (pos, tris) = grid(n, 0.2, &mut rng);
         // Interior edges: each appears in two triangles.
         let mut edges = std::collections::HashMap::new();
         for t in &tris {

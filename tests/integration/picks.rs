@@ -246,7 +246,7 @@ fn cull_modes_keep_front_or_back_faces() {
                 continue;
             };
             n += 1;
-            odd += usize::from(!(hb.front_face && !hf.front_face));
+            odd += usize::from(!hb.front_face || hf.front_face);
         }
     }
     assert!(n > 1000);

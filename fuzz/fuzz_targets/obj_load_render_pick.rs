@@ -1,0 +1,63 @@
+//! OBJ bytes → load → render (64×48, automatic camera) → picks with every
+//! method. The loader must return a scene or an OBJ error naming the file
+//! (never panic); a loaded scene renders with its automatic camera; buffer
+//! and direct picks agree; nothing drawn or picked touches a non-finite
+//! vertex.
+#![no_main]
+
+use std::path::Path;
+
+use libfuzzer_sys::fuzz_target;
+use softpick::{load_obj_bytes, render, Camera, RenderOptions};
+
+fuzz_target!(|data: &[u8]| {
+    let path = Path::new("fuzz.obj");
+    let (scene, report) = match load_obj_bytes(path, data, |_| Err(tobj::LoadError::OpenFileFailed))
+    {
+        Ok(r) => r,
+        Err(e) => {
+            assert!(e.obj_kind().is_some(), "{e:?}");
+            assert!(e.to_string().starts_with("fuzz.obj: "), "{e}");
+            return;
+        }
+    };
+    assert!(report.triangles > report.invalid_triangles, "{report:?}");
+    assert_eq!(scene.triangle_count() as usize, report.triangles);
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 64, 48);
+    let frame = render(&scene, &cam, RenderOptions::default()).expect("auto camera is valid");
+    let finite = |g: u32| {
+        let (m, t) = scene.locate(g).expect("drawn triangle exists");
+        scene.meshes()[m as usize]
+            .triangle(t)
+            .iter()
+            .all(|p| p.is_finite())
+    };
+    for y in 0..48u32 {
+        for x in 0..64u32 {
+            let a = frame.triangle_at(x, y);
+            let b = frame.triangle_at_direct(x.into(), y.into()).map(|(t, _)| t);
+            assert_eq!(a, b, "buffer vs direct at ({x},{y})");
+            if let Some(g) = a {
+                assert!(finite(g), "triangle {g} has a non-finite vertex");
+            }
+        }
+    }
+    for (x, y) in [
+        (0, 0),
+        (32, 24),
+        (63, 47),
+        (10, 40),
+        (50, 5),
+        (-1, 3),
+        (64, 0),
+        (i64::MIN, i64::MAX),
+    ] {
+        let a = frame.pick(&scene, x, y).map(|h| h.global_triangle);
+        let b = frame.pick_direct(&scene, x, y).map(|h| h.global_triangle);
+        assert_eq!(a, b, "pick vs pick_direct at ({x},{y})");
+        if let Some(h) = frame.pick_ray(&scene, x, y) {
+            assert!(finite(h.global_triangle), "ray hit a non-finite triangle");
+        }
+        let _ = frame.pick_all(&scene, x, y);
+    }
+});

@@ -424,24 +424,24 @@ fn scan_line<'a>(
                 parse_f32(path, ln, w[1], "vertex")?,
                 parse_f32(path, ln, w[2], "vertex")?,
             );
-            let rewrite =
-                match n {
-                    3 => comment,
-                    4 => {
-                        let wt = parse_f32(path, ln, w[3], "vertex weight")?;
-                        if wt == 0.0 {
-                            return Err(obj_err(
-                                path,
-                                ObjErrorKind::Parse(Some(ln), "vertex weight w is 0".into()),
-                            ));
-                        }
-                        p /= wt;
-                        comment
+            let rewrite = match n {
+                3 => comment,
+                4 => {
+                    let wt = parse_f32(path, ln, w[3], "vertex weight")?;
+                    if wt == 0.0 {
+                        return Err(obj_err(
+                            path,
+                            ObjErrorKind::Parse(Some(ln), "vertex weight w is 0".into()),
+                        ));
                     }
-                    // x y z r g b: the colors are not used; dropped so that a
-                    // file mixing colored and plain vertices still loads
-                    6 => true,
-                    _ => return Err(obj_err(
+                    p /= wt;
+                    comment
+                }
+                // x y z r g b: the colors are not used; dropped so that a
+                // file mixing colored and plain vertices still loads
+                6 => true,
+                _ => {
+                    return Err(obj_err(
                         path,
                         ObjErrorKind::Parse(
                             Some(ln),
@@ -449,8 +449,9 @@ fn scan_line<'a>(
                                 "vertex has {n} numbers (expected x y z, x y z w or x y z r g b)"
                             ),
                         ),
-                    )),
-                };
+                    ))
+                }
+            };
             st.nv += 1;
             if p.is_finite() {
                 if let Some(b) = &mut st.bounds {

@@ -10,11 +10,17 @@
 //! `g = 1 + 2·GUARD/size`. On-screen pixels are unaffected: the band is far
 //! outside the viewport. Every surviving snapped coordinate is below 2^23.
 //!
-//! Intersections are always computed from the inside vertex toward the
-//! outside one, so two triangles sharing an edge compute bit-identical new
-//! vertices and stay watertight after clipping.
+//! Intersections are computed in f64 from the endpoint nearer to the plane
+//! (a choice that depends only on the edge), so two triangles sharing an
+//! edge compute bit-identical new vertices and stay watertight after
+//! clipping, and a huge far endpoint cannot swallow a small near one.
+//!
+//! The far plane is not clipped: the depth test (clear value 1.0) rejects
+//! fragments beyond it. Window coordinates surviving the band are clamped
+//! to ±3·[`GUARD_BAND_PX`] before snapping, so snapped values stay below
+//! 2^24 and edge products below 2^50.
 
-use glam::Vec4;
+use glam::{DVec4, Vec4};
 
 use super::rules::GUARD_BAND_PX;
 
@@ -97,11 +103,27 @@ impl Guard {
     /// Clips a triangle against the planes named in `planes` (outcode bits
     /// 0..5). Writes the polygon into `out` (up to 8 vertices) and returns
     /// its vertex count (0 when nothing is left).
+    ///
+    /// Clipping is the rare path, so it runs in f64. Each intersection is
+    /// interpolated from the edge's endpoint nearer to the plane (ties broken
+    /// by a total order on the endpoints), a choice that depends only on the
+    /// edge, so two triangles sharing an edge get bit-identical vertices, and
+    /// a huge far endpoint cannot swallow a small near one.
     pub fn clip(&self, tri: [Vec4; 3], planes: u16, out: &mut [Vec4; 8]) -> usize {
-        let mut a = [Vec4::ZERO; 8];
-        a[..3].copy_from_slice(&tri);
+        let mut a = [DVec4::ZERO; 8];
+        for (d, s) in a.iter_mut().zip(tri) {
+            *d = s.as_dvec4();
+        }
         let mut n = 3;
-        let mut b = [Vec4::ZERO; 8];
+        let mut b = [DVec4::ZERO; 8];
+        let (gx, gy) = (f64::from(self.gx), f64::from(self.gy));
+        let dist = |p: DVec4, plane: usize| match plane {
+            0 => p.z + p.w,
+            1 => gx * p.w + p.x,
+            2 => gx * p.w - p.x,
+            3 => gy * p.w + p.y,
+            _ => gy * p.w - p.y,
+        };
         for plane in 0..5 {
             if planes & (1 << plane) == 0 {
                 continue;
@@ -110,8 +132,8 @@ impl Guard {
             for k in 0..n {
                 let p = a[k];
                 let q = a[(k + 1) % n];
-                let dp = self.dist(p, plane);
-                let dq = self.dist(q, plane);
+                let dp = dist(p, plane);
+                let dq = dist(q, plane);
                 let pin = dp >= 0.0;
                 let qin = dq >= 0.0;
                 if pin && m < 8 {
@@ -119,10 +141,14 @@ impl Guard {
                     m += 1;
                 }
                 if pin != qin && m < 8 {
-                    // interpolate from the inside vertex toward the outside one
-                    let (i, o, di, do_) = if pin { (p, q, dp, dq) } else { (q, p, dq, dp) };
-                    let t = di / (di - do_);
-                    b[m] = i + (o - i) * t;
+                    let p_first = match dp.abs().total_cmp(&dq.abs()) {
+                        std::cmp::Ordering::Less => true,
+                        std::cmp::Ordering::Greater => false,
+                        std::cmp::Ordering::Equal => order_key(p) <= order_key(q),
+                    };
+                    let (s, e, ds, de) = if p_first { (p, q, dp, dq) } else { (q, p, dq, dp) };
+                    let t = ds / (ds - de);
+                    b[m] = s + (e - s) * t;
                     m += 1;
                 }
             }
@@ -132,9 +158,16 @@ impl Guard {
                 return 0;
             }
         }
-        out[..n].copy_from_slice(&a[..n]);
+        for (o, v) in out.iter_mut().zip(&a[..n]) {
+            *o = v.as_vec4();
+        }
         n
     }
+}
+
+/// A total order on clip-space points (their bit patterns), for tie-breaking.
+fn order_key(p: DVec4) -> [u64; 4] {
+    [p.x.to_bits(), p.y.to_bits(), p.z.to_bits(), p.w.to_bits()]
 }
 
 #[cfg(test)]

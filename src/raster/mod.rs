@@ -99,6 +99,12 @@ impl Stats {
     }
 }
 
+/// Per-frame scratch buffers kept by the renderer (reused, never shrunk).
+struct Scratch<'a> {
+    verts: &'a mut Vec<VertOut>,
+    world_pos: &'a mut Vec<Vec3>,
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct VertOut {
     clip: Vec4,
@@ -124,6 +130,7 @@ pub struct Renderer {
     pool: Option<rayon::ThreadPool>,
     frame: Frame,
     verts: Vec<VertOut>,
+    world_pos: Vec<Vec3>,
 }
 
 impl Renderer {
@@ -143,6 +150,7 @@ impl Renderer {
             pool,
             frame: Frame::new(1, 1).expect("1x1 is a valid size"),
             verts: Vec::new(),
+            world_pos: Vec::new(),
         })
     }
 
@@ -177,10 +185,14 @@ impl Renderer {
     pub fn render(&mut self, scene: &Scene, camera: &Camera) -> Result<&Frame, Error> {
         camera.validate().map_err(Error::InvalidCamera)?;
         let opts = self.opts;
-        let (frame, verts) = (&mut self.frame, &mut self.verts);
+        let scratch = Scratch {
+            verts: &mut self.verts,
+            world_pos: &mut self.world_pos,
+        };
+        let frame = &mut self.frame;
         match &self.pool {
-            Some(p) => p.install(|| render_into(scene, camera, opts, frame, verts)),
-            None => render_into(scene, camera, opts, frame, verts),
+            Some(p) => p.install(|| render_into(scene, camera, opts, frame, scratch)),
+            None => render_into(scene, camera, opts, frame, scratch),
         }
         Ok(&self.frame)
     }
@@ -198,8 +210,9 @@ fn render_into(
     camera: &Camera,
     opts: RenderOptions,
     frame: &mut Frame,
-    verts: &mut Vec<VertOut>,
+    scratch: Scratch<'_>,
 ) {
+    let Scratch { verts, world_pos } = scratch;
     let (w, h) = (camera.width, camera.height);
     frame.resize(w, h);
     frame.camera = Some(*camera);
@@ -224,25 +237,41 @@ fn render_into(
         total += m.positions().len() as u32;
     }
     verts.resize(total as usize, VertOut::default());
+    frame
+        .vertices
+        .resize(total as usize, ScreenVertex::default());
+    world_pos.resize(if opts.color { total as usize } else { 0 }, Vec3::ZERO);
     for (mi, m) in scene.meshes().iter().enumerate() {
-        let mvp = vp * frame.worlds[mi];
+        let world = frame.worlds[mi];
+        let mvp = vp * world;
         let off = frame.vertex_offsets[mi] as usize;
-        let out = &mut verts[off..off + m.positions().len()];
-        out.par_chunks_mut(CHUNK_VERTS)
-            .zip(m.positions().par_chunks(CHUNK_VERTS))
-            .for_each(|(o, p)| {
-                for (v, p) in o.iter_mut().zip(p) {
-                    *v = vertex(&mvp, *p, &guard, wf, hf);
-                }
-            });
+        let range = off..off + m.positions().len();
+        let work = verts[range.clone()]
+            .par_chunks_mut(CHUNK_VERTS)
+            .zip(frame.vertices[range.clone()].par_chunks_mut(CHUNK_VERTS))
+            .zip(m.positions().par_chunks(CHUNK_VERTS));
+        work.for_each(|((o, sv), p)| {
+            for ((v, s), p) in o.iter_mut().zip(sv).zip(p) {
+                *v = vertex(&mvp, *p, &guard, wf, hf);
+                *s = ScreenVertex {
+                    x: v.win.x,
+                    y: v.win.y,
+                    z: v.win.z,
+                    w: v.clip.w,
+                };
+            }
+        });
+        if opts.color {
+            world_pos[range]
+                .par_chunks_mut(CHUNK_VERTS)
+                .zip(m.positions().par_chunks(CHUNK_VERTS))
+                .for_each(|(o, p)| {
+                    for (o, p) in o.iter_mut().zip(p) {
+                        *o = world.transform_point3(*p);
+                    }
+                });
+        }
     }
-    frame.vertices.clear();
-    frame.vertices.extend(verts.iter().map(|v| ScreenVertex {
-        x: v.win.x,
-        y: v.win.y,
-        z: v.win.z,
-        w: v.clip.w,
-    }));
 
     // 2-4. clip, setup and bin, in fixed chunks of the global triangle order
     let total_tris = scene.triangle_count() as usize;
@@ -254,9 +283,9 @@ fn render_into(
         camera,
         opts,
         guard,
-        worlds: &frame.worlds,
         offsets: &frame.vertex_offsets,
         verts,
+        world_pos,
         grid,
     };
     frame
@@ -342,8 +371,8 @@ pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule
             x,
             y,
             z: 0.5,
-            fx: snap(x),
-            fy: snap(y),
+            fx: snap(x) as i32,
+            fy: snap(y) as i32,
         });
         let [r, g, b] = crate::scene::palette_color(id as u32);
         let color = (u32::from(r) << 16) | (u32::from(g) << 8) | u32::from(b);
@@ -379,8 +408,8 @@ fn win_vertex(clip: Vec4, w: f32, h: f32) -> WinVertex {
         x,
         y,
         z: s.z,
-        fx: snap(x),
-        fy: snap(y),
+        fx: snap(x) as i32,
+        fy: snap(y) as i32,
     }
 }
 
@@ -389,9 +418,9 @@ struct SetupCtx<'a> {
     camera: &'a Camera,
     opts: RenderOptions,
     guard: Guard,
-    worlds: &'a [Mat4],
     offsets: &'a [u32],
     verts: &'a [VertOut],
+    world_pos: &'a [Vec3],
     grid: TileGrid,
 }
 
@@ -406,58 +435,66 @@ impl SetupCtx<'_> {
         let start = ci * CHUNK_TRIS;
         let end = ((ci + 1) * CHUNK_TRIS).min(self.scene.triangle_count() as usize);
         let offs = self.scene.triangle_offsets();
-        let mut m = offs.partition_point(|&o| o as usize <= start) - 1;
-        for g in start..end {
-            while offs[m + 1] as usize <= g {
-                m += 1;
-            }
-            let mesh = &self.scene.meshes()[m];
-            let local = g - offs[m] as usize;
+        let first_mesh = offs.partition_point(|&o| o as usize <= start) - 1;
+        let meshes = &self.scene.meshes()[first_mesh..];
+        // the chunk's triangles, mesh by mesh: (mesh index, local range)
+        let spans = meshes.iter().enumerate().map_while(|(k, mesh)| {
+            let m = first_mesh + k;
+            let (lo, hi) = (offs[m] as usize, offs[m + 1] as usize);
+            (lo < end).then(|| (m, mesh, start.max(lo) - lo..end.min(hi) - lo))
+        });
+        for (m, mesh, range) in spans {
             let base = self.offsets[m];
-            let tri = mesh.triangles()[local];
-            let v = tri.map(|i| &self.verts[(base + i) as usize]);
-            st.triangles += 1;
-            let or = v[0].code | v[1].code | v[2].code;
-            if or & OUT_INVALID != 0 {
-                st.invalid += 1;
-                continue;
-            }
-            if v[0].code & v[1].code & v[2].code & FRUSTUM_MASK != 0 {
-                st.frustum_culled += 1;
-                continue;
-            }
-            let color = if self.opts.color {
-                shade(
-                    mesh.color(),
-                    mesh.triangle(local as u32),
-                    &self.worlds[m],
-                    self.camera,
-                )
-            } else {
-                0
-            };
-            let id = g as u32;
-            if or & CLIP_MASK == 0 {
-                self.emit([v[0].win, v[1].win, v[2].win], id, color, chunk, &mut st);
-            } else {
-                st.clipped += 1;
-                let mut poly = [Vec4::ZERO; 8];
-                let n =
-                    self.guard
-                        .clip([v[0].clip, v[1].clip, v[2].clip], or & CLIP_MASK, &mut poly);
-                let (w, h) = (self.camera.width as f32, self.camera.height as f32);
-                for k in 1..n.saturating_sub(1) {
-                    let wv = [poly[0], poly[k], poly[k + 1]].map(|c| win_vertex(c, w, h));
-                    self.emit(wv, id, color, chunk, &mut st);
+            let verts = &self.verts[base as usize..];
+            let offset = offs[m] as usize;
+            for (local, &tri) in mesh.triangles()[range.clone()].iter().enumerate() {
+                let local = range.start + local;
+                let g = offset + local;
+                let v = tri.map(|i| &verts[i as usize]);
+                st.triangles += 1;
+                let or = v[0].code | v[1].code | v[2].code;
+                if or & OUT_INVALID != 0 {
+                    st.invalid += 1;
+                    continue;
+                }
+                if v[0].code & v[1].code & v[2].code & FRUSTUM_MASK != 0 {
+                    st.frustum_culled += 1;
+                    continue;
+                }
+                let id = g as u32;
+                let first = chunk.tris.len();
+                if or & CLIP_MASK == 0 {
+                    self.emit([v[0].win, v[1].win, v[2].win], id, chunk, &mut st);
+                } else {
+                    st.clipped += 1;
+                    let mut poly = [Vec4::ZERO; 8];
+                    let n = self.guard.clip(
+                        [v[0].clip, v[1].clip, v[2].clip],
+                        or & CLIP_MASK,
+                        &mut poly,
+                    );
+                    let (w, h) = (self.camera.width as f32, self.camera.height as f32);
+                    for k in 1..n.saturating_sub(1) {
+                        let wv = [poly[0], poly[k], poly[k + 1]].map(|c| win_vertex(c, w, h));
+                        self.emit(wv, id, chunk, &mut st);
+                    }
+                }
+                // shade only what survived setup (world positions from the vertex stage)
+                if self.opts.color && chunk.tris.len() > first {
+                    let p = tri.map(|i| self.world_pos[(base + i) as usize]);
+                    let color = shade(mesh.color(), p, self.camera);
+                    for t in &mut chunk.tris[first..] {
+                        t.color = color;
+                    }
                 }
             }
         }
         chunk.stats = st;
     }
 
-    fn emit(&self, v: [WinVertex; 3], id: u32, color: u32, chunk: &mut Chunk, st: &mut Stats) {
+    fn emit(&self, v: [WinVertex; 3], id: u32, chunk: &mut Chunk, st: &mut Stats) {
         let (w, h) = (self.camera.width, self.camera.height);
-        let res = setup::setup(v, self.opts.rule, self.opts.cull, w, h, id, color);
+        let res = setup::setup(v, self.opts.rule, self.opts.cull, w, h, id, 0);
         push_setup(chunk, res, self.grid, st);
     }
 }
@@ -482,9 +519,9 @@ fn push_setup(
     }
 }
 
-/// Flat two-sided Lambert with a headlight: `0.25 + 0.75·|n·v|`.
-fn shade(color: [u8; 3], tri: [Vec3; 3], world: &Mat4, cam: &Camera) -> u32 {
-    let p = tri.map(|q| world.transform_point3(q));
+/// Flat two-sided Lambert with a headlight: `0.25 + 0.75·|n·v|`, from the
+/// triangle's world-space corners.
+fn shade(color: [u8; 3], p: [Vec3; 3], cam: &Camera) -> u32 {
     let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
     let v = match cam.projection {
         Projection::Perspective { .. } => (cam.eye - p[0]).normalize_or_zero(),

@@ -176,7 +176,13 @@ impl DepthTest {
 #[inline]
 #[must_use]
 pub fn snap(v: f32) -> i64 {
-    ((v - 0.5) * SUBPIXEL_ONE as f32).round_ties_even() as i64
+    // Round half to even without a libm call on baseline x86-64: adding and
+    // subtracting 1.5·2^52 in f64 rounds any |x| < 2^51 to the nearest
+    // integer, ties to even (the default rounding mode). The f32 product is
+    // exact in f64.
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    let x = f64::from((v - 0.5) * SUBPIXEL_ONE as f32);
+    ((x + MAGIC) - MAGIC) as i64
 }
 
 /// Signed doubled area of a snapped triangle (positive = front-facing).
@@ -206,6 +212,21 @@ mod tests {
         // 0.5 + 3/512 → 1.5 units → rounds to 2 (even)
         assert_eq!(snap(0.5 + 3.0 / 512.0), 2);
         assert_eq!(snap(0.0), -128);
+        // agrees with round_ties_even everywhere in the guard band
+        for k in -200_000..200_000 {
+            let v = k as f32 * 0.123_456_7 + 0.5 / 512.0 * (k % 3) as f32;
+            let want = ((v - 0.5) * 256.0).round_ties_even() as i64;
+            assert_eq!(snap(v), want, "{v}");
+        }
+        for v in [
+            49_152.0f32,
+            -49_152.0,
+            0.5 + 1.0 / 512.0,
+            0.5 - 1.0 / 512.0,
+            1.5 + 3.0 / 512.0,
+        ] {
+            assert_eq!(snap(v), ((v - 0.5) * 256.0).round_ties_even() as i64, "{v}");
+        }
     }
 
     #[test]

@@ -4,14 +4,14 @@
 use super::rules::{floor_div, snapped_area, CullMode, FillRule, SUBPIXEL_BITS, SUBPIXEL_ONE};
 
 /// A window-space vertex ready for setup: f32 window position and depth,
-/// and its snapped fixed-point position.
+/// and its snapped fixed-point position (|fx|, |fy| < 2^24 inside the guard band).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct WinVertex {
     pub x: f32,
     pub y: f32,
     pub z: f32,
-    pub fx: i64,
-    pub fy: i64,
+    pub fx: i32,
+    pub fy: i32,
 }
 
 /// A set-up triangle. Pixel (i, j) is covered iff for every edge k
@@ -119,9 +119,29 @@ pub(crate) fn setup(
     id: u32,
     color: u32,
 ) -> Result<TriSetup, Rejected> {
-    let mut p = [[v[0].fx, v[0].fy], [v[1].fx, v[1].fy], [v[2].fx, v[2].fy]];
+    let mut p = v.map(|q| [i64::from(q.fx), i64::from(q.fy)]);
     let mut z = [v[0].z, v[1].z, v[2].z];
     let mut win = [v[0], v[1], v[2]];
+    let (w, h) = (width as i32 - 1, height as i32 - 1);
+    // Pixel centres i with 256*i in [min, max] (shifts floor): most small
+    // triangles of big meshes contain no centre and leave here, before any
+    // multiplication. Zero-area lines of the inclusive rule are exempt.
+    let pixel_bbox = || {
+        let minx = p[0][0].min(p[1][0]).min(p[2][0]);
+        let maxx = p[0][0].max(p[1][0]).max(p[2][0]);
+        let miny = p[0][1].min(p[1][1]).min(p[2][1]);
+        let maxy = p[0][1].max(p[1][1]).max(p[2][1]);
+        let x0 = (-((-minx) >> SUBPIXEL_BITS)).max(0);
+        let y0 = (-((-miny) >> SUBPIXEL_BITS)).max(0);
+        let x1 = (maxx >> SUBPIXEL_BITS).min(i64::from(w));
+        let y1 = (maxy >> SUBPIXEL_BITS).min(i64::from(h));
+        [x0 as i32, y0 as i32, x1 as i32, y1 as i32]
+    };
+    let tight = pixel_bbox();
+    let empty = tight[0] > tight[2] || tight[1] > tight[3];
+    if empty && rule != FillRule::Inclusive {
+        return Err(Rejected::Empty);
+    }
     let area = snapped_area(p);
     let line = area == 0;
     if line {
@@ -143,21 +163,7 @@ pub(crate) fn setup(
             win.swap(1, 2);
         }
     }
-    let (w, h) = (width as i32 - 1, height as i32 - 1);
-    let bbox = if line {
-        [0, 0, w, h]
-    } else {
-        let minx = p.iter().map(|q| q[0]).min().unwrap_or(0);
-        let maxx = p.iter().map(|q| q[0]).max().unwrap_or(0);
-        let miny = p.iter().map(|q| q[1]).min().unwrap_or(0);
-        let maxy = p.iter().map(|q| q[1]).max().unwrap_or(0);
-        // pixel centres i with 256*i in [min, max]
-        let x0 = (-floor_div(-minx, SUBPIXEL_ONE)).max(0);
-        let y0 = (-floor_div(-miny, SUBPIXEL_ONE)).max(0);
-        let x1 = floor_div(maxx, SUBPIXEL_ONE).min(i64::from(w));
-        let y1 = floor_div(maxy, SUBPIXEL_ONE).min(i64::from(h));
-        [x0 as i32, y0 as i32, x1 as i32, y1 as i32]
-    };
+    let bbox = if line { [0, 0, w, h] } else { tight };
     if bbox[0] > bbox[2] || bbox[1] > bbox[3] {
         return Err(Rejected::Empty);
     }

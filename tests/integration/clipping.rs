@@ -92,3 +92,40 @@ fn triangle_behind_the_camera_draws_nothing() {
     let f = render(&s, &camera(), RenderOptions::default()).unwrap();
     assert!(f.ids().iter().all(|&i| i == 0));
 }
+
+/// Regressions found by the hardening work: clipping must not lose a small
+/// vertex next to huge ones (near plane), nor drown guard-band intersections
+/// of huge clip coordinates in rounding. Both triangles cover the whole frame.
+#[test]
+fn clipping_keeps_precision_with_huge_and_tiny_vertices() {
+    let cam = Camera {
+        eye: Vec3::new(0.0, 0.0, 5.0),
+        target: Vec3::ZERO,
+        up: Vec3::Y,
+        projection: Projection::Perspective { fov_y_deg: 60.0 },
+        near: 0.1,
+        far: 100.0,
+        width: 64,
+        height: 48,
+    };
+    let cases = [
+        [
+            Vec3::new(-44_250_730.0, -232_071_980.0, -9963.356),
+            Vec3::new(189_526_200.0, -14_895_149.0, -9177.244),
+            Vec3::new(-0.460_186_03, 0.829_350_3, 4.9),
+        ],
+        [
+            Vec3::new(-523_923_060_000.0, 328_620_300_000.0, -34.168_365),
+            Vec3::new(4.608_367_8e29, -2.879_343_4e29, -30.959_118),
+            Vec3::new(-176_383_440_000.0, -32_942_944_000.0, -12.720_158),
+        ],
+    ];
+    for (k, p) in cases.iter().enumerate() {
+        let mut s = Scene::new();
+        let m = Mesh::new("big", p.to_vec(), vec![[0, 1, 2]], [9, 9, 9]).unwrap();
+        s.add_mesh(m, Transform::IDENTITY, None);
+        let f = render(&s, &cam, RenderOptions::default()).unwrap();
+        let covered = f.ids().iter().filter(|&&i| i != 0).count();
+        assert_eq!(covered, 64 * 48, "case {k}: {:?}", f.stats());
+    }
+}

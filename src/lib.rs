@@ -37,6 +37,7 @@ mod error;
 mod export;
 mod frame;
 mod io;
+pub mod limits;
 mod pick;
 mod raster;
 mod scene;

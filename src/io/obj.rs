@@ -38,12 +38,7 @@ use glam::Vec3;
 use crate::error::{Error, ObjErrorKind};
 use crate::scene::{palette_color, Aabb, Mesh, Scene, Transform};
 
-/// Largest OBJ file [`load_obj`] and [`load_obj_bytes`] accept, in bytes (1 GiB).
-pub const MAX_OBJ_BYTES: u64 = 1 << 30;
-/// Most triangles an OBJ file may declare (2^26, about 67 million).
-pub const MAX_TRIANGLES: u64 = 1 << 26;
-/// Largest `.mtl` file [`load_obj`] reads, in bytes (64 MiB).
-pub const MAX_MTL_BYTES: u64 = 64 << 20;
+pub use crate::limits::{MAX_MTL_BYTES, MAX_OBJ_BYTES, MAX_TRIANGLES};
 
 /// What a load found besides the scene.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

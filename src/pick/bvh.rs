@@ -17,7 +17,7 @@
 //!   operations. Nodes are 128-byte, cache-line aligned blocks (32 bytes per
 //!   child: bounds in SoA form plus child/first-primitive index and primitive
 //!   count).
-//! * The binary depth is capped at [`MAX_DEPTH`] levels (deep SAH chains
+//! * The binary depth is capped at `MAX_DEPTH` (64) levels (deep SAH chains
 //!   switch to object median splits) and the 4-wide tree's traversal stack
 //!   need is checked against it, so traversal uses a fixed 64-entry stack.
 //! * Triangles with a non-finite vertex coordinate or an out-of-range vertex
@@ -318,7 +318,7 @@ impl<'a> Kid<'a> {
 /// of its largest-area interior children until it has four (ties to the
 /// leftmost). With `widen == false` every node keeps its two children (used
 /// only when the 4-wide tree would need a deeper traversal stack than
-/// [`MAX_DEPTH`] entries).
+/// `MAX_DEPTH` (64) entries).
 struct Collapse {
     quads: Vec<Quad>,
     widen: bool,
@@ -446,7 +446,7 @@ impl QuadTest {
 
 /// Bounding volume hierarchy over the triangles of an indexed mesh.
 ///
-/// Built by [`Bvh::build`]; see the [module docs](self) for the properties.
+/// Built by [`Bvh::build`]; see the module docs of `pick::bvh` for the properties.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Bvh {
     /// Bounds of the root (empty when no triangle is valid).
@@ -474,7 +474,7 @@ impl Bvh {
 
     /// [`Bvh::build`]; `widen == false` keeps the binary tree's shape (two
     /// children per node), which is also the fallback when the 4-wide tree
-    /// would need more than [`MAX_DEPTH`] stack entries.
+    /// would need more than `MAX_DEPTH` (64) stack entries.
     fn build_impl(positions: &[Vec3], tris: &[[u32; 3]], widen: bool) -> Bvh {
         use rayon::prelude::*;
 
@@ -574,7 +574,7 @@ impl Bvh {
     }
 
     /// Number of levels of the (4-wide) tree, leaves included (0 when empty,
-    /// 1 for a single leaf); at most [`MAX_DEPTH`].
+    /// 1 for a single leaf); at most `MAX_DEPTH` (64).
     pub fn depth(&self) -> u32 {
         if self.is_empty() {
             0
@@ -795,7 +795,7 @@ impl Bvh {
     /// Checks the structure against the mesh it was built from: every node's
     /// bounds contain its children (interior) or its triangles (leaf), the
     /// tree is well formed (indices in range, every node reached once, depth
-    /// and traversal stack within [`MAX_DEPTH`]), and every valid triangle
+    /// and traversal stack within `MAX_DEPTH` (64)), and every valid triangle
     /// (finite coordinates, in-range indices) appears in exactly one leaf
     /// while no invalid one appears at all.
     pub fn validate(&self, positions: &[Vec3], tris: &[[u32; 3]]) -> Result<(), String> {

@@ -44,13 +44,13 @@ pub struct TriHit {
     pub front: bool,
 }
 
-/// Per-ray precomputation for [`intersect`] and for BVH slab tests.
+/// Per-ray precomputation for `intersect` and for BVH slab tests.
 ///
 /// Immutable once built (the fields are private so that they stay
 /// consistent). Holds the axis permutation `kx, ky, kz` (`kz` = axis of the largest
 /// `|dir|` component; `kx`/`ky` swapped when `dir[kz] < 0` to preserve
 /// winding), the shear constants `Sx = dir[kx]/dir[kz]`, `Sy = dir[ky]/dir[kz]`,
-/// `Sz = 1/dir[kz]` (folded into three row vectors, see [`intersect`]), and
+/// `Sz = 1/dir[kz]` (folded into three row vectors, see `intersect`), and
 /// the componentwise reciprocal direction.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RayPrecomp {

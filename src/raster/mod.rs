@@ -30,10 +30,7 @@ use clip::{Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
 use rules::{snap, CullMode, DepthTest, FillRule, TILE_SIZE};
 use setup::{Rejected, WinVertex};
 
-/// Triangles per setup chunk (a constant, so output never depends on threads).
-const CHUNK_TRIS: usize = 16_384;
-/// Vertices per parallel work item of the vertex stage.
-const CHUNK_VERTS: usize = 8_192;
+use crate::limits::{CHUNK_TRIS, CHUNK_VERTS};
 
 /// Rendering options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

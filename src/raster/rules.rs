@@ -13,7 +13,7 @@
 //! | culling | [`CullMode`], default none, decided on the snapped area sign |
 //! | depth test | [`DepthTest`], default `Less`; ties keep the earlier triangle in draw order |
 //! | draw order | meshes in scene order, triangles in file order (the global triangle index) |
-//! | guard band | vertices are kept within [`GUARD_BAND_PX`] pixels of the viewport by clipping in homogeneous space; see [`crate::raster`] |
+//! | guard band | vertices are kept within [`GUARD_BAND_PX`] pixels of the viewport by clipping in homogeneous space; see the module docs of `raster/clip.rs` |
 //!
 //! The fill rules differ only in a per-edge bias: a pixel centre is covered by
 //! an edge when `e + bias > 0`, with `bias = 0` (exclusive) or `1` (inclusive).
@@ -23,17 +23,8 @@
 pub const SUBPIXEL_BITS: u32 = 8;
 /// One pixel in snapped units.
 pub const SUBPIXEL_ONE: i64 = 1 << SUBPIXEL_BITS;
-/// Largest frame side accepted by [`crate::Frame::new`] and the camera.
-pub const MAX_FRAME_SIDE: u32 = 16_384;
-/// Guard band: how far (in pixels) outside the viewport a vertex may lie
-/// before the triangle is clipped in homogeneous space. With the frame limit
-/// this keeps snapped coordinates below 2^23 in magnitude, edge deltas below
-/// 2^24 and every edge product below 2^49, far inside i64.
-pub const GUARD_BAND_PX: f32 = 16_384.0;
-/// Side of a bin tile in pixels (llvmpipe's `TILE_SIZE`).
-pub const TILE_SIZE: u32 = 64;
-/// log2 of [`TILE_SIZE`].
-pub const TILE_ORDER: u32 = 6;
+
+pub use crate::limits::{GUARD_BAND_PX, MAX_FRAME_SIDE, TILE_ORDER, TILE_SIZE};
 
 /// How a pixel centre lying exactly on an edge is decided.
 ///

@@ -1,0 +1,25 @@
+//! Every limit of softpick in one place (llvmpipe's `lp_limits.h`).
+
+/// Largest frame side accepted by [`crate::Frame::new`] and the camera.
+pub const MAX_FRAME_SIDE: u32 = 16_384;
+/// Guard band: how far (in pixels) outside the viewport a vertex may lie
+/// before the triangle is clipped in homogeneous space. With the frame limit
+/// this keeps snapped coordinates below 2^23 in magnitude, edge deltas below
+/// 2^24 and every edge product below 2^49, far inside i64.
+pub const GUARD_BAND_PX: f32 = 16_384.0;
+/// Side of a bin tile in pixels (llvmpipe's `TILE_SIZE`).
+pub const TILE_SIZE: u32 = 64;
+/// log2 of [`TILE_SIZE`].
+pub const TILE_ORDER: u32 = 6;
+
+/// Largest OBJ file [`crate::load_obj`] and [`crate::load_obj_bytes`] accept, in bytes (1 GiB).
+pub const MAX_OBJ_BYTES: u64 = 1 << 30;
+/// Most triangles an OBJ file may declare (2^26, about 67 million).
+pub const MAX_TRIANGLES: u64 = 1 << 26;
+/// Largest `.mtl` file [`crate::load_obj`] reads, in bytes (64 MiB).
+pub const MAX_MTL_BYTES: u64 = 64 << 20;
+
+/// Triangles per setup chunk (a constant, so output never depends on threads).
+pub const CHUNK_TRIS: usize = 16_384;
+/// Vertices per parallel work item of the vertex stage.
+pub const CHUNK_VERTS: usize = 8_192;

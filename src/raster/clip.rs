@@ -146,7 +146,11 @@ impl Guard {
                         std::cmp::Ordering::Greater => false,
                         std::cmp::Ordering::Equal => order_key(p) <= order_key(q),
                     };
-                    let (s, e, ds, de) = if p_first { (p, q, dp, dq) } else { (q, p, dq, dp) };
+                    let (s, e, ds, de) = if p_first {
+                        (p, q, dp, dq)
+                    } else {
+                        (q, p, dq, dp)
+                    };
                     let t = ds / (ds - de);
                     b[m] = s + (e - s) * t;
                     m += 1;

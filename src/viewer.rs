@@ -10,8 +10,12 @@
 //!
 //! | input | effect |
 //! | --- | --- |
-//! | left click | pick (edge-detected: one press = one pick) |
-//! | right drag, or Shift + left drag | orbit around the target |
+//! | left click | pick (one press and release = one pick); clicking the same pixel again steps to the next mesh under it, near to far, then wraps ([`PickCycle`]) |
+//! | left drag (beyond [`DRAG_THRESHOLD_PX`]) | box selection, on release |
+//! | `Alt` + left drag | lasso selection (free-form), on release |
+//! | `Shift` / `Ctrl` held at the release | the box or lasso adds to / removes from the selection (neither: replaces it) |
+//! | `X` | toggle x-ray selection: also select occluded meshes ([`SelectMode::Through`]) |
+//! | right drag, or Shift + left drag | orbit around the target (Shift held when the button goes down) |
 //! | wheel, `+` / `-` | zoom |
 //! | `F` / `R` | frame everything / reset the camera |
 //! | `1` / `2` / `3` | shaded / ID false-color (pick map) / depth view |
@@ -29,17 +33,38 @@
 //! ```text
 //! pick method=buffer x=123 y=45 mesh=3 name=crate_1 triangle=7 global=120 depth=0.812345 position=(0.100000,0.200000,0.300000)
 //! pick method=ray x=5 y=5 none
+//! pick method=buffer x=123 y=45 mesh=0 name=floor triangle=43 global=43 depth=0.996279 position=(0.006337,-0.000034,0.368874) cycle=2/3
+//! select mode=visible meshes=[1:pillar_1,5:pyramid_1] count=2
 //! saved output/view_color.png output/view_pickmap.png
 //! ```
 //!
+//! A repeated click at the same pixel, when more than one mesh is under it,
+//! appends `cycle=k/n` (the k-th of the n meshes there); the first click
+//! answers with the pick method and prints no `cycle` field ([`pick_line`]).
+//! After every box or lasso the whole selection is listed ([`select_line`];
+//! `mode` is the mode that box or lasso used).
+//!
 //! plus `set rule=…`, `set method=…`, `set view=…`, `set hover=…`,
-//! `camera reset|frame` and `move …` lines ([`move_line`]; moves go through
+//! `set through=…`, `camera reset|frame` and `move …` lines ([`move_line`]; moves go through
 //! [`crate::sweep_move`], so a move stops at a collision and says so).
 //!
 //! `P` saves the plain shaded render and the per-mesh pick map
 //! ([`id_color`] of the mesh id, background black) of the current camera,
 //! fill rule and scene, without the highlight or outline overlays and
 //! whatever the view mode, so the files equal what the library renders.
+//!
+//! # Selection
+//!
+//! Picking and selecting are separate: a click picks one mesh (tinted with
+//! [`HIGHLIGHT`], its triangle outlined; the mesh `W A S D Q E` move), a box
+//! or lasso selects a set of meshes (tinted with [`SELECTION`], listed on
+//! stdout). A box selects the inclusive pixel rectangle between the pixels
+//! under the press and under the release ([`Frame::select_rect`]); a lasso
+//! is the polygon through the centres of the pixels the pointer passed, a
+//! point every [`LASSO_STEP_PX`] ([`Frame::select_lasso`]). A replacing box
+//! over empty background clears the selection. The cycle of repeated clicks
+//! restarts when the pointer moves to another pixel, and whenever the view
+//! changes (camera, fill rule, pick method, a moved mesh).
 //!
 //! # Short clicks
 //!
@@ -50,6 +75,13 @@
 //! only presses shorter than one poll (or than a render, while one runs)
 //! can be lost. Keys do not have this limit: they come through minifb's
 //! input callback, every press and release in order.
+//!
+//! minifb also reads the pointer position *before* it processes the queued
+//! button events of an update, so the position of the poll that sees a
+//! press can be from just before it (the pointer may have jumped to the
+//! click since). A press therefore takes its position (the pixel a click
+//! picks, the corner a box starts from) from the next poll, the first one
+//! known to come after it; and an orbit starts moving the camera only then.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -70,6 +102,7 @@ use crate::pick::{Hit, PickMethod};
 use crate::raster::rules::{CullMode, FillRule, MAX_FRAME_SIDE};
 use crate::raster::{RenderOptions, Renderer};
 use crate::scene::{Aabb, MeshId, Scene};
+use crate::select::{PickCycle, SelectMode};
 
 /// Default window width.
 pub const DEFAULT_WIDTH: u32 = 800;
@@ -87,6 +120,17 @@ pub const HOVER: u32 = 0x0030_d0ff;
 pub const HOVER_AMOUNT: f32 = 0.35;
 /// Color of the picked triangle's outline.
 pub const OUTLINE: u32 = 0x00ff_ffff;
+/// Tint of the selected meshes (box and lasso selection).
+pub const SELECTION: u32 = 0x0040_e070;
+/// How far the selected meshes' pixels move toward [`SELECTION`].
+pub const SELECTION_AMOUNT: f32 = 0.45;
+/// Color of the box or lasso being dragged.
+pub const BAND: u32 = 0x0060_ff90;
+/// A left press becomes a box or lasso drag once the pointer is farther
+/// than this from where it went down (pixels); a shorter one is a click.
+pub const DRAG_THRESHOLD_PX: f32 = 4.0;
+/// Spacing of the lasso's points (pixels).
+pub const LASSO_STEP_PX: f32 = 3.0;
 /// Orbit speed, radians per pixel dragged.
 pub const ORBIT_RAD_PER_PX: f32 = 0.01;
 /// Zoom factor per wheel notch or `+` press.
@@ -193,7 +237,9 @@ pub enum Event {
 /// What the window loop must do after an [`Event`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    /// Pick pixel (x, y) with [`ViewerState::method`], report and select.
+    /// A click at pixel (x, y): pick it with [`ViewerState::click`] (the
+    /// method's answer, or the next mesh under a repeated click), report and
+    /// highlight.
     Pick {
         /// Pixel column.
         x: i64,
@@ -209,6 +255,13 @@ pub enum Action {
     },
     /// Set the camera to frame the whole scene (needs the scene's bounds).
     FrameAll,
+    /// Select the meshes in a region with [`ViewerState::select_region`].
+    Select {
+        /// The box or lasso.
+        region: SelectRegion,
+        /// How it changes the selection.
+        op: SelectOp,
+    },
     /// Save the color image and pick map.
     Save,
     /// Move the selected mesh by this world-space displacement.
@@ -219,12 +272,51 @@ pub enum Action {
     Exit,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The region of a box or lasso selection.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SelectRegion {
+    /// Inclusive pixel rectangle between pixels (x0, y0) and (x1, y1), corners
+    /// in any order, possibly reaching outside the frame (clamped by
+    /// [`Frame::select_rect`]).
+    Rect([i64; 4]),
+    /// Closed polygon in window coordinates (pixel centres at +0.5).
+    Lasso(Vec<[f32; 2]>),
+}
+
+/// How a box or lasso changes the selection (the modifiers held at release).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SelectOp {
+    /// No modifier: the region's meshes become the selection.
+    #[default]
+    Replace,
+    /// `Shift`: add the region's meshes.
+    Add,
+    /// `Ctrl`: remove the region's meshes.
+    Remove,
+}
+
+#[derive(Clone, Debug, PartialEq)]
 enum Drag {
-    /// Left press without Shift: a pick was made; nothing happens until release.
-    Click,
+    /// Left press without Shift, at this pointer position (if known): a
+    /// click unless the pointer moves beyond [`DRAG_THRESHOLD_PX`]. `lasso`:
+    /// Alt was held at the press. `settled`: `start` comes from a poll after
+    /// the one that saw the press (see "Short clicks" in the module docs).
+    Press {
+        start: Option<(f32, f32)>,
+        lasso: bool,
+        settled: bool,
+    },
+    /// A box from `start` to `end` (pointer positions).
+    Box { start: (f32, f32), end: (f32, f32) },
+    /// A lasso through these points (pixel centres).
+    Lasso(Vec<[f32; 2]>),
     /// Orbit with the right button, or the left one with Shift.
     Orbit,
+}
+
+/// The centre of the pixel under a pointer position.
+fn pixel_centre(p: (f32, f32)) -> [f32; 2] {
+    [p.0.floor() + 0.5, p.1.floor() + 0.5]
 }
 
 /// The viewer's state and input handling, free of any window.
@@ -246,6 +338,12 @@ pub struct ViewerState {
     pub selected: Option<Hit>,
     /// Mesh under the cursor while hover is on.
     pub hovered: Option<MeshId>,
+    /// The box/lasso selection: mesh ids, sorted, unique.
+    pub selection: Vec<MeshId>,
+    /// X-ray selection ([`SelectMode::Through`]) on; `X` toggles.
+    pub through: bool,
+    /// Click-cycling through the meshes under the last clicked pixel.
+    pub cycle: PickCycle,
     /// World distance of one `W/A/S/D/Q/E` step.
     pub step: f32,
     /// The scene, camera or rule changed: render again.
@@ -257,6 +355,8 @@ pub struct ViewerState {
     drag: Option<(Drag, MouseButton)>,
     last_pos: Option<(f32, f32)>,
     keys_down: HashSet<Key>,
+    /// Pixel of the last click that reached the cycle.
+    last_click: Option<(i64, i64)>,
 }
 
 impl ViewerState {
@@ -282,6 +382,9 @@ impl ViewerState {
             hover: false,
             selected: None,
             hovered: None,
+            selection: Vec::new(),
+            through: false,
+            cycle: PickCycle::new(),
             step,
             render_dirty: true,
             view_dirty: true,
@@ -290,11 +393,40 @@ impl ViewerState {
             drag: None,
             last_pos: None,
             keys_down: HashSet::new(),
+            last_click: None,
         }
     }
 
     fn shift(&self) -> bool {
         self.keys_down.contains(&Key::LeftShift) || self.keys_down.contains(&Key::RightShift)
+    }
+
+    fn ctrl(&self) -> bool {
+        self.keys_down.contains(&Key::LeftCtrl) || self.keys_down.contains(&Key::RightCtrl)
+    }
+
+    fn alt(&self) -> bool {
+        self.keys_down.contains(&Key::LeftAlt) || self.keys_down.contains(&Key::RightAlt)
+    }
+
+    /// The selection mode of boxes and lassos ([`ViewerState::through`]).
+    #[must_use]
+    pub fn select_mode(&self) -> SelectMode {
+        if self.through {
+            SelectMode::Through
+        } else {
+            SelectMode::Visible
+        }
+    }
+
+    /// The box or lasso being dragged, if any (for the overlay).
+    #[must_use]
+    pub fn band(&self) -> Option<SelectRegion> {
+        match &self.drag {
+            Some((Drag::Box { start, end }, _)) => Some(SelectRegion::Rect(rect_of(*start, *end))),
+            Some((Drag::Lasso(points), _)) => Some(SelectRegion::Lasso(points.clone())),
+            _ => None,
+        }
     }
 
     fn pixel(&self, pos: Option<(f32, f32)>) -> Option<(i64, i64)> {
@@ -311,7 +443,14 @@ impl ViewerState {
         if cam != self.camera && cam.validate().is_ok() {
             self.camera = cam;
             self.render_dirty = true;
+            self.cycle.reset();
         }
+    }
+
+    /// The scene changed (a mesh moved): render again and restart click-cycling.
+    pub fn scene_changed(&mut self) {
+        self.render_dirty = true;
+        self.cycle.reset();
     }
 
     /// Feeds one event; returns what the window loop must do, in order.
@@ -327,6 +466,9 @@ impl ViewerState {
             Event::Key { key, down } => self.key(key, down, &mut out),
             Event::FocusLost => {
                 self.keys_down.clear();
+                if self.band().is_some() {
+                    self.view_dirty = true;
+                }
                 self.drag = None;
             }
             Event::Close => out.push(Action::Exit),
@@ -337,14 +479,21 @@ impl ViewerState {
     fn poll(&mut self, pos: Option<(f32, f32)>, left: bool, right: bool, out: &mut Vec<Action>) {
         let pressed_left = left && !self.left;
         let pressed_right = right && !self.right;
+        // a pending press, box or lasso follows the pointer (also on the
+        // poll that sees the release)
+        if let Some(p) = pos.filter(|p| p.0.is_finite() && p.1.is_finite()) {
+            self.track(p);
+        }
         // end a drag when its button is up
-        if let Some((_, b)) = self.drag {
+        if let Some((_, b)) = &self.drag {
             let held = match b {
                 MouseButton::Left => left,
                 _ => right,
             };
             if !held {
-                self.drag = None;
+                if let Some((d, _)) = self.drag.take() {
+                    self.finish(d, pos, out);
+                }
             }
         }
         let dragging_before = self.drag.is_some();
@@ -353,10 +502,12 @@ impl ViewerState {
                 if self.shift() {
                     self.drag = Some((Drag::Orbit, MouseButton::Left));
                 } else {
-                    self.drag = Some((Drag::Click, MouseButton::Left));
-                    if let Some((x, y)) = self.pixel(pos) {
-                        out.push(Action::Pick { x, y });
-                    }
+                    let press = Drag::Press {
+                        start: pos.or(self.last_pos),
+                        lasso: self.alt(),
+                        settled: false,
+                    };
+                    self.drag = Some((press, MouseButton::Left));
                 }
             } else if pressed_right {
                 self.drag = Some((Drag::Orbit, MouseButton::Right));
@@ -386,6 +537,99 @@ impl ViewerState {
         self.last_pos = pos;
     }
 
+    /// Follows the pointer during a left press: past the threshold a press
+    /// becomes a box (or, with Alt, a lasso); a box's corner follows; a
+    /// lasso gains a point every [`LASSO_STEP_PX`].
+    fn track(&mut self, p: (f32, f32)) {
+        let alt = self.alt();
+        let Some((drag, _)) = self.drag.as_mut() else {
+            return;
+        };
+        match drag {
+            Drag::Press {
+                start,
+                settled: settled @ false,
+                ..
+            } => {
+                // the first position known to postdate the press
+                *start = Some(p);
+                *settled = true;
+            }
+            Drag::Press {
+                start: Some(s),
+                lasso,
+                settled: true,
+            } => {
+                let s = *s;
+                if (p.0 - s.0).hypot(p.1 - s.1) > DRAG_THRESHOLD_PX {
+                    *drag = if *lasso || alt {
+                        Drag::Lasso(vec![pixel_centre(s), pixel_centre(p)])
+                    } else {
+                        Drag::Box { start: s, end: p }
+                    };
+                    self.view_dirty = true;
+                }
+            }
+            Drag::Box { end, .. } => {
+                if rect_of(*end, *end) != rect_of(p, p) {
+                    self.view_dirty = true;
+                }
+                *end = p;
+            }
+            Drag::Lasso(points) => {
+                let c = pixel_centre(p);
+                let far = points
+                    .last()
+                    .is_none_or(|l| (c[0] - l[0]).hypot(c[1] - l[1]) >= LASSO_STEP_PX);
+                if far {
+                    points.push(c);
+                    self.view_dirty = true;
+                }
+            }
+            Drag::Press { start: None, .. } | Drag::Orbit => {}
+        }
+    }
+
+    /// A drag's button went up: a press is a click, a box or lasso selects.
+    fn finish(&mut self, drag: Drag, pos: Option<(f32, f32)>, out: &mut Vec<Action>) {
+        let op = if self.ctrl() {
+            SelectOp::Remove
+        } else if self.shift() {
+            SelectOp::Add
+        } else {
+            SelectOp::Replace
+        };
+        match drag {
+            Drag::Press { start, .. } => {
+                if let Some((x, y)) = self.pixel(start) {
+                    out.push(Action::Pick { x, y });
+                }
+            }
+            Drag::Box { start, end } => {
+                self.view_dirty = true;
+                out.push(Action::Select {
+                    region: SelectRegion::Rect(rect_of(start, end)),
+                    op,
+                });
+            }
+            Drag::Lasso(mut points) => {
+                // close on the pixel of the release
+                if let Some(p) = pos.filter(|p| p.0.is_finite() && p.1.is_finite()) {
+                    let c = pixel_centre(p);
+                    if points.last() != Some(&c) {
+                        points.push(c);
+                    }
+                }
+                self.view_dirty = true;
+                out.push(Action::Select {
+                    region: SelectRegion::Lasso(points),
+                    op,
+                });
+            }
+            Drag::Orbit => {}
+        }
+    }
+
     fn key(&mut self, key: Key, down: bool, out: &mut Vec<Action>) {
         if !down {
             self.keys_down.remove(&key);
@@ -401,11 +645,13 @@ impl ViewerState {
             Key::T if edge => {
                 self.rule = next_of(&FillRule::ALL, self.rule);
                 self.render_dirty = true;
+                self.cycle.reset();
                 out.push(Action::Say(format!("set rule={}", self.rule.name())));
             }
             Key::M if edge => {
                 self.method = next_of(&PickMethod::ALL, self.method);
                 self.view_dirty = true;
+                self.cycle.reset();
                 out.push(Action::Say(format!("set method={}", self.method.name())));
             }
             Key::H if edge => {
@@ -430,6 +676,12 @@ impl ViewerState {
                 out.push(Action::Say("camera reset".into()));
             }
             Key::P if edge => out.push(Action::Save),
+            Key::X if edge => {
+                self.through = !self.through;
+                self.view_dirty = true;
+                let s = if self.through { "on" } else { "off" };
+                out.push(Action::Say(format!("set through={s}")));
+            }
             Key::Equal | Key::NumPadPlus => self.set_camera(zoom(&self.camera, 1.0)),
             Key::Minus | Key::NumPadMinus => self.set_camera(zoom(&self.camera, -1.0)),
             Key::W | Key::A | Key::S | Key::D | Key::Q | Key::E => {
@@ -449,9 +701,77 @@ impl ViewerState {
         out.push(Action::Say(format!("set view={}", mode.name())));
     }
 
-    /// Records a pick's result (the loop calls this after [`Action::Pick`]).
+    /// Records a pick's result ([`ViewerState::click`] calls this).
     pub fn select(&mut self, hit: Option<Hit>) {
         self.selected = hit;
+        self.view_dirty = true;
+    }
+
+    /// A click at pixel (x, y) of `frame` (after [`Action::Pick`]): picks,
+    /// records the hit and returns the stdout line.
+    ///
+    /// The first click at a pixel answers with [`ViewerState::method`];
+    /// each further click at the same pixel steps to the next mesh of
+    /// [`Frame::pick_stack`] (near to far, wrapping, via [`PickCycle`]) and,
+    /// when there is more than one, appends `cycle=k/n` to the line. Back at the nearest mesh the method
+    /// answers again.
+    pub fn click(&mut self, frame: &Frame, scene: &Scene, x: i64, y: i64) -> String {
+        let before = self.cycle.position();
+        let stacked = self.cycle.click(frame, scene, x, y);
+        let now = self.cycle.position();
+        let repeat = match (before, now) {
+            (Some((k, n)), Some((k2, n2))) => {
+                self.last_click == Some((x, y)) && n == n2 && n > 1 && (k + 1) % n == k2
+            }
+            _ => false,
+        };
+        self.last_click = Some((x, y));
+        let hit = match now {
+            Some((k, _)) if k > 0 => stacked,
+            _ => do_pick(frame, scene, self.method, x, y),
+        };
+        let mut line = pick_line(self.method, x, y, hit.as_ref());
+        if let (true, Some((k, n))) = (repeat, now) {
+            line += &format!(" cycle={}/{n}", k + 1);
+        }
+        self.select(hit);
+        line
+    }
+
+    /// Selects the meshes of `region` in `frame` with
+    /// [`ViewerState::select_mode`] and combines them with the selection by
+    /// `op` (after [`Action::Select`]); returns the stdout line
+    /// ([`select_line`]).
+    pub fn select_region(
+        &mut self,
+        frame: &Frame,
+        scene: &Scene,
+        region: &SelectRegion,
+        op: SelectOp,
+    ) -> String {
+        let mode = self.select_mode();
+        let sel = match region {
+            SelectRegion::Rect(r) => frame.select_rect(scene, r[0], r[1], r[2], r[3], mode),
+            SelectRegion::Lasso(p) => frame.select_lasso(scene, p, mode),
+        };
+        self.apply_selection(op, &sel.meshes);
+        select_line(mode, &self.selection, scene)
+    }
+
+    /// Combines the selection with `meshes` by `op`.
+    pub fn apply_selection(&mut self, op: SelectOp, meshes: &[MeshId]) {
+        let mut meshes = meshes.to_vec();
+        meshes.sort_unstable();
+        meshes.dedup();
+        match op {
+            SelectOp::Replace => self.selection = meshes,
+            SelectOp::Add => {
+                self.selection.extend(meshes);
+                self.selection.sort_unstable();
+                self.selection.dedup();
+            }
+            SelectOp::Remove => self.selection.retain(|m| meshes.binary_search(m).is_err()),
+        }
         self.view_dirty = true;
     }
 
@@ -486,13 +806,30 @@ impl ViewerState {
                 h.position.z
             ),
         };
+        let cycle = match self.cycle.position() {
+            Some((k, n)) if n > 1 && self.selected.is_some() => {
+                format!(" | {} of {n} under the cursor (click again: next)", k + 1)
+            }
+            _ => String::new(),
+        };
+        let band = match self.band() {
+            Some(SelectRegion::Rect(r)) => {
+                format!(" | box ({}, {})-({}, {})", r[0], r[1], r[2], r[3])
+            }
+            Some(SelectRegion::Lasso(p)) => format!(" | lasso of {} points", p.len()),
+            None => String::new(),
+        };
         format!(
-            "softpick view | {} | rule {} | pick {} | hover {} | {}",
+            "softpick view | {} | rule {} | pick {} | hover {} | select {} ({}) | {}{}{}",
             self.mode.name(),
             self.rule.name(),
             self.method.name(),
             if self.hover { "on" } else { "off" },
-            sel
+            select_mode_name(self.select_mode()),
+            self.selection.len(),
+            sel,
+            cycle,
+            band
         )
     }
 }
@@ -611,6 +948,37 @@ pub fn pick_line(method: PickMethod, x: i64, y: i64, hit: Option<&Hit>) -> Strin
     }
 }
 
+/// The inclusive pixel rectangle between the pixels under two pointer positions.
+fn rect_of(a: (f32, f32), b: (f32, f32)) -> [i64; 4] {
+    // `as` saturates, so far-away positions stay far away
+    [a.0, a.1, b.0, b.1].map(|c| c.floor() as i64)
+}
+
+/// `visible` or `through`.
+#[must_use]
+pub fn select_mode_name(mode: SelectMode) -> &'static str {
+    match mode {
+        SelectMode::Visible => "visible",
+        SelectMode::Through => "through",
+    }
+}
+
+/// The stdout line of a selection: the mode of the box or lasso that made
+/// it and every selected mesh as `id:name` (see the module docs).
+#[must_use]
+pub fn select_line(mode: SelectMode, selection: &[MeshId], scene: &Scene) -> String {
+    let list: Vec<String> = selection
+        .iter()
+        .map(|&m| format!("{m}:{}", scene.mesh(m).map_or("?", |m| m.name())))
+        .collect();
+    format!(
+        "select mode={} meshes=[{}] count={}",
+        select_mode_name(mode),
+        list.join(","),
+        selection.len()
+    )
+}
+
 /// Moves every channel of `c` toward `to` by `amount` (0..1), rounding.
 #[must_use]
 pub fn tint(c: u32, to: u32, amount: f32) -> u32 {
@@ -628,6 +996,12 @@ pub fn tint(c: u32, to: u32, amount: f32) -> u32 {
 #[must_use]
 pub fn highlight(c: u32) -> u32 {
     tint(c, HIGHLIGHT, HIGHLIGHT_AMOUNT)
+}
+
+/// A selected mesh's color of a pixel whose plain color is `c`.
+#[must_use]
+pub fn selection_tint(c: u32) -> u32 {
+    tint(c, SELECTION, SELECTION_AMOUNT)
 }
 
 /// Mesh id of every global triangle of `scene`.
@@ -662,18 +1036,23 @@ pub fn pick_map(frame: &Frame, mesh_of: &[MeshId]) -> Vec<u32> {
 }
 
 /// What [`compose`] draws over the base image.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Overlay {
     /// View mode (base image).
     pub mode: ViewMode,
     /// Picked mesh and its mesh-local triangle: tinted with [`HIGHLIGHT`], triangle outlined.
     pub selected: Option<(MeshId, u32)>,
-    /// Hovered mesh: tinted with [`HOVER`] (unless it is the selected one).
+    /// Hovered mesh: tinted with [`HOVER`] (unless it is picked or selected).
     pub hovered: Option<MeshId>,
+    /// Box/lasso-selected meshes (sorted): tinted with [`SELECTION`] (unless picked).
+    pub selection: Vec<MeshId>,
+    /// The box or lasso being dragged: drawn in [`BAND`].
+    pub band: Option<SelectRegion>,
 }
 
 /// Builds the window image of `frame`: the base image of the view mode, the
-/// hover and pick tints, and the picked triangle's outline.
+/// hover, selection and pick tints, the picked triangle's outline and the
+/// box or lasso being dragged.
 pub fn compose(frame: &Frame, scene: &Scene, mesh_of: &[MeshId], ov: &Overlay, out: &mut Vec<u32>) {
     out.clear();
     match ov.mode {
@@ -700,15 +1079,23 @@ pub fn compose(frame: &Frame, scene: &Scene, mesh_of: &[MeshId], ov: &Overlay, o
         }
     }
     let sel = ov.selected.map(|s| s.0);
-    if sel.is_some() || ov.hovered.is_some() {
+    // selected meshes by id (only ids the scene has)
+    let mut chosen = vec![false; scene.meshes().len()];
+    for &m in &ov.selection {
+        if let Some(c) = chosen.get_mut(m as usize) {
+            *c = true;
+        }
+    }
+    if sel.is_some() || ov.hovered.is_some() || !ov.selection.is_empty() {
         for (px, &id) in out.iter_mut().zip(frame.ids()) {
-            let m = mesh_at(id, mesh_of);
-            if m.is_none() {
+            let Some(m) = mesh_at(id, mesh_of) else {
                 continue;
-            }
-            if m == sel {
+            };
+            if Some(m) == sel {
                 *px = highlight(*px);
-            } else if m == ov.hovered {
+            } else if chosen.get(m as usize) == Some(&true) {
+                *px = selection_tint(*px);
+            } else if Some(m) == ov.hovered {
                 *px = tint(*px, HOVER, HOVER_AMOUNT);
             }
         }
@@ -736,6 +1123,29 @@ pub fn compose(frame: &Frame, scene: &Scene, mesh_of: &[MeshId], ov: &Overlay, o
                 }
             }
         }
+    }
+    if let Some(band) = &ov.band {
+        draw_band(out, frame.width(), frame.height(), band);
+    }
+}
+
+/// Draws the outline of a box (along its pixel centres) or a closed lasso.
+fn draw_band(img: &mut [u32], w: u32, h: u32, band: &SelectRegion) {
+    let points: Vec<Vec2> = match band {
+        SelectRegion::Rect(r) => {
+            let [x0, y0, x1, y1] = r.map(|c| c as f32 + 0.5);
+            vec![
+                Vec2::new(x0, y0),
+                Vec2::new(x1, y0),
+                Vec2::new(x1, y1),
+                Vec2::new(x0, y1),
+            ]
+        }
+        SelectRegion::Lasso(p) => p.iter().map(|&[x, y]| Vec2::new(x, y)).collect(),
+    };
+    for k in 0..points.len() {
+        let next = points[(k + 1) % points.len()];
+        draw_segment(img, w, h, points[k], next, BAND);
     }
 }
 
@@ -965,6 +1375,8 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
                 mode: state.mode,
                 selected: state.selected.as_ref().map(|s| (s.mesh, s.triangle)),
                 hovered: if state.hover { state.hovered } else { None },
+                selection: state.selection.clone(),
+                band: state.band(),
             };
             compose(renderer.frame(), &scene, &mesh_of, &ov, &mut image);
             state.view_dirty = false;
@@ -1013,10 +1425,12 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
                 Action::Exit => return Ok(()),
                 Action::Say(s) => say(&s),
                 Action::Pick { x, y } => {
-                    let frame = renderer.frame();
-                    let hit = do_pick(frame, &scene, state.method, x, y);
-                    say(&pick_line(state.method, x, y, hit.as_ref()));
-                    state.select(hit);
+                    let line = state.click(renderer.frame(), &scene, x, y);
+                    say(&line);
+                }
+                Action::Select { region, op } => {
+                    let line = state.select_region(renderer.frame(), &scene, &region, op);
+                    say(&line);
                 }
                 Action::Hover { x, y } => {
                     let m = renderer
@@ -1035,7 +1449,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
                     Some(hit) => {
                         let line = move_mesh(&mut scene, hit.mesh, delta, state.step * 0.1);
                         say(&line);
-                        state.render_dirty = true;
+                        state.scene_changed();
                     }
                 },
             }
@@ -1095,26 +1509,440 @@ mod tests {
             .count()
     }
 
+    /// A left press at (x, y), and the next poll, which settles its position.
+    fn press(s: &mut ViewerState, x: f32, y: f32) -> Vec<Action> {
+        let mut a = poll(s, x, y, true, false);
+        a.extend(poll(s, x, y, true, false));
+        a
+    }
+
+    fn hold(s: &mut ViewerState, k: Key, down: bool) {
+        s.handle(Event::Key { key: k, down });
+    }
+
+    fn selects(a: &[Action]) -> Vec<(SelectRegion, SelectOp)> {
+        a.iter()
+            .filter_map(|a| match a {
+                Action::Select { region, op } => Some((region.clone(), *op)),
+                _ => None,
+            })
+            .collect()
+    }
+
     #[test]
-    fn one_press_is_one_pick() {
+    fn one_click_is_one_pick_on_release() {
         let mut s = state();
-        assert_eq!(picks(&poll(&mut s, 10.5, 20.5, false, false)), 0);
-        let a = poll(&mut s, 10.5, 20.5, true, false);
-        assert_eq!(a, vec![Action::Pick { x: 10, y: 20 }]);
-        // held for many polls, even while moving: no more picks
+        assert!(poll(&mut s, 10.5, 20.5, false, false).is_empty());
+        // the press alone does nothing yet
+        assert!(press(&mut s, 10.5, 20.5).is_empty());
+        assert_eq!(
+            poll(&mut s, 10.5, 20.5, false, false),
+            vec![Action::Pick { x: 10, y: 20 }]
+        );
+        // held for many polls, wandering within the threshold: one pick, at
+        // the pixel of the press
+        press(&mut s, 30.0, 20.0);
+        let mut n = 0;
         for i in 0..10 {
-            assert_eq!(picks(&poll(&mut s, 11.0 + i as f32, 20.5, true, false)), 0);
+            let a = poll(
+                &mut s,
+                30.0 + (i % 3) as f32,
+                20.0 + (i % 2) as f32,
+                true,
+                false,
+            );
+            n += picks(&a) + selects(&a).len();
         }
-        assert_eq!(picks(&poll(&mut s, 30.0, 20.0, false, false)), 0);
-        assert_eq!(picks(&poll(&mut s, 30.0, 20.0, true, false)), 1);
+        assert_eq!(n, 0);
+        assert_eq!(
+            poll(&mut s, 32.0, 22.0, false, false),
+            vec![Action::Pick { x: 30, y: 20 }]
+        );
+        assert!(poll(&mut s, 32.0, 22.0, false, false).is_empty());
         // a press outside the frame picks nothing
-        poll(&mut s, 30.0, 20.0, false, false);
-        assert_eq!(picks(&poll(&mut s, -3.0, 20.0, true, false)), 0);
+        press(&mut s, -3.0, 20.0);
+        assert_eq!(picks(&poll(&mut s, -3.0, 20.0, false, false)), 0);
+        press(&mut s, 320.0, 20.0);
         assert_eq!(picks(&poll(&mut s, 320.0, 20.0, false, false)), 0);
-        assert_eq!(picks(&poll(&mut s, 320.0, 20.0, true, false)), 0);
+        // a short click seen by two polls only
+        poll(&mut s, 50.0, 60.0, true, false);
+        assert_eq!(
+            poll(&mut s, 50.0, 60.0, false, false),
+            vec![Action::Pick { x: 50, y: 60 }]
+        );
         // the camera never moved
         assert_eq!(s.camera, cam());
         assert!(!s.render_dirty);
+    }
+
+    #[test]
+    fn a_press_takes_its_position_from_the_next_poll() {
+        // minifb reads the pointer before the button events: the poll that
+        // sees the press may still report where the pointer was before it
+        // jumped to the click
+        let mut s = state();
+        poll(&mut s, 200.0, 150.0, false, false);
+        assert!(poll(&mut s, 200.0, 150.0, true, false).is_empty());
+        assert!(poll(&mut s, 12.0, 34.0, true, false).is_empty());
+        assert_eq!(s.band(), None, "no drag from the stale position");
+        assert_eq!(
+            poll(&mut s, 12.0, 34.0, false, false),
+            vec![Action::Pick { x: 12, y: 34 }]
+        );
+        // a box starts there too
+        poll(&mut s, 12.0, 34.0, true, false);
+        poll(&mut s, 60.0, 70.0, true, false);
+        poll(&mut s, 80.0, 90.0, true, false);
+        assert_eq!(s.band(), Some(SelectRegion::Rect([60, 70, 80, 90])));
+    }
+
+    #[test]
+    fn drag_beyond_the_threshold_is_a_box() {
+        let mut s = state();
+        press(&mut s, 10.5, 20.5);
+        // exactly at the threshold: still a click
+        poll(&mut s, 10.5 + DRAG_THRESHOLD_PX, 20.5, true, false);
+        assert_eq!(s.band(), None);
+        // beyond it: a box from the press to the pointer, drawn while dragging
+        s.view_dirty = false;
+        assert!(poll(&mut s, 60.2, 5.9, true, false).is_empty());
+        assert!(s.view_dirty);
+        assert_eq!(s.band(), Some(SelectRegion::Rect([10, 20, 60, 5])));
+        assert!(
+            s.title().ends_with(" | box (10, 20)-(60, 5)"),
+            "{}",
+            s.title()
+        );
+        // back near the start: still a box (a drag never turns back into a click)
+        poll(&mut s, 11.0, 21.0, true, false);
+        assert_eq!(s.band(), Some(SelectRegion::Rect([10, 20, 11, 21])));
+        // the release selects the box up to the release pixel; no pick
+        let a = poll(&mut s, 40.7, 90.0, false, false);
+        assert_eq!(
+            a,
+            vec![Action::Select {
+                region: SelectRegion::Rect([10, 20, 40, 90]),
+                op: SelectOp::Replace
+            }]
+        );
+        assert_eq!(s.band(), None);
+        // a box may reach outside the frame (the library clamps it)
+        press(&mut s, 300.0, 200.0);
+        poll(&mut s, 400.0, 300.0, true, false);
+        let a = poll(&mut s, 400.0, 300.0, false, false);
+        assert_eq!(
+            selects(&a),
+            vec![(SelectRegion::Rect([300, 200, 400, 300]), SelectOp::Replace)]
+        );
+        // moving and releasing within one poll still selects
+        press(&mut s, 5.0, 5.0);
+        let a = poll(&mut s, 25.0, 5.0, false, false);
+        assert_eq!(
+            selects(&a),
+            vec![(SelectRegion::Rect([5, 5, 25, 5]), SelectOp::Replace)]
+        );
+        // but a press seen together with the move is a click where the pointer went
+        poll(&mut s, 5.0, 5.0, true, false);
+        let a = poll(&mut s, 25.0, 5.0, false, false);
+        assert_eq!(a, vec![Action::Pick { x: 25, y: 5 }]);
+        press(&mut s, 5.0, 5.0);
+        let a = poll(&mut s, 25.0, 5.0, false, false);
+        assert_eq!(
+            selects(&a),
+            vec![(SelectRegion::Rect([5, 5, 25, 5]), SelectOp::Replace)]
+        );
+        // losing the focus cancels a box
+        press(&mut s, 5.0, 5.0);
+        poll(&mut s, 50.0, 50.0, true, false);
+        s.handle(Event::FocusLost);
+        assert_eq!(s.band(), None);
+        assert!(poll(&mut s, 50.0, 50.0, false, false).is_empty());
+        assert_eq!(s.camera, cam());
+    }
+
+    #[test]
+    fn modifiers_at_release_add_or_remove() {
+        let mut s = state();
+        let drag = |s: &mut ViewerState, at_press: &[Key], at_release: &[Key]| {
+            for &k in at_press {
+                hold(s, k, true);
+            }
+            press(s, 10.0, 10.0);
+            poll(s, 30.0, 30.0, true, false);
+            for &k in at_press {
+                hold(s, k, false);
+            }
+            for &k in at_release {
+                hold(s, k, true);
+            }
+            let a = poll(s, 30.0, 30.0, false, false);
+            for &k in at_release {
+                hold(s, k, false);
+            }
+            selects(&a).into_iter().map(|x| x.1).collect::<Vec<_>>()
+        };
+        assert_eq!(drag(&mut s, &[], &[]), [SelectOp::Replace]);
+        assert_eq!(drag(&mut s, &[], &[Key::LeftShift]), [SelectOp::Add]);
+        assert_eq!(drag(&mut s, &[], &[Key::RightShift]), [SelectOp::Add]);
+        assert_eq!(drag(&mut s, &[], &[Key::LeftCtrl]), [SelectOp::Remove]);
+        assert_eq!(drag(&mut s, &[], &[Key::RightCtrl]), [SelectOp::Remove]);
+        // Ctrl wins over Shift; Ctrl at the press is a box too (Shift at the press orbits)
+        assert_eq!(
+            drag(&mut s, &[], &[Key::LeftShift, Key::LeftCtrl]),
+            [SelectOp::Remove]
+        );
+        assert_eq!(
+            drag(&mut s, &[Key::LeftCtrl], &[Key::LeftCtrl]),
+            [SelectOp::Remove]
+        );
+        assert_eq!(drag(&mut s, &[Key::LeftCtrl], &[]), [SelectOp::Replace]);
+        assert!(drag(&mut s, &[Key::LeftShift], &[]).is_empty());
+        assert_ne!(s.camera, cam(), "the Shift drag orbited");
+        // a Ctrl or Shift click is still a click
+        hold(&mut s, Key::LeftCtrl, true);
+        poll(&mut s, 7.0, 8.0, true, false);
+        assert_eq!(
+            poll(&mut s, 7.0, 8.0, false, false),
+            vec![Action::Pick { x: 7, y: 8 }]
+        );
+    }
+
+    #[test]
+    fn alt_drag_is_a_lasso_through_pixel_centres() {
+        let mut s = state();
+        hold(&mut s, Key::LeftAlt, true);
+        press(&mut s, 100.2, 100.7);
+        // Alt may be let go once the drag has begun
+        hold(&mut s, Key::LeftAlt, false);
+        let path: Vec<(f32, f32)> = (1..=40)
+            .map(|i| {
+                let t = i as f32 / 40.0 * std::f32::consts::TAU;
+                (100.0 + 30.0 * t.sin(), 100.0 + 20.0 * (1.0 - t.cos()))
+            })
+            .collect();
+        for &(x, y) in &path {
+            poll(&mut s, x, y, true, false);
+        }
+        let Some(SelectRegion::Lasso(band)) = s.band() else {
+            panic!("no lasso: {:?}", s.band())
+        };
+        assert!(band.len() > 10);
+        let t = s.title();
+        assert!(
+            t.ends_with(&format!(" | lasso of {} points", band.len())),
+            "{t}"
+        );
+        let (ex, ey) = (100.0 + 12.0, 100.0 + 3.0);
+        let a = poll(&mut s, ex, ey, false, false);
+        let sel = selects(&a);
+        assert_eq!(sel.len(), 1, "{a:?}");
+        let (SelectRegion::Lasso(p), SelectOp::Replace) = &sel[0] else {
+            panic!("{sel:?}")
+        };
+        assert_eq!(p[0], [100.5, 100.5]);
+        assert_eq!(*p.last().unwrap(), [112.5, 103.5]);
+        assert!(p.len() >= band.len());
+        for q in p {
+            assert_eq!(q.map(f32::fract), [0.5, 0.5], "pixel centres: {q:?}");
+        }
+        // points at least LASSO_STEP_PX apart (but the release point)
+        for w in p[..p.len() - 1].windows(2) {
+            let d = (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1]);
+            assert!(d >= LASSO_STEP_PX, "{w:?}");
+        }
+        assert_eq!(s.band(), None);
+        // Alt pressed after the press but before the threshold: a lasso too
+        press(&mut s, 10.0, 10.0);
+        hold(&mut s, Key::RightAlt, true);
+        poll(&mut s, 20.0, 10.0, true, false);
+        assert!(matches!(s.band(), Some(SelectRegion::Lasso(_))));
+        poll(&mut s, 20.0, 20.0, true, false);
+        let a = poll(&mut s, 20.0, 20.0, false, false);
+        assert!(matches!(
+            selects(&a)[..],
+            [(SelectRegion::Lasso(_), SelectOp::Replace)]
+        ));
+        // an Alt click is a click
+        press(&mut s, 50.0, 60.0);
+        assert_eq!(
+            poll(&mut s, 50.0, 60.0, false, false),
+            vec![Action::Pick { x: 50, y: 60 }]
+        );
+    }
+
+    #[test]
+    fn x_toggles_through_selection() {
+        let mut s = state();
+        assert!(!s.through);
+        assert_eq!(s.select_mode(), SelectMode::Visible);
+        assert!(s.title().contains("select visible (0)"), "{}", s.title());
+        let a = key(&mut s, Key::X);
+        assert_eq!(a, vec![Action::Say("set through=on".into())]);
+        assert!(s.through && s.view_dirty && !s.render_dirty);
+        assert_eq!(s.select_mode(), SelectMode::Through);
+        assert!(s.title().contains("select through"), "{}", s.title());
+        // key repeat is one toggle
+        for _ in 0..3 {
+            hold(&mut s, Key::X, true);
+        }
+        hold(&mut s, Key::X, false);
+        assert!(!s.through);
+    }
+
+    #[test]
+    fn selection_ops() {
+        let mut s = state();
+        s.apply_selection(SelectOp::Replace, &[5, 1, 3, 3]);
+        assert_eq!(s.selection, [1, 3, 5]);
+        s.apply_selection(SelectOp::Add, &[4, 1]);
+        assert_eq!(s.selection, [1, 3, 4, 5]);
+        s.apply_selection(SelectOp::Remove, &[3, 9, 5]);
+        assert_eq!(s.selection, [1, 4]);
+        s.apply_selection(SelectOp::Add, &[]);
+        assert_eq!(s.selection, [1, 4]);
+        assert!(s.title().contains("(2)"));
+        s.apply_selection(SelectOp::Replace, &[]);
+        assert!(s.selection.is_empty());
+    }
+
+    /// The built-in scene rendered with the test camera, in a fresh state.
+    fn scene_state() -> (Scene, Frame, ViewerState) {
+        let scene = crate::builtin::builtin_scene();
+        let camera = Camera::auto_frame(&scene.framing_bounds(), 320, 240);
+        let frame = crate::raster::render(&scene, &camera, RenderOptions::default()).unwrap();
+        let s = ViewerState::new(
+            camera,
+            &scene.framing_bounds(),
+            FillRule::TopLeft,
+            PickMethod::Buffer,
+        );
+        (scene, frame, s)
+    }
+
+    #[test]
+    fn select_region_equals_the_library() {
+        let (scene, frame, mut s) = scene_state();
+        let region = SelectRegion::Rect([0, 0, 319, 239]);
+        let vis = frame.select_rect(&scene, 0, 0, 319, 239, SelectMode::Visible);
+        let thr = frame.select_rect(&scene, 0, 0, 319, 239, SelectMode::Through);
+        assert_ne!(vis.meshes, thr.meshes, "x-ray finds hidden meshes");
+        let line = s.select_region(&frame, &scene, &region, SelectOp::Replace);
+        assert_eq!(line, select_line(SelectMode::Visible, &vis.meshes, &scene));
+        assert_eq!(s.selection, vis.meshes);
+        key(&mut s, Key::X);
+        let line = s.select_region(&frame, &scene, &region, SelectOp::Replace);
+        assert_eq!(line, select_line(SelectMode::Through, &thr.meshes, &scene));
+        assert!(
+            line.starts_with("select mode=through meshes=[0:floor,"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(&format!("] count={}", thr.meshes.len())),
+            "{line}"
+        );
+        // lasso: the library's select_lasso; Ctrl removes exactly those meshes
+        let poly = vec![[40.5, 30.5], [280.5, 60.5], [160.5, 220.5]];
+        let las = frame.select_lasso(&scene, &poly, SelectMode::Through);
+        assert!(!las.meshes.is_empty());
+        s.select_region(&frame, &scene, &SelectRegion::Lasso(poly), SelectOp::Remove);
+        let want: Vec<MeshId> = thr
+            .meshes
+            .iter()
+            .copied()
+            .filter(|m| !las.contains_mesh(*m))
+            .collect();
+        assert_eq!(s.selection, want);
+        // empty background replaces the selection with nothing
+        let line = s.select_region(
+            &frame,
+            &scene,
+            &SelectRegion::Rect([1000, 1000, 2000, 2000]),
+            SelectOp::Replace,
+        );
+        assert_eq!(line, "select mode=through meshes=[] count=0");
+    }
+
+    #[test]
+    fn repeated_clicks_cycle_through_the_stack() {
+        let (scene, frame, mut s) = scene_state();
+        // a pixel with at least two meshes under it
+        let (x, y, stack) = (0..320 * 240)
+            .map(|i| (i % 320, i / 320))
+            .find_map(|(x, y)| {
+                let st = frame.pick_stack(&scene, x, y);
+                (st.len() >= 2).then_some((x, y, st))
+            })
+            .expect("overlapping meshes in the built-in scene");
+        let n = stack.len();
+        let first = pick_line(PickMethod::Buffer, x, y, frame.pick(&scene, x, y).as_ref());
+        assert_eq!(s.click(&frame, &scene, x, y), first);
+        assert!(!first.contains("cycle="));
+        assert!(s.title().contains(&format!("1 of {n} under the cursor")));
+        for (k, h) in stack.iter().enumerate().skip(1) {
+            let line = s.click(&frame, &scene, x, y);
+            assert_eq!(
+                line,
+                format!(
+                    "{} cycle={}/{n}",
+                    pick_line(PickMethod::Buffer, x, y, Some(h)),
+                    k + 1
+                )
+            );
+            assert_eq!(s.selected.as_ref().map(|h| h.mesh), Some(h.mesh));
+        }
+        // wraps to the nearest, answered by the method again
+        assert_eq!(
+            s.click(&frame, &scene, x, y),
+            format!("{first} cycle=1/{n}")
+        );
+        assert_eq!(s.click(&frame, &scene, x, y), {
+            let h = &stack[1];
+            format!(
+                "{} cycle=2/{n}",
+                pick_line(PickMethod::Buffer, x, y, Some(h))
+            )
+        });
+        // a single mesh under the pixel: nothing to cycle, no field
+        let single = (0..320 * 240)
+            .map(|i| (i % 320, i / 320))
+            .find(|&(a, b)| frame.pick_stack(&scene, a, b).len() == 1)
+            .unwrap();
+        for _ in 0..3 {
+            assert!(!s
+                .click(&frame, &scene, single.0, single.1)
+                .contains("cycle="));
+        }
+        // another pixel restarts the cycle; so does background
+        let other = (0..320 * 240)
+            .map(|i| (i % 320, i / 320))
+            .find(|&(a, b)| (a, b) != (x, y) && frame.pick(&scene, a, b).is_some())
+            .unwrap();
+        assert!(!s.click(&frame, &scene, other.0, other.1).contains("cycle="));
+        assert_eq!(s.click(&frame, &scene, x, y), first);
+        assert!(s
+            .click(&frame, &scene, x, y)
+            .ends_with(&format!(" cycle=2/{n}")));
+        // M restarts it, and the new method answers the first click
+        key(&mut s, Key::M);
+        let direct = pick_line(
+            PickMethod::Direct,
+            x,
+            y,
+            frame.pick_direct(&scene, x, y).as_ref(),
+        );
+        assert_eq!(s.click(&frame, &scene, x, y), direct);
+        assert!(s
+            .click(&frame, &scene, x, y)
+            .ends_with(&format!(" cycle=2/{n}")));
+        // so do camera changes, rule changes and moves
+        s.handle(Event::Wheel(1.0));
+        assert_eq!(s.cycle.position(), None);
+        assert_eq!(s.click(&frame, &scene, x, y), direct);
+        key(&mut s, Key::T);
+        assert_eq!(s.click(&frame, &scene, x, y), direct);
+        s.scene_changed();
+        assert_eq!(s.click(&frame, &scene, x, y), direct);
+        assert!(s.render_dirty);
     }
 
     #[test]
@@ -1418,6 +2246,75 @@ mod tests {
             &mut ids,
         );
         assert_eq!(ids, pick_map(&frame, &mesh_of));
+    }
+
+    #[test]
+    fn compose_tints_the_selection_and_draws_the_band() {
+        let (scene, frame, _) = scene_state();
+        let mesh_of = mesh_of_triangles(&scene);
+        let mut plain = Vec::new();
+        compose(&frame, &scene, &mesh_of, &Overlay::default(), &mut plain);
+        let sel = frame.select_rect(&scene, 0, 0, 319, 239, SelectMode::Visible);
+        let (picked, chosen) = (sel.meshes[0], sel.meshes[1..].to_vec());
+        let ov = Overlay {
+            selection: sel.meshes.clone(),
+            selected: Some((picked, u32::MAX)), // no outline: no such triangle
+            hovered: Some(chosen[0]),
+            ..Overlay::default()
+        };
+        let mut lit = Vec::new();
+        compose(&frame, &scene, &mesh_of, &ov, &mut lit);
+        let mut tinted = 0;
+        for (i, (&p, &l)) in plain.iter().zip(&lit).enumerate() {
+            match mesh_at(frame.ids()[i], &mesh_of) {
+                Some(m) if m == picked => assert_eq!(l, highlight(p)),
+                Some(m) if chosen.contains(&m) => {
+                    assert_eq!(l, selection_tint(p));
+                    tinted += 1;
+                }
+                _ => assert_eq!(l, p),
+            }
+        }
+        assert!(tinted > 0);
+        assert_ne!(selection_tint(0x0080_8080), highlight(0x0080_8080));
+        // the band: a box outline along its pixel centres, a closed lasso
+        let band = Overlay {
+            band: Some(SelectRegion::Rect([10, 20, 30, 40])),
+            ..Overlay::default()
+        };
+        let mut img = Vec::new();
+        compose(&frame, &scene, &mesh_of, &band, &mut img);
+        for (i, (&p, &b)) in plain.iter().zip(&img).enumerate() {
+            let (x, y) = ((i % 320) as i64, (i / 320) as i64);
+            let edge = ((x == 10 || x == 30) && (20..=40).contains(&y))
+                || ((y == 20 || y == 40) && (10..=30).contains(&x));
+            assert_eq!(b, if edge { BAND } else { p }, "({x}, {y})");
+        }
+        let lasso = Overlay {
+            band: Some(SelectRegion::Lasso(vec![
+                [5.5, 5.5],
+                [50.5, 5.5],
+                [5.5, 50.5],
+            ])),
+            ..Overlay::default()
+        };
+        compose(&frame, &scene, &mesh_of, &lasso, &mut img);
+        for (x, y) in [(5, 5), (50, 5), (5, 50), (27, 28), (5, 30), (30, 5)] {
+            assert_eq!(img[y * 320 + x], BAND, "({x}, {y})");
+        }
+    }
+
+    #[test]
+    fn select_line_format() {
+        let scene = crate::builtin::builtin_scene();
+        assert_eq!(
+            select_line(SelectMode::Visible, &[1, 5], &scene),
+            "select mode=visible meshes=[1:pillar_1,5:pyramid_1] count=2"
+        );
+        assert_eq!(
+            select_line(SelectMode::Through, &[], &scene),
+            "select mode=through meshes=[] count=0"
+        );
     }
 
     #[test]

@@ -3,7 +3,10 @@
 //! Starts Xvfb, runs the real binary on the built-in scene with a fixed
 //! camera, clicks on a background pixel and on a mesh pixel whose answers are
 //! known from the library, checks the stdout pick lines, the highlight in a
-//! screenshot of the window, the PNGs `P` saves, and a clean exit on `Esc`.
+//! screenshot of the window, the PNGs `P` saves, box selections by mouse
+//! drags (plain, Ctrl to remove, x-ray after `X`) against the library's
+//! `select_rect` and the window image against `compose`, click-cycling
+//! through overlapping meshes against `pick_stack`, and a clean exit on `Esc`.
 //!
 //! Needs `Xvfb`, `xdotool` and ImageMagick's `import` (Debian: `xvfb xdotool
 //! imagemagick`, plus `libx11-6 libxcursor1` that minifb loads at run time).
@@ -16,10 +19,12 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use softpick::viewer::{highlight, pick_line, HIGHLIGHT};
+use softpick::viewer::{
+    compose, highlight, mesh_of_triangles, pick_line, select_line, Overlay, HIGHLIGHT,
+};
 use softpick::{
-    builtin_scene, id_color, read_png, render, Camera, Frame, PickMethod, RenderOptions, Scene,
-    BACKGROUND,
+    builtin_scene, id_color, read_png, render, Camera, Frame, MeshId, PickMethod, RenderOptions,
+    Scene, SelectMode, BACKGROUND,
 };
 
 const W: u32 = 320;
@@ -438,7 +443,137 @@ fn viewer_picks_highlights_saves_and_exits() {
         "view_pickmap.png differs from the library pick map"
     );
 
-    // 5. Esc exits cleanly
+    // 5. box selection: press at A, move to B in steps, release; the
+    //    selection is the library's select_rect of the pixels A and B
+    let drag = |a: (u32, u32), b: (u32, u32)| {
+        let mut args: Vec<String> = ["mousemove", "--window", &wid]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.extend([a.0.to_string(), a.1.to_string()]);
+        // the viewer sees the buttons only when it polls and starts the box
+        // at the pointer of the poll after the one that saw the press: wait
+        // generously before leaving A (a loaded machine may not run the
+        // viewer for a while); the end is where the pointer rests
+        args.extend(["mousedown", "1", "sleep", "0.2"].map(String::from));
+        let steps = 8;
+        for i in 1..=steps {
+            let t = |p: u32, q: u32| {
+                (p as f32 + (q as f32 - p as f32) * i as f32 / steps as f32).round()
+            };
+            args.extend(["mousemove", "--window", &wid].map(String::from));
+            args.extend([t(a.0, b.0).to_string(), t(a.1, b.1).to_string()]);
+            args.extend(["sleep", "0.03"].map(String::from));
+        }
+        args.extend(["sleep", "0.1", "mouseup", "1"].map(String::from));
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        xdotool(display, &refs);
+    };
+    let lib_rect = |a: (u32, u32), b: (u32, u32), mode| {
+        let (a, b) = (
+            (i64::from(a.0), i64::from(a.1)),
+            (i64::from(b.0), i64::from(b.1)),
+        );
+        frame.select_rect(&scene, a.0, a.1, b.0, b.1, mode).meshes
+    };
+    let (a, b) = ((W / 5, H / 4), (W * 4 / 5, H * 3 / 4));
+    let boxed = lib_rect(a, b, SelectMode::Visible);
+    assert!(
+        boxed.len() >= 3,
+        "the test box holds several meshes: {boxed:?}"
+    );
+    drag(a, b);
+    let got = expect_line(&out, "select ", "the box selection");
+    assert_eq!(got, select_line(SelectMode::Visible, &boxed, &scene));
+    // on screen: exactly the viewer's own compositing of the selection (the
+    // ray pick of step 3 still highlighted and outlined)
+    let ray_hit = frame.pick_ray(&scene, ix, iy).expect("ray hit");
+    let mesh_of = mesh_of_triangles(&scene);
+    let mut want_img = Vec::new();
+    let ov = Overlay {
+        selected: Some((ray_hit.mesh, ray_hit.triangle)),
+        selection: boxed.clone(),
+        ..Overlay::default()
+    };
+    compose(&frame, &scene, &mesh_of, &ov, &mut want_img);
+    let t0 = Instant::now();
+    let px = loop {
+        let (_, _, px) = screenshot(display, &wid, &shot);
+        if px == want_img || t0.elapsed() > Duration::from_secs(5) {
+            break px;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let wrong = px.iter().zip(&want_img).filter(|(p, q)| p != q).count();
+    assert_eq!(
+        wrong, 0,
+        "{wrong} pixels differ from the composed selection"
+    );
+
+    // Ctrl at the release removes the second box's meshes
+    let (c, d) = ((W / 2, H / 2), (W * 4 / 5, H * 3 / 4));
+    let removed = lib_rect(c, d, SelectMode::Visible);
+    let left: Vec<MeshId> = boxed
+        .iter()
+        .copied()
+        .filter(|m| !removed.contains(m))
+        .collect();
+    assert!(left.len() < boxed.len() && !left.is_empty(), "{left:?}");
+    xdotool(display, &["keydown", "ctrl"]);
+    drag(c, d);
+    xdotool(display, &["keyup", "ctrl"]);
+    let got = expect_line(&out, "select ", "the Ctrl box");
+    assert_eq!(got, select_line(SelectMode::Visible, &left, &scene));
+
+    // X: x-ray selection finds the hidden meshes too
+    let (e, f) = ((W - 2, H - 2), (1, 1));
+    let (vis, thr) = (
+        lib_rect(e, f, SelectMode::Visible),
+        lib_rect(e, f, SelectMode::Through),
+    );
+    assert!(
+        vis.iter().all(|m| thr.contains(m)) && vis != thr,
+        "{vis:?} {thr:?}"
+    );
+    xdotool(display, &["key", "x"]);
+    assert_eq!(expect_line(&out, "set through=", "X"), "set through=on");
+    drag(e, f);
+    let got = expect_line(&out, "select ", "the x-ray box");
+    assert_eq!(got, select_line(SelectMode::Through, &thr, &scene));
+    xdotool(display, &["key", "x"]);
+    assert_eq!(expect_line(&out, "set through=", "X"), "set through=off");
+
+    // 6. repeated clicks at one pixel step through the meshes under it
+    let (cx, cy, stack) = (0..W * H)
+        .map(|i| (i64::from(i % W), i64::from(i / W)))
+        .find_map(|(x, y)| {
+            let st = frame.pick_stack(&scene, x, y);
+            (st.len() >= 2).then_some((x, y, st))
+        })
+        .expect("overlapping meshes in the test view");
+    let n = stack.len();
+    let first = pick_line(
+        PickMethod::Buffer,
+        cx,
+        cy,
+        frame.pick(&scene, cx, cy).as_ref(),
+    );
+    for k in 0..=n {
+        click(cx as u32, cy as u32);
+        let got = expect_line(&out, "pick ", "a cycling click");
+        let want = match k {
+            0 => first.clone(),
+            k if k == n => format!("{first} cycle=1/{n}"),
+            k => format!(
+                "{} cycle={}/{n}",
+                pick_line(PickMethod::Buffer, cx, cy, Some(&stack[k])),
+                k + 1
+            ),
+        };
+        assert_eq!(got, want, "click {} at ({cx}, {cy})", k + 1);
+    }
+
+    // 7. Esc exits cleanly
     xdotool(display, &["key", "Escape"]);
     let t0 = Instant::now();
     let status = loop {

@@ -7,7 +7,7 @@
 use glam::Vec3;
 
 use crate::camera::Ray;
-use crate::pick::ray::{raycast_first, RayOptions};
+use crate::pick::ray::{raycast_first, RayCaster, RayOptions};
 use crate::pick::Hit;
 use crate::scene::{Aabb, MeshId, Scene};
 
@@ -137,6 +137,7 @@ pub fn plan_sweep(
     let reach = len + skin;
     // best: (distance along the motion, hit, from other vertex)
     let mut best: Option<(f32, Hit, bool)> = None;
+    let caster = RayCaster::new(scene);
     let others = |m: MeshId| m != mover;
     let fwd = RayOptions {
         far: reach,
@@ -144,7 +145,7 @@ pub fn plan_sweep(
         ..RayOptions::default()
     };
     for o in std::iter::once(centre).chain(verts.iter().copied()) {
-        if let Some(h) = raycast_first(scene, &Ray::new(o, dir), &fwd) {
+        if let Some(h) = caster.first(&Ray::new(o, dir), &fwd) {
             if best.as_ref().is_none_or(|b| h.distance < b.0) {
                 best = Some((h.distance, h, false));
             }
@@ -171,7 +172,7 @@ pub fn plan_sweep(
             if !(q.cmpge(lo).all() && q.cmple(hi).all()) {
                 continue;
             }
-            if let Some(h) = raycast_first(scene, &Ray::new(q, -dir), &back) {
+            if let Some(h) = caster.first(&Ray::new(q, -dir), &back) {
                 if best.as_ref().is_none_or(|b| h.distance < b.0) {
                     best = Some((h.distance, h, true));
                 }

@@ -61,7 +61,7 @@ pub use export::{
 pub use frame::{Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
 pub use io::obj::{load_obj, load_obj_bytes, LoadReport};
 pub use pick::bvh::{Aabb, Bvh};
-pub use pick::ray::{raycast_all, raycast_first, RayOptions};
+pub use pick::ray::{raycast_all, raycast_first, RayCaster, RayOptions};
 pub use pick::triangle::{RayPrecomp, TriHit};
 pub use pick::{Hit, PickMethod};
 pub use raster::rules;

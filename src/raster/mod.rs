@@ -222,6 +222,9 @@ fn render_into(
     frame
         .worlds
         .extend((0..scene.meshes().len() as u32).map(|m| scene.mesh_world(m)));
+    frame.xforms.clear();
+    let xforms = crate::pick::ray::mesh_xforms(scene, &frame.worlds);
+    frame.xforms.extend(xforms);
     let vp = camera.view_proj();
     let guard = Guard::new(w, h);
     let (wf, hf) = (w as f32, h as f32);

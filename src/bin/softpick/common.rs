@@ -82,6 +82,15 @@ pub struct Setup {
 }
 
 impl Setup {
+    /// The pick-only pass (depth + ID, no color) of the scene from the camera.
+    pub fn render_ids(&self) -> Res<softpick::Frame> {
+        let opts = RenderOptions {
+            color: false,
+            ..self.opts
+        };
+        Ok(softpick::render(&self.scene, &self.camera, opts)?)
+    }
+
     /// Loads the model (or the built-in scene), the camera and the options.
     pub fn new(args: &SceneArgs, raster: Option<&RasterArgs>) -> Res<Setup> {
         // parse cheap options first, so a bad --size fails before any loading

@@ -386,14 +386,7 @@ fn pickmap_pixels(
 
 fn pickmap_cmd(a: &PickmapCmd) -> Res<()> {
     let s = Setup::new(&a.scene, Some(&a.raster))?;
-    let frame = softpick::render(
-        &s.scene,
-        &s.camera,
-        RenderOptions {
-            color: false,
-            ..s.opts
-        },
-    )?;
+    let frame = s.render_ids()?;
     let (pixels, ids) = pickmap_pixels(&s, &frame, a.method.method(), a.by);
     let mut out = Outputs::default();
     let path = default_output(a.output.as_deref(), "pickmap.png")?;

@@ -1,9 +1,7 @@
 //! `softpick pick`: what is under one pixel.
 
 use serde::Serialize;
-use softpick::{
-    raycast_all, CullMode, Frame, Hit, NearPixel, PickMethod, RayOptions, RenderOptions, Scene,
-};
+use softpick::{raycast_all, CullMode, Frame, Hit, NearPixel, PickMethod, RayOptions, Scene};
 
 use crate::common::{say, CliError, Res, SceneArgs, Setup};
 use crate::sweep::pick_with;
@@ -211,14 +209,7 @@ pub fn pick_cmd(
     let s = Setup::new(scene_args, Some(raster))?;
     let (x, y) = parse_at(at, s.camera.width, s.camera.height)?;
     let method = method.method();
-    let frame = softpick::render(
-        &s.scene,
-        &s.camera,
-        RenderOptions {
-            color: false,
-            ..s.opts
-        },
-    )?;
+    let frame = s.render_ids()?;
     let name = method.name();
     // the pixel the answer comes from: (x, y) itself when the method finds
     // something there, else the nearest covered pixel within the radius

@@ -2,7 +2,7 @@
 //! visible only or x-ray (`Frame::select_rect`, `Frame::select_lasso`).
 
 use serde::Serialize;
-use softpick::{RenderOptions, Scene, SelectMode, Selection};
+use softpick::{Scene, SelectMode, Selection};
 
 use crate::common::{say, CliError, Res, SceneArgs, Setup};
 use crate::RasterArgs;
@@ -162,14 +162,7 @@ pub fn select_cmd(
     } else {
         SelectMode::Visible
     };
-    let frame = softpick::render(
-        &s.scene,
-        &s.camera,
-        RenderOptions {
-            color: false,
-            ..s.opts
-        },
-    )?;
+    let frame = s.render_ids()?;
     let sel = match &region {
         Region::Rect(r) => frame.select_rect(&s.scene, r[0], r[1], r[2], r[3], mode),
         Region::Lasso(p) => frame.select_lasso(&s.scene, p, mode),

@@ -25,7 +25,7 @@ SIZES = [("360x360", "o", "360×360"), ("1920x1080", "s", "1920×1080")]
 
 
 def load(path):
-    pts = {}  # (tool, pass, size) -> {triangles: ms}
+    pts = {}  # (tool, pass, size) -> {(triangles, model): ms}
     meta = {}
     with open(path) as f:
         for ln in f:
@@ -47,7 +47,7 @@ def load(path):
             else:
                 continue
             if ms:
-                pts.setdefault((tool, ps, rec["size"]), {})[int(tris)] = float(ms)
+                pts.setdefault((tool, ps, rec["size"]), {})[(int(tris), rec["model"])] = float(ms)
     return pts, meta
 
 
@@ -72,8 +72,16 @@ def main():
             d = pts.get((tool, ps, size))
             if not d:
                 continue
-            xs = sorted(d)
-            ax.plot(xs, [d[x] for x in xs], style, marker=marker, color=colour, label=label)
+            keys = sorted(d)
+            ax.plot([k[0] for k in keys], [d[k] for k in keys], style, marker=marker, color=colour,
+                    label=label)
+            if tool == "softpick-render" and ps == "ids":
+                seen = {}
+                for tris, model in keys:  # name the models under the softpick points
+                    n = seen.get(tris, 0)
+                    seen[tris] = n + 1
+                    ax.annotate(model, (tris, d[(tris, model)]), textcoords="offset points",
+                                xytext=(4, -12 - 10 * n), fontsize=7, color="tab:blue")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(title)

@@ -5,6 +5,7 @@ cameras in one run, and prints the ratio table of issue 6 (Markdown).
 Called by scripts/compare_peers.sh after the installs; it can also run on its own:
 
   scripts/compare_peers.py [--quick] [--out DIR] [--models NAME,...] [--max-wait S]
+                           [--ray-cap S] [--table-only RESULTS.jsonl]
 
 Every timed run waits first until the machine is idle (see wait_idle), records the
 1-minute load average before it and the CPU that *other* processes used during it,
@@ -192,10 +193,10 @@ def git_commit():
         return "unknown"
 
 
-def model_path(name, out):
+def model_path(name, work):
     if name == "builtin":
         return os.path.join(ROOT, "models", "builtin.obj")
-    gen = os.path.join(out, "models", name + ".obj")
+    gen = os.path.join(work, "models", name + ".obj")
     if os.path.exists(gen):
         return gen
     shared = os.path.join(SHARED_MODELS, name + ".obj")
@@ -205,12 +206,13 @@ def model_path(name, out):
 
 
 def run_all(args):
-    out = os.path.abspath(args.out)
+    work = os.path.abspath(args.work)         # installs and generated models
+    out = os.path.abspath(args.out or args.work)  # results
     os.makedirs(os.path.join(out, "img"), exist_ok=True)
     py = args.python
     sp = args.softpick
-    rc = os.path.join(out, "raycast")          # the npm-installed copy
-    rust = os.path.join(out, "rust", "target", "release")
+    rc = os.path.join(work, "raycast")          # the npm-installed copy
+    rust = os.path.join(work, "rust", "target", "release")
     models = args.models.split(",") if args.models else (QUICK_MODELS if args.quick else FULL_MODELS)
     q = args.quick
     r = Runner(args, out)
@@ -227,7 +229,7 @@ def run_all(args):
             r.failures.append(f"{name}: not installed/built, skipped")
             log(r.failures[-1])
     for name in models:
-        m = model_path(name, out)
+        m = model_path(name, work)
         if m is None:
             r.failures.append(f"model {name}: not found, skipped")
             log(r.failures[-1])
@@ -503,7 +505,9 @@ def agreement(records):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer reps; builtin and sphere70k only")
-    ap.add_argument("--out", default=os.path.join(ROOT, "target", "peers"))
+    ap.add_argument("--work", default=os.path.join(ROOT, "target", "peers"),
+                    help="where compare_peers.sh installed the peers and generated the models")
+    ap.add_argument("--out", help="directory of results.jsonl and table.md (default: --work)")
     ap.add_argument("--models", help="comma list of model names (default: all, or the quick set)")
     ap.add_argument("--softpick", default=os.path.join(ROOT, "target", "peers", "bin", "softpick"),
                     help="softpick binary (the script copies target/release/softpick there)")
@@ -540,7 +544,7 @@ def main():
         body += f"\nTotal time of the measurements: {total / 60:.1f} min\n"
     print(body)
     if not args.table_only:
-        with open(os.path.join(os.path.abspath(args.out), "table.md"), "w") as f:
+        with open(os.path.join(os.path.abspath(args.out or args.work), "table.md"), "w") as f:
             f.write(body)
 
 

@@ -9,7 +9,8 @@
 #   --skip-install  do not install/build the peers (pip, npm, apt, cargo); softpick is
 #                   still built
 #   --worktree      measure the work tree as it is (default: a clean build of HEAD)
-#   other options are passed to scripts/compare_peers.py (see its --help)
+#   other options are passed to scripts/compare_peers.py (see its --help), e.g.
+#   --out DIR (results elsewhere), --models builtin,sphere1m, --max-wait S, --ray-cap S
 #
 # Installs (all under target/, nothing is written to ../shared):
 #   target/peers-venv      python venv: numpy moderngl glcontext embreex matplotlib
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --skip-install) SKIP_INSTALL=1 ;;
     --worktree) FROM_WORKTREE=1 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) PASS+=("$1") ;;
   esac
   shift
@@ -103,8 +104,12 @@ if [ "$FROM_WORKTREE" = 1 ]; then
 else
   COMMIT=$(git -C "$ROOT" rev-parse --short HEAD)
   say "cargo build --release (softpick at $COMMIT, clean copy of HEAD)"
-  rm -rf "$OUT/softpick-src" && mkdir -p "$OUT/softpick-src"
-  git -C "$ROOT" archive HEAD | tar -x -C "$OUT/softpick-src"
+  # re-extract only for a new commit (fresh mtimes would make cargo rebuild the crate)
+  if [ "$(cat "$OUT/softpick-src/.commit" 2>/dev/null)" != "$(git -C "$ROOT" rev-parse HEAD)" ]; then
+    rm -rf "$OUT/softpick-src" && mkdir -p "$OUT/softpick-src"
+    git -C "$ROOT" archive HEAD | tar -x -C "$OUT/softpick-src"
+    git -C "$ROOT" rev-parse HEAD > "$OUT/softpick-src/.commit"
+  fi
   (cd "$OUT/softpick-src" && CARGO_TARGET_DIR="$OUT/softpick-target" cargo build --release --bin softpick --quiet >&2)
   cp "$OUT/softpick-target/release/softpick" "$OUT/bin/softpick"
 fi
@@ -112,7 +117,7 @@ fi
 say "llvmpipe: $("$PY" "$PEERS/llvmpipe/render_ids.py" --info 2>&1 | sed -n 1p)"
 
 set +e
-"$PY" "$ROOT/scripts/compare_peers.py" --python "$PY" --out "$OUT" --commit "$COMMIT" ${PASS[@]+"${PASS[@]}"}
+"$PY" "$ROOT/scripts/compare_peers.py" --python "$PY" --work "$OUT" --softpick "$OUT/bin/softpick" --commit "$COMMIT" ${PASS[@]+"${PASS[@]}"}
 rc=$?
 say "done in $(( $(date +%s) - T0 )) s (installs included)"
 exit $rc

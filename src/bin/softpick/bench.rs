@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use softpick::{Camera, RenderOptions, Renderer, Scene};
 
-use crate::common::{say, CliError, Res};
+use crate::common::{say, say_json_lines, CliError, Res};
 
 /// Which passes a render benchmark times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,11 +152,7 @@ pub fn run(
 /// Prints a table, or one JSON line per pass.
 pub fn print(results: &[BenchResult], json: bool) -> Res<()> {
     if json {
-        for r in results {
-            let line = serde_json::to_string(r).unwrap_or_default();
-            say(format_args!("{line}"))?;
-        }
-        return Ok(());
+        return say_json_lines(results);
     }
     if let Some(r) = results.first() {
         say(format_args!(

@@ -40,6 +40,15 @@ impl From<softpick::Error> for CliError {
 /// Result of the commands.
 pub type Res<T> = Result<T, CliError>;
 
+/// Prints one JSON line per item on stdout.
+pub fn say_json_lines<T: serde::Serialize>(items: &[T]) -> Res<()> {
+    for r in items {
+        let line = serde_json::to_string(r).unwrap_or_default();
+        say(format_args!("{line}"))?;
+    }
+    Ok(())
+}
+
 /// Prints one line on stdout. A closed pipe (`softpick sweep | head -1`)
 /// ends the program quietly.
 pub fn say(args: fmt::Arguments<'_>) -> Res<()> {

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use softpick::{Camera, Frame, Hit, PickMethod, RenderOptions, Renderer, Scene};
 
-use crate::common::{say, Res};
+use crate::common::{say, say_json_lines, Res};
 
 /// One pick with the chosen method.
 pub fn pick_with(method: PickMethod, frame: &Frame, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
@@ -192,11 +192,7 @@ fn rate(r: f64) -> String {
 /// Prints a table, or one JSON line per method.
 pub fn print(results: &[SweepResult], json: bool, reps: u32) -> Res<()> {
     if json {
-        for r in results {
-            let line = serde_json::to_string(r).unwrap_or_default();
-            say(format_args!("{line}"))?;
-        }
-        return Ok(());
+        return say_json_lines(results);
     }
     if let Some(r) = results.first() {
         say(format_args!(

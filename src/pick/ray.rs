@@ -13,7 +13,7 @@ use super::Hit;
 use crate::camera::Ray;
 use crate::frame::Frame;
 use crate::raster::rules::CullMode;
-use crate::scene::{Aabb, MeshId, Scene};
+use crate::scene::{Aabb, Mesh, MeshId, Scene};
 
 /// Options of a ray query.
 #[derive(Clone, Copy)]
@@ -166,6 +166,31 @@ fn make_hit(scene: &Scene, mesh: MeshId, lr: &LocalRay, ray: &Ray, tri: u32, h: 
     }
 }
 
+/// The shared per-mesh gate of every query: the mesh filter, the mesh's
+/// world box, then the ray in local space against the local box. `Some`
+/// when the mesh's BVH must be traversed.
+#[allow(clippy::too_many_arguments)]
+fn enter(
+    m: &Mesh,
+    x: &MeshXform,
+    mesh: MeshId,
+    ray: &Ray,
+    inv_dir: Vec3,
+    opts: &RayOptions<'_>,
+    t_min: f32,
+    t_max: f32,
+) -> Option<LocalRay> {
+    if !mesh_passes(opts, mesh) {
+        return None;
+    }
+    x.world_bounds
+        .ray_interval(ray.origin, inv_dir, t_min, t_max)?;
+    let lr = local_ray(x, ray, opts.cull)?;
+    m.bounds()
+        .ray_interval(lr.pre.origin(), lr.pre.inv_dir(), t_min, t_max)?;
+    Some(lr)
+}
+
 /// Ray queries against one state of a scene: each mesh's world matrix and
 /// its inverse are computed once, when the caster is made, and reused for
 /// every ray (make a new caster after moving nodes). [`raycast_first`] and
@@ -216,26 +241,10 @@ impl<'a> RayCaster<'a> {
         let inv_dir = ray.direction.recip();
         for (mesh, (m, x)) in scene.meshes().iter().zip(self.xforms.iter()).enumerate() {
             let mesh = mesh as MeshId;
-            if !mesh_passes(opts, mesh) {
-                continue;
-            }
             let t_max = best.as_ref().map_or(t_max0, |b| b.0);
-            if x.world_bounds
-                .ray_interval(ray.origin, inv_dir, t_min, t_max)
-                .is_none()
-            {
-                continue;
-            }
-            let Some(lr) = local_ray(x, ray, opts.cull) else {
+            let Some(lr) = enter(m, x, mesh, ray, inv_dir, opts, t_min, t_max) else {
                 continue;
             };
-            let t_max = best.as_ref().map_or(t_max0, |b| b.0);
-            if m.bounds()
-                .ray_interval(lr.pre.origin(), lr.pre.inv_dir(), t_min, t_max)
-                .is_none()
-            {
-                continue;
-            }
             if let Some((tri, h)) =
                 m.bvh()
                     .first_hit(m.positions(), m.triangles(), &lr.pre, t_min, t_max, lr.cull)
@@ -262,24 +271,9 @@ impl<'a> RayCaster<'a> {
         let mut tmp = Vec::new();
         for (mesh, (m, x)) in scene.meshes().iter().zip(self.xforms.iter()).enumerate() {
             let mesh = mesh as MeshId;
-            if !mesh_passes(opts, mesh) {
-                continue;
-            }
-            if x.world_bounds
-                .ray_interval(ray.origin, inv_dir, t_min, t_max)
-                .is_none()
-            {
-                continue;
-            }
-            let Some(lr) = local_ray(x, ray, opts.cull) else {
+            let Some(lr) = enter(m, x, mesh, ray, inv_dir, opts, t_min, t_max) else {
                 continue;
             };
-            if m.bounds()
-                .ray_interval(lr.pre.origin(), lr.pre.inv_dir(), t_min, t_max)
-                .is_none()
-            {
-                continue;
-            }
             tmp.clear();
             m.bvh().all_hits(
                 m.positions(),

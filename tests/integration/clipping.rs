@@ -98,16 +98,7 @@ fn triangle_behind_the_camera_draws_nothing() {
 /// of huge clip coordinates in rounding. Both triangles cover the whole frame.
 #[test]
 fn clipping_keeps_precision_with_huge_and_tiny_vertices() {
-    let cam = Camera {
-        eye: Vec3::new(0.0, 0.0, 5.0),
-        target: Vec3::ZERO,
-        up: Vec3::Y,
-        projection: Projection::Perspective { fov_y_deg: 60.0 },
-        near: 0.1,
-        far: 100.0,
-        width: 64,
-        height: 48,
-    };
+    let cam = crate::support::cam(64, 48);
     let cases = [
         [
             Vec3::new(-44_250_730.0, -232_071_980.0, -9963.356),

@@ -11,21 +11,7 @@ use softpick::{
     render, render_2d, Camera, FillRule, Frame, Mesh, Projection, RenderOptions, Scene, Transform,
 };
 
-use crate::support::{reference_mask, Rng};
-
-/// The camera of the analytic checks: at (0, 0, 5) looking at the origin.
-pub fn cam(width: u32, height: u32) -> Camera {
-    Camera {
-        eye: Vec3::new(0.0, 0.0, 5.0),
-        target: Vec3::ZERO,
-        up: Vec3::Y,
-        projection: Projection::Perspective { fov_y_deg: 60.0 },
-        near: 0.1,
-        far: 100.0,
-        width,
-        height,
-    }
-}
+use crate::support::{cam, reference_mask, Rng};
 
 pub fn one_mesh(tris: &[[Vec3; 3]]) -> Scene {
     let mut s = Scene::new();

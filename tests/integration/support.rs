@@ -92,3 +92,19 @@ pub fn strictly_inside(poly: &[[i64; 2]], px: i64, py: i64) -> bool {
 #[path = "../../benches/common/sphere.rs"]
 mod sphere;
 pub use sphere::uv_sphere;
+
+/// The camera of the analytic checks: at (0, 0, 5) looking at the origin.
+pub fn cam(width: u32, height: u32) -> softpick::Camera {
+    use glam::Vec3;
+    use softpick::{Camera, Projection};
+    Camera {
+        eye: Vec3::new(0.0, 0.0, 5.0),
+        target: Vec3::ZERO,
+        up: Vec3::Y,
+        projection: Projection::Perspective { fov_y_deg: 60.0 },
+        near: 0.1,
+        far: 100.0,
+        width,
+        height,
+    }
+}

@@ -63,7 +63,7 @@ pub use io::obj::{load_obj, load_obj_bytes, LoadReport};
 pub use pick::bvh::{Aabb, Bvh};
 pub use pick::ray::{raycast_all, raycast_first, RayCaster, RayOptions};
 pub use pick::triangle::{RayPrecomp, TriHit};
-pub use pick::{Hit, PickMethod};
+pub use pick::{Hit, PickId, PickMethod};
 pub use raster::rules;
 pub use raster::rules::{CullMode, DepthTest, FillRule};
 pub use raster::{render, render_2d, RenderOptions, Renderer, Stats};

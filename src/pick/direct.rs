@@ -4,7 +4,7 @@
 //! so the answer equals the ID buffer's at every pixel.
 
 use crate::frame::Frame;
-use crate::pick::Hit;
+use crate::pick::{Hit, PickId};
 use crate::raster::bin::TileGrid;
 use crate::raster::rules::DepthTest;
 use crate::scene::Scene;
@@ -36,12 +36,20 @@ impl Frame {
         best
     }
 
+    /// Like [`Frame::pick_id`], but by point-in-triangle tests on the
+    /// screen-space triangles instead of the ID buffer.
+    #[must_use]
+    pub fn pick_id_direct(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
+        let (g, z) = self.triangle_at_direct(x, y)?;
+        PickId::locate(scene, g, z)
+    }
+
     /// Like [`Frame::pick`], but by point-in-triangle tests on the
     /// screen-space triangles instead of the ID buffer.
     #[must_use]
     pub fn pick_direct(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
-        let (g, z) = self.triangle_at_direct(x, y)?;
-        self.hit_at(scene, g, x as f32 + 0.5, y as f32 + 0.5, z)
+        let id = self.pick_id_direct(scene, x, y)?;
+        self.hit(scene, id, x, y)
     }
 
     /// Every triangle whose coverage includes pixel (x, y), near to far

@@ -51,6 +51,51 @@ impl PickMethod {
     }
 }
 
+/// The compact answer of a pick: which triangle, at what window depth.
+///
+/// `Copy`, 16 bytes, no allocation: what the `pick_id*` methods return for
+/// bulk work (pick maps, sweeps). [`Frame::hit`] expands it into a full
+/// [`Hit`] (world position, barycentrics, normal, mesh name).
+///
+/// ```
+/// use softpick::{builtin_scene, Camera, RenderOptions, Renderer};
+///
+/// let scene = builtin_scene();
+/// let camera = Camera::auto_frame(&scene.framing_bounds(), 120, 120);
+/// let mut renderer = Renderer::new(RenderOptions::default())?;
+/// let frame = renderer.render(&scene, &camera)?;
+/// let id = frame.pick_id(&scene, 60, 100).expect("the floor is under the centre");
+/// let hit = frame.hit(&scene, id, 60, 100).expect("same triangle, expanded");
+/// assert_eq!((hit.mesh, hit.global_triangle), (id.mesh, id.global_triangle));
+/// # Ok::<(), softpick::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PickId {
+    /// Mesh id (index in the scene).
+    pub mesh: MeshId,
+    /// Triangle index within the mesh.
+    pub triangle: u32,
+    /// Global triangle index (file order over all meshes).
+    pub global_triangle: u32,
+    /// Window depth 0..1 at the pixel centre.
+    pub depth: f32,
+}
+
+impl PickId {
+    /// The pick of global triangle `global` at window depth `depth`; `None`
+    /// when the scene has no such triangle.
+    #[inline]
+    pub(crate) fn locate(scene: &Scene, global: u32, depth: f32) -> Option<Self> {
+        let (mesh, triangle) = scene.locate(global)?;
+        Some(Self {
+            mesh,
+            triangle,
+            global_triangle: global,
+            depth,
+        })
+    }
+}
+
 /// What a pick or ray cast hit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hit {
@@ -78,6 +123,49 @@ pub struct Hit {
 }
 
 impl Frame {
+    /// The compact pick at pixel (x, y) with the chosen method.
+    #[must_use]
+    pub fn pick_id_with(
+        &self,
+        method: PickMethod,
+        scene: &Scene,
+        x: i64,
+        y: i64,
+    ) -> Option<PickId> {
+        match method {
+            PickMethod::Buffer => self.pick_id(scene, x, y),
+            PickMethod::Direct => self.pick_id_direct(scene, x, y),
+            PickMethod::Ray => self.pick_id_ray(scene, x, y),
+        }
+    }
+
+    /// The full pick at pixel (x, y) with the chosen method.
+    #[must_use]
+    pub fn pick_with(&self, method: PickMethod, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
+        match method {
+            PickMethod::Buffer => self.pick(scene, x, y),
+            PickMethod::Direct => self.pick_direct(scene, x, y),
+            PickMethod::Ray => self.pick_ray(scene, x, y),
+        }
+    }
+
+    /// Expands a compact pick made at pixel (x, y) into the full hit record
+    /// (world position at the pick's depth, barycentrics, normal, name).
+    /// `None` outside the frame, before the first render, or when `id`
+    /// names no triangle of `scene`.
+    #[must_use]
+    pub fn hit(&self, scene: &Scene, id: PickId, x: i64, y: i64) -> Option<Hit> {
+        let (x, y) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
+        self.index(x, y)?;
+        self.hit_at(
+            scene,
+            id.global_triangle,
+            x as f32 + 0.5,
+            y as f32 + 0.5,
+            id.depth,
+        )
+    }
+
     /// Builds the full hit record for triangle `global` at a window point
     /// with a known window depth (buffer and direct picks).
     pub(crate) fn hit_at(

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use glam::{Mat4, Vec3};
 
 use super::triangle::{RayPrecomp, TriHit};
-use super::Hit;
+use super::{Hit, PickId};
 use crate::camera::Ray;
 use crate::frame::Frame;
 use crate::raster::rules::CullMode;
@@ -339,5 +339,18 @@ impl Frame {
         let mut hit = RayCaster::with_xforms(scene, &self.xforms).first(&ray, &opts)?;
         hit.depth = cam.project(hit.position).map_or(f32::NAN, |p| p.z);
         Some(hit)
+    }
+
+    /// Like [`Frame::pick_ray`], compactly: the mesh, triangle and window
+    /// depth of the first hit.
+    #[must_use]
+    pub fn pick_id_ray(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
+        let hit = self.pick_ray(scene, x, y)?;
+        Some(PickId {
+            mesh: hit.mesh,
+            triangle: hit.triangle,
+            global_triangle: hit.global_triangle,
+            depth: hit.depth,
+        })
     }
 }

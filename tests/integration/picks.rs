@@ -2,8 +2,8 @@
 
 use glam::Vec3;
 use softpick::{
-    builtin_scene, render, Camera, FillRule, Frame, Mesh, Projection, RenderOptions, Scene,
-    Transform,
+    builtin_scene, render, Camera, FillRule, Frame, Mesh, PickMethod, Projection, RenderOptions,
+    Scene, Transform,
 };
 
 use crate::support::Rng;
@@ -132,6 +132,43 @@ fn frames_identical_for_any_thread_count() {
     }
 }
 
+/// The compact pick of every method is the full pick, shortened: same mesh,
+/// triangles and depth at every pixel, and `Frame::hit` expands it back.
+#[test]
+fn compact_picks_equal_full_picks_every_method() {
+    let scene = builtin_scene();
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 96, 72);
+    let f = render(&scene, &cam, RenderOptions::default()).unwrap();
+    let mut found = [0usize; 3];
+    for (k, m) in PickMethod::ALL.into_iter().enumerate() {
+        for y in 0..72 {
+            for x in 0..96 {
+                let full = f.pick_with(m, &scene, x, y);
+                let id = f.pick_id_with(m, &scene, x, y);
+                assert_eq!(id.is_some(), full.is_some(), "{m:?} ({x},{y})");
+                let (Some(full), Some(id)) = (full, id) else {
+                    continue;
+                };
+                found[k] += 1;
+                assert_eq!(
+                    (id.mesh, id.triangle, id.global_triangle),
+                    (full.mesh, full.triangle, full.global_triangle),
+                    "{m:?} ({x},{y})"
+                );
+                assert_eq!(id.depth.to_bits(), full.depth.to_bits(), "{m:?} ({x},{y})");
+                if m != PickMethod::Ray {
+                    assert_eq!(f.hit(&scene, id, x, y), Some(full), "{m:?} ({x},{y})");
+                }
+            }
+        }
+    }
+    assert!(found.iter().all(|&n| n > 1000), "{found:?}");
+    assert_eq!(
+        found[0], found[1],
+        "buffer and direct cover the same pixels"
+    );
+}
+
 #[test]
 fn out_of_frame_picks_are_none() {
     let scene = builtin_scene();
@@ -149,6 +186,9 @@ fn out_of_frame_picks_are_none() {
         assert!(f.pick_direct(&scene, x, y).is_none());
         assert!(f.pick_all(&scene, x, y).is_empty());
         assert!(f.pick_ray(&scene, x, y).is_none());
+        for m in PickMethod::ALL {
+            assert!(f.pick_id_with(m, &scene, x, y).is_none());
+        }
     }
     assert!(f.pick(&scene, 0, 0).is_none(), "corner is background");
 }

@@ -4,7 +4,6 @@ use serde::Serialize;
 use softpick::{raycast_all, CullMode, Frame, Hit, NearPixel, PickMethod, RayOptions, Scene};
 
 use crate::common::{say, CliError, Res, SceneArgs, Setup};
-use crate::sweep::pick_with;
 use crate::{MethodArg, RasterArgs};
 
 /// Parses `X,Y` into the pixel containing that point, checked against the frame.
@@ -276,13 +275,13 @@ pub fn pick_cmd(
             (hit, Some(frame.nearest_covered(ix, iy, r)))
         }
         _ => {
-            let hit = pick_with(method, &frame, &s.scene, ix, iy);
+            let hit = frame.pick_with(method, &s.scene, ix, iy);
             let near = near_of(hit.is_some());
             let (fx, fy) = from(&near);
             if (fx, fy) == (x, y) {
                 (hit, near)
             } else {
-                let h = pick_with(method, &frame, &s.scene, i64::from(fx), i64::from(fy));
+                let h = frame.pick_with(method, &s.scene, i64::from(fx), i64::from(fy));
                 (h, near)
             }
         }

@@ -10,21 +10,13 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
-use softpick::{Camera, Frame, Hit, PickMethod, RenderOptions, Renderer, Scene};
+use softpick::{Camera, Frame, PickMethod, RenderOptions, Renderer, Scene};
 
 use crate::common::{say, say_json_lines, Res};
 
-/// One pick with the chosen method.
-pub fn pick_with(method: PickMethod, frame: &Frame, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
-    match method {
-        PickMethod::Buffer => frame.pick(scene, x, y),
-        PickMethod::Direct => frame.pick_direct(scene, x, y),
-        PickMethod::Ray => frame.pick_ray(scene, x, y),
-    }
-}
-
-/// Picks every pixel of `frame` (rows in parallel), returning per pixel the
-/// (mesh, global triangle) of the hit. `on_row` is called after each row.
+/// Picks every pixel of `frame` (rows in parallel) with the compact pick
+/// ([`Frame::pick_id_with`]), returning per pixel the (mesh, global
+/// triangle) of the hit. `on_row` is called after each row.
 pub fn pick_grid(
     frame: &Frame,
     scene: &Scene,
@@ -35,12 +27,36 @@ pub fn pick_grid(
     let mut out = vec![None; w * frame.height() as usize];
     out.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
         for (x, cell) in row.iter_mut().enumerate() {
-            *cell = pick_with(method, frame, scene, x as i64, y as i64)
+            *cell = frame
+                .pick_id_with(method, scene, x as i64, y as i64)
                 .map(|h| (h.mesh, h.global_triangle));
         }
         on_row();
     });
     out
+}
+
+/// The timed sweep: every pixel of `frame` picked with the compact pick
+/// ([`Frame::pick_id_with`]: mesh, triangle and depth), rows in parallel,
+/// into `out` in the raw ID format (global triangle + 1, 0 = nothing), the
+/// `.u32` the peers' sweeps write. `out` is allocated by the caller before
+/// the clock starts, as the peers' output arrays are.
+pub fn sweep_into(
+    frame: &Frame,
+    scene: &Scene,
+    method: PickMethod,
+    out: &mut [u32],
+    on_row: &(dyn Fn() + Sync),
+) {
+    let w = frame.width() as usize;
+    out.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        for (x, cell) in row.iter_mut().enumerate() {
+            *cell = frame
+                .pick_id_with(method, scene, x as i64, y as i64)
+                .map_or(softpick::NO_TRIANGLE, |h| h.global_triangle + 1);
+        }
+        on_row();
+    });
 }
 
 /// The result of one method (also the `--json` line).
@@ -116,20 +132,14 @@ pub fn run(
         ..opts
     })?;
     // the reference: the ID buffer of the same render (untimed)
-    let reference: Vec<Option<u32>> = {
-        let f = renderer.render(scene, camera)?;
-        f.ids()
-            .iter()
-            .map(|&i| (i != softpick::NO_TRIANGLE).then(|| i - 1))
-            .collect()
-    };
+    let reference: Vec<u32> = renderer.render(scene, camera)?.ids().to_vec();
     let progress = Progress::new(methods.len() as u64 * u64::from(reps) * u64::from(h));
     let tick = || progress.tick();
     let mut results = Vec::new();
     for &method in methods {
         progress.bar.set_message(method.name());
         let (mut best_setup, mut best_sweep) = (Duration::MAX, Duration::MAX);
-        let mut grid = Vec::new();
+        let mut grid = vec![softpick::NO_TRIANGLE; total as usize];
         for _ in 0..reps {
             let (setup, sweep);
             match method {
@@ -138,7 +148,7 @@ pub fn run(
                     let frame = renderer.render(scene, camera)?;
                     setup = t.elapsed();
                     let t = Instant::now();
-                    grid = pick_grid(frame, scene, method, &tick);
+                    sweep_into(frame, scene, method, &mut grid, &tick);
                     sweep = t.elapsed();
                 }
                 PickMethod::Ray => {
@@ -151,18 +161,14 @@ pub fn run(
                     setup = t.elapsed();
                     let frame = renderer.frame();
                     let t = Instant::now();
-                    grid = pick_grid(frame, &fresh, method, &tick);
+                    sweep_into(frame, &fresh, method, &mut grid, &tick);
                     sweep = t.elapsed();
                 }
             }
             best_setup = best_setup.min(setup);
             best_sweep = best_sweep.min(sweep);
         }
-        let agree = grid
-            .iter()
-            .zip(&reference)
-            .filter(|(g, r)| g.map(|(_, t)| t) == **r)
-            .count() as u64;
+        let agree = grid.iter().zip(&reference).filter(|(g, r)| g == r).count() as u64;
         let secs = best_sweep.as_secs_f64().max(1e-9);
         results.push(SweepResult {
             method: method.name(),

@@ -241,36 +241,56 @@ fn render_into(
         .vertices
         .resize(total as usize, ScreenVertex::default());
     world_pos.resize(if opts.color { total as usize } else { 0 }, Vec3::ZERO);
-    for (mi, m) in scene.meshes().iter().enumerate() {
-        let world = frame.worlds[mi];
-        let mvp = vp * world;
-        let off = frame.vertex_offsets[mi] as usize;
-        let range = off..off + m.positions().len();
-        let work = verts[range.clone()]
-            .par_chunks_mut(CHUNK_VERTS)
-            .zip(frame.vertices[range.clone()].par_chunks_mut(CHUNK_VERTS))
-            .zip(m.positions().par_chunks(CHUNK_VERTS));
-        work.for_each(|((o, sv), p)| {
-            for ((v, s), p) in o.iter_mut().zip(sv).zip(p) {
-                *v = vertex(&mvp, *p, &guard, wf, hf);
-                *s = ScreenVertex {
-                    x: v.win.x,
-                    y: v.win.y,
-                    z: v.win.z,
-                    w: v.clip.w,
-                };
-            }
-        });
-        if opts.color {
-            world_pos[range]
-                .par_chunks_mut(CHUNK_VERTS)
-                .zip(m.positions().par_chunks(CHUNK_VERTS))
-                .for_each(|(o, p)| {
-                    for (o, p) in o.iter_mut().zip(p) {
+    // One parallel pass over fixed chunks of the concatenated vertex buffer
+    // (not one pass per mesh: a scene of thousands of small meshes would pay
+    // a parallel dispatch each); a chunk spanning several meshes switches
+    // matrices at their boundaries.
+    let offsets = &frame.vertex_offsets;
+    let worlds = &frame.worlds;
+    let meshes = scene.meshes();
+    let run = |k: usize, out: &mut [VertOut], sv: &mut [ScreenVertex], wp: Option<&mut [Vec3]>| {
+        let start = k * CHUNK_VERTS;
+        let end = start + out.len();
+        let mut wp = wp;
+        let mut mi = offsets.partition_point(|&o| o as usize <= start) - 1;
+        let mut at = start;
+        while at < end {
+            let m_start = offsets[mi] as usize;
+            let m_end = m_start + meshes[mi].positions().len();
+            let stop = m_end.min(end);
+            if stop > at {
+                let world = worlds[mi];
+                let mvp = vp * world;
+                let pos = &meshes[mi].positions()[at - m_start..stop - m_start];
+                let (o, s) = (&mut out[at - start..stop - start], &mut sv[at - start..stop - start]);
+                for ((v, s), p) in o.iter_mut().zip(s.iter_mut()).zip(pos) {
+                    *v = vertex(&mvp, *p, &guard, wf, hf);
+                    *s = ScreenVertex {
+                        x: v.win.x,
+                        y: v.win.y,
+                        z: v.win.z,
+                        w: v.clip.w,
+                    };
+                }
+                if let Some(wp) = wp.as_deref_mut() {
+                    for (o, p) in wp[at - start..stop - start].iter_mut().zip(pos) {
                         *o = world.transform_point3(*p);
                     }
-                });
+                }
+                at = stop;
+            }
+            mi += 1;
         }
+    };
+    let work = verts
+        .par_chunks_mut(CHUNK_VERTS)
+        .zip(frame.vertices.par_chunks_mut(CHUNK_VERTS))
+        .enumerate();
+    if opts.color {
+        work.zip(world_pos.par_chunks_mut(CHUNK_VERTS))
+            .for_each(|((k, (o, s)), w)| run(k, o, s, Some(w)));
+    } else {
+        work.for_each(|(k, (o, s))| run(k, o, s, None));
     }
 
     // 2-4. clip, setup and bin, in fixed chunks of the global triangle order

@@ -19,7 +19,20 @@ pub const MAX_TRIANGLES: u64 = 1 << 26;
 /// Largest `.mtl` file [`crate::load_obj`] reads, in bytes (64 MiB).
 pub const MAX_MTL_BYTES: u64 = 64 << 20;
 
-/// Triangles per setup chunk (a constant, so output never depends on threads).
+/// Most triangles per setup chunk.
 pub const CHUNK_TRIS: usize = 16_384;
+/// Fewest triangles per setup chunk (scenes smaller than this have one chunk).
+pub const MIN_CHUNK_TRIS: usize = 1_024;
+
+/// Triangles per setup chunk for a scene of `total` triangles: about 16
+/// chunks, so mid-size meshes are set up on every core too, within
+/// [`MIN_CHUNK_TRIS`]..=[`CHUNK_TRIS`]. A function of the triangle count
+/// only, so the output never depends on the number of threads.
+#[must_use]
+pub fn chunk_tris(total: usize) -> usize {
+    (total / 16)
+        .next_power_of_two()
+        .clamp(MIN_CHUNK_TRIS, CHUNK_TRIS)
+}
 /// Vertices per parallel work item of the vertex stage.
 pub const CHUNK_VERTS: usize = 8_192;

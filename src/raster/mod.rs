@@ -30,7 +30,7 @@ use clip::{Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
 use rules::{snap, CullMode, DepthTest, FillRule, TILE_SIZE};
 use setup::{Rejected, WinVertex};
 
-use crate::limits::{CHUNK_TRIS, CHUNK_VERTS};
+use crate::limits::{chunk_tris, CHUNK_VERTS};
 
 /// Rendering options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -295,7 +295,8 @@ fn render_into(
 
     // 2-4. clip, setup and bin, in fixed chunks of the global triangle order
     let total_tris = scene.triangle_count() as usize;
-    let nchunks = total_tris.div_ceil(CHUNK_TRIS);
+    let per_chunk = chunk_tris(total_tris);
+    let nchunks = total_tris.div_ceil(per_chunk);
     let grid = TileGrid::new(w, h);
     frame.chunks.resize_with(nchunks, Chunk::default);
     let ctx = SetupCtx {
@@ -303,6 +304,7 @@ fn render_into(
         camera,
         opts,
         guard,
+        per_chunk,
         offsets: &frame.vertex_offsets,
         verts,
         world_pos,
@@ -438,6 +440,7 @@ struct SetupCtx<'a> {
     camera: &'a Camera,
     opts: RenderOptions,
     guard: Guard,
+    per_chunk: usize,
     offsets: &'a [u32],
     verts: &'a [VertOut],
     world_pos: &'a [Vec3],
@@ -452,8 +455,8 @@ impl SetupCtx<'_> {
             b.clear();
         }
         let mut st = Stats::default();
-        let start = ci * CHUNK_TRIS;
-        let end = ((ci + 1) * CHUNK_TRIS).min(self.scene.triangle_count() as usize);
+        let start = ci * self.per_chunk;
+        let end = ((ci + 1) * self.per_chunk).min(self.scene.triangle_count() as usize);
         let offs = self.scene.triangle_offsets();
         let first_mesh = offs.partition_point(|&o| o as usize <= start) - 1;
         let meshes = &self.scene.meshes()[first_mesh..];

@@ -1,7 +1,8 @@
 //! Renders one scene a few times on one thread: a fixed workload for
 //! instruction counting (`valgrind --tool=callgrind`) when the machine is
 //! too busy for wall-clock timing.
-//! `cargo run --release --example frame_once -- builtin|sphere70k|sphere1m W H ids|color FRAMES`
+//! `cargo run --release --example frame_once -- builtin|sphere70k|sphere1m|FILE.obj W H ids|color FRAMES`
+//! prints the covered pixel count and the last frame's counters.
 use softpick::{builtin_scene, Camera, RenderOptions, Renderer};
 
 #[path = "../benches/common/sphere.rs"]
@@ -13,6 +14,7 @@ fn main() {
     let scene = match arg(1, "builtin").as_str() {
         "sphere70k" => sphere::uv_sphere(250, 141),
         "sphere1m" => sphere::uv_sphere(1000, 501),
+        p if p.ends_with(".obj") => softpick::load_obj(std::path::Path::new(p)).unwrap().0,
         _ => builtin_scene(),
     };
     let (w, h): (u32, u32) = (
@@ -38,5 +40,6 @@ fn main() {
             .filter(|&&i| i != 0)
             .count();
     }
-    println!("{covered}");
+    println!("{covered} pixels covered");
+    println!("{:?}", r.frame().stats());
 }

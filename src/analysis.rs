@@ -51,14 +51,15 @@ impl Frame {
     pub fn for_each_coverage(&self, mut f: impl FnMut(usize, u32)) {
         let w = self.width as usize;
         for chunk in &self.chunks {
-            for t in &chunk.tris {
-                for j in t.bbox[1]..=t.bbox[3] {
-                    let (lo, hi) = t.span(j, t.bbox[0], t.bbox[2]);
+            for t in chunk.iter() {
+                let b = t.bbox();
+                for j in b[1]..=b[3] {
+                    let (lo, hi) = t.span(j, b[0], b[2]);
                     if lo > hi {
                         continue;
                     }
                     for i in lo..=hi {
-                        f(j as usize * w + i as usize, t.id);
+                        f(j as usize * w + i as usize, t.id());
                     }
                 }
             }

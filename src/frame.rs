@@ -6,7 +6,7 @@ use glam::{DMat4, Mat4, Vec3};
 
 use crate::camera::Camera;
 use crate::raster::rules::{CullMode, DepthTest, FillRule, MAX_FRAME_SIDE};
-use crate::raster::setup::TriSetup;
+use crate::raster::setup::{SmallTri, Tri, TriSetup};
 use crate::raster::Stats;
 
 /// The ID-buffer value of a pixel that no triangle covers. Covered pixels
@@ -29,13 +29,56 @@ pub struct ScreenVertex {
     pub w: f32,
 }
 
-/// Bins of one setup chunk: per tile, the indices of the chunk's triangles
-/// that may cover it, in draw order.
+/// Bins of one setup chunk: per tile, the entries of the chunk's triangles
+/// that may cover it, in draw order. An entry is an index into `tris`, or,
+/// with [`Chunk::SMALL`] set, into `small`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Chunk {
     pub(crate) tris: Vec<TriSetup>,
+    pub(crate) small: Vec<SmallTri>,
     pub(crate) bins: Vec<Vec<u32>>,
     pub(crate) stats: Stats,
+}
+
+impl Chunk {
+    /// Tag bit of a bin entry naming a [`SmallTri`].
+    pub(crate) const SMALL: u32 = 1 << 31;
+
+    /// The triangle a bin entry names.
+    #[inline]
+    pub(crate) fn get(&self, entry: u32) -> Option<Tri<'_>> {
+        if entry & Self::SMALL != 0 {
+            self.small
+                .get((entry & !Self::SMALL) as usize)
+                .map(Tri::Small)
+        } else {
+            self.tris.get(entry as usize).map(Tri::Big)
+        }
+    }
+
+    /// Number of set-up triangles (both forms).
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.tris.len() + self.small.len()
+    }
+
+    /// A dense index 0..len() of a bin entry.
+    #[inline]
+    pub(crate) fn slot(&self, entry: u32) -> usize {
+        if entry & Self::SMALL != 0 {
+            self.tris.len() + (entry & !Self::SMALL) as usize
+        } else {
+            entry as usize
+        }
+    }
+
+    /// Every set-up triangle (big ones first, then small ones; not in draw order).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Tri<'_>> {
+        self.tris
+            .iter()
+            .map(Tri::Big)
+            .chain(self.small.iter().map(Tri::Small))
+    }
 }
 
 /// Color, depth and ID buffers of one view, and the data picks need.

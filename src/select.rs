@@ -14,7 +14,7 @@ use crate::frame::{Frame, NO_TRIANGLE};
 use crate::pick::Hit;
 use crate::raster::clip::{Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
 use crate::raster::rules::{snap, snapped_area, SUBPIXEL_ONE, TILE_ORDER};
-use crate::raster::setup::TriSetup;
+use crate::raster::setup::{Tri, TriSetup};
 use crate::scene::{MeshId, Scene};
 
 /// Lasso coordinates are clamped to ±this many pixels before snapping,
@@ -347,7 +347,18 @@ fn inside_even_odd(x: i128, y: i128, verts: &[[i64; 2]], scale: i128) -> bool {
 
 /// Does the set-up triangle cover a pixel centre of row j within [xa, xb]?
 #[inline]
-fn row_covers(t: &TriSetup, j: i32, xa: i32, xb: i32) -> bool {
+fn row_covers(t: Tri<'_>, j: i32, xa: i32, xb: i32) -> bool {
+    match t {
+        Tri::Big(t) => row_covers_big(t, j, xa, xb),
+        Tri::Small(t) => {
+            let (lo, hi) = t.span(j, xa, xb);
+            lo <= hi
+        }
+    }
+}
+
+#[inline]
+fn row_covers_big(t: &TriSetup, j: i32, xa: i32, xb: i32) -> bool {
     if xb - xa < 32 {
         // step the edge functions along the row: no divisions
         let (jj, ii) = (i64::from(j), i64::from(xa));
@@ -369,11 +380,12 @@ fn row_covers(t: &TriSetup, j: i32, xa: i32, xb: i32) -> bool {
 
 /// Does the set-up triangle cover a pixel centre of the rectangle? Tries
 /// the middle row first (where almost every non-sliver triangle is).
-fn covers_rect(t: &TriSetup, r: [i32; 4]) -> bool {
-    let xa = t.bbox[0].max(r[0]);
-    let xb = t.bbox[2].min(r[2]);
-    let ya = t.bbox[1].max(r[1]);
-    let yb = t.bbox[3].min(r[3]);
+fn covers_rect(t: Tri<'_>, r: [i32; 4]) -> bool {
+    let bbox = t.bbox();
+    let xa = bbox[0].max(r[0]);
+    let xb = bbox[2].min(r[2]);
+    let ya = bbox[1].max(r[1]);
+    let yb = bbox[3].min(r[3]);
     if xa > xb || ya > yb {
         return false;
     }
@@ -382,16 +394,17 @@ fn covers_rect(t: &TriSetup, r: [i32; 4]) -> bool {
 }
 
 /// Does the set-up triangle cover a pixel centre inside the lasso?
-fn covers_lasso(t: &TriSetup, l: &Lasso) -> bool {
+fn covers_lasso(t: Tri<'_>, l: &Lasso) -> bool {
     let Some(b) = l.bbox else { return false };
-    let ya = t.bbox[1].max(b[1]);
-    let yb = t.bbox[3].min(b[3]);
+    let tb = t.bbox();
+    let ya = tb[1].max(b[1]);
+    let yb = tb[3].min(b[3]);
     for j in ya..=yb {
         let row = l.row(j);
         if row.is_empty() {
             continue;
         }
-        let (lo, hi) = t.span(j, t.bbox[0].max(b[0]), t.bbox[2].min(b[2]));
+        let (lo, hi) = t.span(j, tb[0].max(b[0]), tb[2].min(b[2]));
         if lo > hi {
             continue;
         }
@@ -708,20 +721,20 @@ impl Frame {
             .fold(
                 || Bits::new(n),
                 |mut found, chunk| {
-                    let mut tested = Bits::new(chunk.tris.len());
+                    let mut tested = Bits::new(chunk.len());
                     for ty in ty0..=ty1 {
                         for tx in tx0..=tx1 {
                             let Some(bin) = chunk.bins.get(ty * tiles_x + tx) else {
                                 continue;
                             };
-                            for &idx in bin {
-                                if !tested.insert(idx as usize) {
+                            for &e in bin {
+                                if !tested.insert(chunk.slot(e)) {
                                     continue;
                                 }
-                                let Some(t) = chunk.tris.get(idx as usize) else {
+                                let Some(t) = chunk.get(e) else {
                                     continue;
                                 };
-                                let id = t.id as usize;
+                                let id = t.id() as usize;
                                 if marked.get(id) || found.get(id) {
                                     continue;
                                 }

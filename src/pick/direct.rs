@@ -21,15 +21,15 @@ impl Frame {
         let mut best: Option<(u32, f32)> = None;
         let mut d = 1.0f32;
         for chunk in &self.chunks {
-            for &idx in &chunk.bins[bin] {
-                let t = &chunk.tris[idx as usize];
+            for &e in &chunk.bins[bin] {
+                let Some(t) = chunk.get(e) else { continue };
                 if !t.covers(i, j) {
                     continue;
                 }
                 let z = t.depth_at(i, j);
                 if self.depth_test.passes(z, d) {
                     d = z;
-                    best = Some((t.id, z));
+                    best = Some((t.id(), z));
                 }
             }
         }
@@ -66,12 +66,12 @@ impl Frame {
         let (i, j) = (ux as i32, uy as i32);
         let mut found: Vec<(f32, u32)> = Vec::new();
         for chunk in &self.chunks {
-            for &idx in &chunk.bins[bin] {
-                let t = &chunk.tris[idx as usize];
+            for &e in &chunk.bins[bin] {
+                let Some(t) = chunk.get(e) else { continue };
                 if t.covers(i, j) {
                     let z = t.depth_at(i, j);
                     if self.depth_test != DepthTest::Always || (0.0..=1.0).contains(&z) {
-                        found.push((z, t.id));
+                        found.push((z, t.id()));
                     }
                 }
             }

@@ -4,7 +4,7 @@
 //! with one corner evaluation per edge.
 
 use super::rules::TILE_ORDER;
-use super::setup::TriSetup;
+use super::setup::{SmallTri, TriSetup};
 
 /// Tile grid of a viewport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +64,47 @@ pub(crate) fn bin_triangle(t: &TriSetup, idx: u32, grid: TileGrid, bins: &mut [V
             let rx1 = (tx * size + size - 1).min(x1);
             if rect_may_cover(t, rx0, ry0, rx1, ry1) {
                 bins[ty as usize * grid.tiles_x as usize + tx as usize].push(idx);
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Appends small triangle `entry` to the bins of the tiles (at most 2×2)
+/// whose part of its box holds a covered pixel. Returns the number of bins.
+pub(crate) fn bin_small(t: &SmallTri, entry: u32, grid: TileGrid, bins: &mut [Vec<u32>]) -> u32 {
+    let [x0, y0, x1, y1] = [
+        i32::from(t.x0),
+        i32::from(t.y0),
+        i32::from(t.x0) + 7,
+        i32::from(t.y0) + 7,
+    ];
+    let (tx0, ty0) = (x0 >> TILE_ORDER, y0 >> TILE_ORDER);
+    let (tx1, ty1) = (x1 >> TILE_ORDER, y1 >> TILE_ORDER);
+    let tiles_x = grid.tiles_x as i32;
+    let tiles_y = grid.tiles_y as i32;
+    if tx0 == tx1 && ty0 == ty1 {
+        bins[(ty0 * tiles_x + tx0) as usize].push(entry);
+        return 1;
+    }
+    let size = 1i32 << TILE_ORDER;
+    let mut n = 0;
+    for ty in ty0..=ty1.min(tiles_y - 1) {
+        // rows of the box inside this tile row
+        let (r0, r1) = (
+            (ty * size).max(y0) - y0,
+            (ty * size + size - 1).min(y1) - y0,
+        );
+        let rows = (r0..=r1).fold(0u64, |m, r| m | (0xff << (8 * r)));
+        for tx in tx0..=tx1.min(tiles_x - 1) {
+            let (c0, c1) = (
+                (tx * size).max(x0) - x0,
+                (tx * size + size - 1).min(x1) - x0,
+            );
+            let cols = (c0..=c1).fold(0u64, |m, c| m | (0x0101_0101_0101_0101 << c));
+            if t.mask & rows & cols != 0 {
+                bins[(ty * tiles_x + tx) as usize].push(entry);
                 n += 1;
             }
         }

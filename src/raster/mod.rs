@@ -78,6 +78,9 @@ pub struct Stats {
     pub empty: u64,
     /// Set-up triangles (after clipping).
     pub setups: u64,
+    /// Of those, triangles with a pixel box of at most 8×8, stored as a
+    /// coverage mask (no edge functions in the tile rasterizer).
+    pub small: u64,
     /// Bin entries written.
     pub bin_entries: u64,
 }
@@ -92,6 +95,7 @@ impl Stats {
         self.zero_area += o.zero_area;
         self.empty += o.empty;
         self.setups += o.setups;
+        self.small += o.small;
         self.bin_entries += o.bin_entries;
     }
 }
@@ -262,7 +266,10 @@ fn render_into(
                 let world = worlds[mi];
                 let mvp = vp * world;
                 let pos = &meshes[mi].positions()[at - m_start..stop - m_start];
-                let (o, s) = (&mut out[at - start..stop - start], &mut sv[at - start..stop - start]);
+                let (o, s) = (
+                    &mut out[at - start..stop - start],
+                    &mut sv[at - start..stop - start],
+                );
                 for ((v, s), p) in o.iter_mut().zip(s.iter_mut()).zip(pos) {
                     *v = vertex(&mvp, *p, &guard, wf, hf);
                     *s = ScreenVertex {
@@ -450,6 +457,7 @@ struct SetupCtx<'a> {
 impl SetupCtx<'_> {
     fn run_chunk(&self, ci: usize, chunk: &mut Chunk) {
         chunk.tris.clear();
+        chunk.small.clear();
         chunk.bins.resize_with(self.grid.count(), Vec::new);
         for b in &mut chunk.bins {
             b.clear();
@@ -485,7 +493,7 @@ impl SetupCtx<'_> {
                     continue;
                 }
                 let id = g as u32;
-                let first = chunk.tris.len();
+                let first = (chunk.tris.len(), chunk.small.len());
                 if or & CLIP_MASK == 0 {
                     self.emit([v[0].win, v[1].win, v[2].win], id, chunk, &mut st);
                 } else {
@@ -503,10 +511,13 @@ impl SetupCtx<'_> {
                     }
                 }
                 // shade only what survived setup (world positions from the vertex stage)
-                if self.opts.color && chunk.tris.len() > first {
+                if self.opts.color && (chunk.tris.len(), chunk.small.len()) != first {
                     let p = tri.map(|i| self.world_pos[(base + i) as usize]);
                     let color = shade(mesh.color(), p, self.camera);
-                    for t in &mut chunk.tris[first..] {
+                    for t in &mut chunk.tris[first.0..] {
+                        t.color = color;
+                    }
+                    for t in &mut chunk.small[first.1..] {
                         t.color = color;
                     }
                 }
@@ -525,16 +536,23 @@ impl SetupCtx<'_> {
 /// Bins and stores a set-up triangle, or counts why there is none.
 fn push_setup(
     chunk: &mut Chunk,
-    res: Result<setup::TriSetup, Rejected>,
+    res: Result<setup::Setup, Rejected>,
     grid: TileGrid,
     st: &mut Stats,
 ) {
     match res {
-        Ok(s) => {
+        Ok(setup::Setup::Big(s)) => {
             let idx = chunk.tris.len() as u32;
             st.bin_entries += u64::from(bin::bin_triangle(&s, idx, grid, &mut chunk.bins));
             chunk.tris.push(s);
             st.setups += 1;
+        }
+        Ok(setup::Setup::Small(s)) => {
+            let entry = chunk.small.len() as u32 | Chunk::SMALL;
+            st.bin_entries += u64::from(bin::bin_small(&s, entry, grid, &mut chunk.bins));
+            chunk.small.push(s);
+            st.setups += 1;
+            st.small += 1;
         }
         Err(Rejected::ZeroArea) => st.zero_area += 1,
         Err(Rejected::Culled) => st.face_culled += 1,

@@ -40,6 +40,168 @@ pub(crate) struct TriSetup {
     pub color: u32,
 }
 
+/// Largest pixel box (per side) of a [`SmallTri`]: its coverage fits a 64-bit mask.
+pub(crate) const SMALL_SIDE: i32 = 8;
+
+/// A set-up triangle whose pixel box is at most [`SMALL_SIDE`]² pixels:
+/// its coverage, computed once at setup with the same integer edge
+/// functions as [`TriSetup::covers`], as a bit mask (bit `8*dj + di` for
+/// pixel `(x0 + di, y0 + dj)`), and the same depth plane with the same
+/// corner, so every depth is bit-identical to the [`TriSetup`] it came
+/// from. 48 bytes instead of 120: most triangles of dense meshes are
+/// this small, and the tile rasterizer and the picks read them without
+/// edge functions or divisions.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct SmallTri {
+    /// Coverage mask, rows of 8 bits from the box corner.
+    pub mask: u64,
+    /// Box corner (the [`TriSetup::bbox`] minimum).
+    pub x0: u16,
+    pub y0: u16,
+    pub z_ref: f32,
+    pub dzdx: f32,
+    pub dzdy: f32,
+    pub z_min: f32,
+    pub z_max: f32,
+    pub id: u32,
+    pub color: u32,
+}
+
+impl SmallTri {
+    /// The 8 mask bits of row j (0 outside the box).
+    #[inline(always)]
+    pub fn row_bits(&self, j: i32) -> u32 {
+        let dj = j - i32::from(self.y0);
+        if (0..SMALL_SIDE).contains(&dj) {
+            ((self.mask >> (8 * dj)) & 0xff) as u32
+        } else {
+            0
+        }
+    }
+
+    /// Inclusive pixel bounds of the covered pixels.
+    pub fn bbox(&self) -> [i32; 4] {
+        let (x0, y0) = (i32::from(self.x0), i32::from(self.y0));
+        let rows: u32 =
+            (0..SMALL_SIDE).fold(0, |a, r| a | (u32::from(self.row_bits(y0 + r) != 0) << r));
+        let cols: u32 = (0..SMALL_SIDE).fold(0, |a, r| a | self.row_bits(y0 + r));
+        let first = |m: u32| m.trailing_zeros() as i32;
+        let last = |m: u32| 31 - m.leading_zeros() as i32;
+        [
+            x0 + first(cols),
+            y0 + first(rows),
+            x0 + last(cols),
+            y0 + last(rows),
+        ]
+    }
+
+    /// Is pixel (i, j) covered?
+    #[inline]
+    pub fn covers(&self, i: i32, j: i32) -> bool {
+        let di = i - i32::from(self.x0);
+        (0..SMALL_SIDE).contains(&di) && (self.row_bits(j) >> di) & 1 != 0
+    }
+
+    /// Depth at pixel (i, j), the same formula and operations as [`TriSetup::depth_at`].
+    #[inline(always)]
+    pub fn depth_at(&self, i: i32, j: i32) -> f32 {
+        self.depth_in_row(self.depth_row(j), i - i32::from(self.x0))
+    }
+
+    /// See [`TriSetup::depth_row`].
+    #[inline(always)]
+    pub fn depth_row(&self, j: i32) -> f32 {
+        self.z_ref + self.dzdy * (j - i32::from(self.y0)) as f32
+    }
+
+    /// See [`TriSetup::depth_in_row`].
+    #[inline(always)]
+    pub fn depth_in_row(&self, zr: f32, di: i32) -> f32 {
+        (zr + self.dzdx * di as f32).max(self.z_min).min(self.z_max)
+    }
+
+    /// The covered span [lo, hi] of row j within [x0, x1] (empty if lo > hi);
+    /// a triangle covers one run of pixels per row.
+    #[inline]
+    pub fn span(&self, j: i32, x0: i32, x1: i32) -> (i32, i32) {
+        let bits = self.row_bits(j);
+        if bits == 0 {
+            return (1, 0);
+        }
+        let c = i32::from(self.x0);
+        let lo = (c + bits.trailing_zeros() as i32).max(x0);
+        let hi = (c + 31 - bits.leading_zeros() as i32).min(x1);
+        if lo > hi {
+            (1, 0)
+        } else {
+            (lo, hi)
+        }
+    }
+}
+
+/// A set-up triangle of either form.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Setup {
+    /// Edge functions (any size).
+    Big(TriSetup),
+    /// Coverage mask (pixel box at most 8×8).
+    Small(SmallTri),
+}
+
+/// A set-up triangle of either form, borrowed from a [`crate::frame::Chunk`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Tri<'a> {
+    Big(&'a TriSetup),
+    Small(&'a SmallTri),
+}
+
+impl Tri<'_> {
+    /// Global triangle index.
+    #[inline]
+    pub fn id(&self) -> u32 {
+        match self {
+            Tri::Big(t) => t.id,
+            Tri::Small(t) => t.id,
+        }
+    }
+
+    /// Inclusive pixel bounds (for a small triangle, of its covered pixels).
+    #[inline]
+    pub fn bbox(&self) -> [i32; 4] {
+        match self {
+            Tri::Big(t) => t.bbox,
+            Tri::Small(t) => t.bbox(),
+        }
+    }
+
+    /// Is pixel (i, j) covered? Exactly what the tile rasterizer draws.
+    #[inline]
+    pub fn covers(&self, i: i32, j: i32) -> bool {
+        match self {
+            Tri::Big(t) => t.covers(i, j),
+            Tri::Small(t) => t.covers(i, j),
+        }
+    }
+
+    /// Depth at pixel (i, j), bit-identical to the rasterizer's.
+    #[inline]
+    pub fn depth_at(&self, i: i32, j: i32) -> f32 {
+        match self {
+            Tri::Big(t) => t.depth_at(i, j),
+            Tri::Small(t) => t.depth_at(i, j),
+        }
+    }
+
+    /// The covered span [lo, hi] of row j within [x0, x1] (empty if lo > hi).
+    #[inline]
+    pub fn span(&self, j: i32, x0: i32, x1: i32) -> (i32, i32) {
+        match self {
+            Tri::Big(t) => t.span(j, x0, x1),
+            Tri::Small(t) => t.span(j, x0, x1),
+        }
+    }
+}
+
 /// Why a triangle produced no setup.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Rejected {
@@ -111,6 +273,25 @@ impl TriSetup {
 
 /// Sets up one triangle in window space. `width`/`height` clamp the bbox.
 pub(crate) fn setup(
+    v: [WinVertex; 3],
+    rule: FillRule,
+    cull: CullMode,
+    width: u32,
+    height: u32,
+    id: u32,
+    color: u32,
+) -> Result<Setup, Rejected> {
+    let s = setup_edges(v, rule, cull, width, height, id, color)?;
+    let [x0, y0, x1, y1] = s.bbox;
+    // (the zero-area lines of the inclusive rule span the viewport: never small)
+    if x1 - x0 < SMALL_SIDE && y1 - y0 < SMALL_SIDE {
+        return small(&s).map(Setup::Small).ok_or(Rejected::Empty);
+    }
+    Ok(Setup::Big(s))
+}
+
+/// The edge-function form of [`setup`], whatever the size.
+pub(crate) fn setup_edges(
     v: [WinVertex; 3],
     rule: FillRule,
     cull: CullMode,
@@ -220,6 +401,39 @@ pub(crate) fn setup(
     Ok(s)
 }
 
+/// The mask form of a triangle whose box is at most 8×8; `None` when it
+/// covers no pixel centre at all.
+fn small(s: &TriSetup) -> Option<SmallTri> {
+    let [x0, y0, x1, y1] = s.bbox;
+    let mut mask = 0u64;
+    for j in y0..=y1 {
+        let jj = i64::from(j);
+        // edge values at the row's first pixel, stepped by -dy per pixel
+        let mut e: [i64; 3] =
+            std::array::from_fn(|k| s.dx[k] * jj - s.dy[k] * i64::from(x0) + s.c[k]);
+        for di in 0..=(x1 - x0) {
+            if (e[0] | e[1] | e[2]) >= 0 {
+                mask |= 1 << (8 * (j - y0) + di);
+            }
+            for (e, dy) in e.iter_mut().zip(s.dy) {
+                *e -= dy;
+            }
+        }
+    }
+    (mask != 0).then_some(SmallTri {
+        mask,
+        x0: x0 as u16,
+        y0: y0 as u16,
+        z_ref: s.z_ref,
+        dzdx: s.dzdx,
+        dzdy: s.dzdy,
+        z_min: s.z_min,
+        z_max: s.z_max,
+        id: s.id,
+        color: s.color,
+    })
+}
+
 /// The plane z = a·x + b·y + c through three (x, y, z) points, if they span one.
 fn depth_plane(q: &[[f64; 3]; 3]) -> Option<(f64, f64, f64)> {
     let (ux, uy, uz) = (q[1][0] - q[0][0], q[1][1] - q[0][1], q[1][2] - q[0][2]);
@@ -229,4 +443,78 @@ fn depth_plane(q: &[[f64; 3]; 3]) -> Option<(f64, f64, f64)> {
     let b = (vz * ux - uz * vx) / det;
     let c = q[0][2] - a * q[0][0] - b * q[0][1];
     (a.is_finite() && b.is_finite() && c.is_finite()).then_some((a, b, c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::raster::rules::snap;
+
+    /// A tiny deterministic generator (xorshift64*).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn range(&mut self, a: f32, b: f32) -> f32 {
+            a + (b - a) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
+        }
+    }
+
+    fn win(x: f32, y: f32) -> WinVertex {
+        WinVertex {
+            x,
+            y,
+            z: 0.5,
+            fx: snap(x) as i32,
+            fy: snap(y) as i32,
+        }
+    }
+
+    /// Small triangles' masks cover exactly the pixels the edge functions
+    /// cover, with bit-identical depths; bigger ones keep their edges.
+    #[test]
+    fn small_masks_equal_edge_functions() {
+        let mut rng = Rng(0x5eed_0000_0000_0777);
+        let mut smalls = 0;
+        for _ in 0..4000 {
+            let c = (rng.range(-4.0, 300.0), rng.range(-4.0, 200.0));
+            let v = [0, 1, 2].map(|_| win(c.0 + rng.range(-5.0, 5.0), c.1 + rng.range(-5.0, 5.0)));
+            for rule in FillRule::ALL {
+                let Ok(e) = setup_edges(v, rule, CullMode::None, 320, 200, 7, 0) else {
+                    assert!(setup(v, rule, CullMode::None, 320, 200, 7, 0).is_err());
+                    continue;
+                };
+                match setup(v, rule, CullMode::None, 320, 200, 7, 0) {
+                    Ok(Setup::Small(s)) => {
+                        smalls += 1;
+                        for j in e.bbox[1] - 2..=e.bbox[3] + 2 {
+                            for i in e.bbox[0] - 2..=e.bbox[2] + 2 {
+                                assert_eq!(s.covers(i, j), e.covers(i, j), "({i},{j}) {e:?}");
+                                if s.covers(i, j) {
+                                    assert_eq!(
+                                        s.depth_at(i, j).to_bits(),
+                                        e.depth_at(i, j).to_bits()
+                                    );
+                                }
+                            }
+                            if (e.bbox[1]..=e.bbox[3]).contains(&j) {
+                                assert_eq!(s.span(j, 0, 319), e.span(j, e.bbox[0], e.bbox[2]));
+                            }
+                        }
+                    }
+                    Ok(Setup::Big(t)) => assert_eq!(t, e),
+                    Err(_) => {
+                        // a box without any covered pixel centre
+                        let b = e.bbox;
+                        assert!((b[1]..=b[3]).all(|j| (b[0]..=b[2]).all(|i| !e.covers(i, j))));
+                    }
+                }
+            }
+        }
+        assert!(smalls > 1000, "{smalls}");
+    }
 }

@@ -4,11 +4,13 @@
 //! not depend on the number of threads.
 //!
 //! Coverage is generated per row as an exact integer span (see
-//! [`TriSetup::span`]), so the per-pixel loop only interpolates depth and
-//! writes, which the compiler vectorizes (select, no branches).
+//! [`TriSetup::span`]), so the per-pixel loop
+//! only interpolates depth and writes (select, no branches). Triangles of
+//! at most 8×8 pixels come as a coverage mask ([`SmallTri`]) and only
+//! their covered pixels are visited.
 
 use super::rules::{DepthTest, TILE_ORDER};
-use super::setup::TriSetup;
+use super::setup::{SmallTri, TriSetup};
 use crate::frame::Chunk;
 
 /// The slices of one band of rows (`y0 .. y0 + rows`), row-major, stride `width`.
@@ -40,17 +42,78 @@ pub(crate) fn raster_band(
             band.y0 + rows - 1,
         ];
         for chunk in chunks {
-            for &idx in &chunk.bins[bin] {
-                let t = &chunk.tris[idx as usize];
-                match test {
-                    DepthTest::Less => {
-                        raster_tri(band, t, rect, |z, d| DepthTest::Less.passes(z, d))
-                    }
-                    DepthTest::LessEqual => {
-                        raster_tri(band, t, rect, |z, d| DepthTest::LessEqual.passes(z, d))
-                    }
-                    DepthTest::Always => {
-                        raster_tri(band, t, rect, |z, d| DepthTest::Always.passes(z, d))
+            let bin = &chunk.bins[bin];
+            match test {
+                DepthTest::Less => {
+                    raster_bin(band, chunk, bin, rect, |z, d| DepthTest::Less.passes(z, d))
+                }
+                DepthTest::LessEqual => raster_bin(band, chunk, bin, rect, |z, d| {
+                    DepthTest::LessEqual.passes(z, d)
+                }),
+                DepthTest::Always => raster_bin(band, chunk, bin, rect, |z, d| {
+                    DepthTest::Always.passes(z, d)
+                }),
+            }
+        }
+    }
+}
+
+/// Draws one chunk's bin of a tile, in draw order.
+#[inline(always)]
+fn raster_bin(
+    band: &mut Band<'_>,
+    chunk: &Chunk,
+    bin: &[u32],
+    rect: [i32; 4],
+    pass: impl Fn(f32, f32) -> bool + Copy,
+) {
+    for &e in bin {
+        if e & Chunk::SMALL != 0 {
+            if let Some(t) = chunk.small.get((e & !Chunk::SMALL) as usize) {
+                raster_small(band, t, rect, pass);
+            }
+        } else if let Some(t) = chunk.tris.get(e as usize) {
+            raster_tri(band, t, rect, pass);
+        }
+    }
+}
+
+/// Draws a mask triangle: the covered pixels of each row of its box
+/// inside the tile, with the same depth formula as [`raster_tri`].
+#[inline(always)]
+fn raster_small(
+    band: &mut Band<'_>,
+    t: &SmallTri,
+    rect: [i32; 4],
+    pass: impl Fn(f32, f32) -> bool + Copy,
+) {
+    let (x0, y0) = (i32::from(t.x0), i32::from(t.y0));
+    // columns of the box inside the tile
+    let c0 = (rect[0] - x0).max(0);
+    let c1 = (rect[2] - x0).min(7);
+    if c0 > c1 {
+        return;
+    }
+    let cols = (0xffu32 >> (7 - c1)) & !((1u32 << c0) - 1);
+    let id = t.id + 1;
+    for j in y0.max(rect[1])..=(y0 + 7).min(rect[3]) {
+        let mut bits = t.row_bits(j) & cols;
+        if bits == 0 {
+            continue;
+        }
+        let zr = t.depth_row(j);
+        let row = (j - band.y0) as usize * band.width + x0 as usize;
+        while bits != 0 {
+            let di = bits.trailing_zeros();
+            bits &= bits - 1;
+            let z = t.depth_in_row(zr, di as i32);
+            let k = row + di as usize;
+            if let Some(d) = band.depth.get_mut(k) {
+                if pass(z, *d) {
+                    *d = z;
+                    band.ids[k] = id;
+                    if let Some(c) = band.color.as_deref_mut() {
+                        c[k] = t.color;
                     }
                 }
             }

@@ -2,8 +2,8 @@
 
 use glam::Vec3;
 use softpick::{
-    builtin_scene, render, Camera, FillRule, Frame, Mesh, PickMethod, Projection, RenderOptions,
-    Scene, Transform,
+    builtin_scene, render, Camera, CullMode, DepthTest, FillRule, Frame, Mesh, PickMethod,
+    Projection, RenderOptions, Scene, Transform,
 };
 
 use crate::support::Rng;
@@ -85,6 +85,33 @@ fn direct_equals_buffer_on_builtin_scene_every_rule() {
         )
         .unwrap();
         assert_direct_equals_buffer(&scene, &f, rule.name());
+    }
+}
+
+/// A dense mesh renders most triangles in the mask form (pixel box at most
+/// 8×8) and the rest with edge functions; both forms agree with the direct
+/// picks everywhere, under every rule, depth test and cull mode.
+#[test]
+fn small_and_big_triangles_agree_with_direct_picks() {
+    let scene = crate::support::uv_sphere(40, 21);
+    for (w, h) in [(240, 180), (800, 600)] {
+        let cam = Camera::auto_frame(&scene.framing_bounds(), w, h);
+        for rule in FillRule::ALL {
+            for depth_test in [DepthTest::Less, DepthTest::LessEqual, DepthTest::Always] {
+                for cull in [CullMode::None, CullMode::Back] {
+                    let opts = RenderOptions {
+                        rule,
+                        depth_test,
+                        cull,
+                        ..RenderOptions::default()
+                    };
+                    let f = render(&scene, &cam, opts).unwrap();
+                    let st = f.stats();
+                    assert!(st.small > 0 && st.small < st.setups, "{w}x{h} {st:?}");
+                    assert_direct_equals_buffer(&scene, &f, &format!("{w}x{h} {opts:?}"));
+                }
+            }
+        }
     }
 }
 

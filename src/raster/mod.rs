@@ -106,9 +106,11 @@ struct Scratch<'a> {
     world_pos: &'a mut Vec<Vec3>,
 }
 
+/// What setup reads per vertex: 24 bytes (the triangles of a mesh gather
+/// them by index, so their size is memory traffic). Clip coordinates are
+/// recomputed for the few triangles that need clipping.
 #[derive(Clone, Copy, Debug, Default)]
 struct VertOut {
-    clip: Vec4,
     win: WinVertex,
     code: u16,
 }
@@ -271,12 +273,13 @@ fn render_into(
                     &mut sv[at - start..stop - start],
                 );
                 for ((v, s), p) in o.iter_mut().zip(s.iter_mut()).zip(pos) {
-                    *v = vertex(&mvp, *p, &guard, wf, hf);
+                    let clip;
+                    (*v, clip) = vertex(&mvp, *p, &guard, wf, hf);
                     *s = ScreenVertex {
                         x: v.win.x,
                         y: v.win.y,
                         z: v.win.z,
-                        w: v.clip.w,
+                        w: clip.w,
                     };
                 }
                 if let Some(wp) = wp.as_deref_mut() {
@@ -315,6 +318,8 @@ fn render_into(
         offsets: &frame.vertex_offsets,
         verts,
         world_pos,
+        worlds: &frame.worlds,
+        view_proj: vp,
         grid,
     };
     frame
@@ -417,15 +422,22 @@ pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule
 }
 
 #[inline]
-fn vertex(mvp: &Mat4, p: Vec3, guard: &Guard, w: f32, h: f32) -> VertOut {
-    let clip = *mvp * Vec4::new(p.x, p.y, p.z, 1.0);
+fn vertex(mvp: &Mat4, p: Vec3, guard: &Guard, w: f32, h: f32) -> (VertOut, Vec4) {
+    let clip = clip_of(mvp, p);
     let code = guard.outcode(clip);
     let win = if code & (CLIP_MASK | OUT_INVALID) == 0 {
         win_vertex(clip, w, h)
     } else {
         WinVertex::default()
     };
-    VertOut { clip, win, code }
+    (VertOut { win, code }, clip)
+}
+
+/// Clip coordinates of a model-space point (the vertex stage's, recomputed
+/// bit-identically for triangles that need clipping).
+#[inline(always)]
+fn clip_of(mvp: &Mat4, p: Vec3) -> Vec4 {
+    *mvp * Vec4::new(p.x, p.y, p.z, 1.0)
 }
 
 #[inline]
@@ -451,6 +463,8 @@ struct SetupCtx<'a> {
     offsets: &'a [u32],
     verts: &'a [VertOut],
     world_pos: &'a [Vec3],
+    worlds: &'a [Mat4],
+    view_proj: Mat4,
     grid: TileGrid,
 }
 
@@ -499,8 +513,10 @@ impl SetupCtx<'_> {
                 } else {
                     st.clipped += 1;
                     let mut poly = [Vec4::ZERO; 8];
+                    let mvp = self.view_proj * self.worlds[m];
+                    let pos = mesh.positions();
                     let n = self.guard.clip(
-                        [v[0].clip, v[1].clip, v[2].clip],
+                        tri.map(|i| clip_of(&mvp, pos[i as usize])),
                         or & CLIP_MASK,
                         &mut poly,
                     );

@@ -117,7 +117,7 @@ impl SmallTri {
     /// See [`TriSetup::depth_in_row`].
     #[inline(always)]
     pub fn depth_in_row(&self, zr: f32, di: i32) -> f32 {
-        (zr + self.dzdx * di as f32).max(self.z_min).min(self.z_max)
+        clamp_depth(zr + self.dzdx * di as f32, self.z_min, self.z_max)
     }
 
     /// The covered span [lo, hi] of row j within [x0, x1] (empty if lo > hi);
@@ -241,7 +241,7 @@ impl TriSetup {
     /// [`TriSetup::depth_row`] is `zr`. The one formula every depth comes from.
     #[inline(always)]
     pub fn depth_in_row(&self, zr: f32, di: i32) -> f32 {
-        (zr + self.dzdx * di as f32).max(self.z_min).min(self.z_max)
+        clamp_depth(zr + self.dzdx * di as f32, self.z_min, self.z_max)
     }
 
     /// The covered span [lo, hi] of row j within [x0, x1] (empty if lo > hi).
@@ -432,6 +432,19 @@ fn small(s: &TriSetup) -> Option<SmallTri> {
         id: s.id,
         color: s.color,
     })
+}
+
+/// `z` clamped to `[lo, hi]` (`lo`, `hi` not NaN; a NaN `z` gives `lo`,
+/// as `z.max(lo).min(hi)` does), written as compares so that it compiles
+/// to plain min/max instructions, in the tile loop and in the picks alike.
+#[inline(always)]
+pub(crate) fn clamp_depth(z: f32, lo: f32, hi: f32) -> f32 {
+    let z = if z > lo { z } else { lo };
+    if z < hi {
+        z
+    } else {
+        hi
+    }
 }
 
 /// The plane z = a·x + b·y + c through three (x, y, z) points, if they span one.

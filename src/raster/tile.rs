@@ -148,9 +148,9 @@ fn raster_tri(
             None => {
                 for (k, (d, i)) in drow.iter_mut().zip(irow.iter_mut()).enumerate() {
                     let z = t.depth_in_row(zr, first + k as i32);
-                    let p = pass(z, *d);
-                    *d = if p { z } else { *d };
-                    *i = if p { id } else { *i };
+                    let m = 0u32.wrapping_sub(u32::from(pass(z, *d)));
+                    *d = f32::from_bits(blend(m, z.to_bits(), d.to_bits()));
+                    *i = blend(m, id, *i);
                 }
             }
             Some(color) => {
@@ -162,12 +162,19 @@ fn raster_tri(
                     .enumerate()
                 {
                     let z = t.depth_in_row(zr, first + k as i32);
-                    let p = pass(z, *d);
-                    *d = if p { z } else { *d };
-                    *i = if p { id } else { *i };
-                    *c = if p { t.color } else { *c };
+                    let m = 0u32.wrapping_sub(u32::from(pass(z, *d)));
+                    *d = f32::from_bits(blend(m, z.to_bits(), d.to_bits()));
+                    *i = blend(m, id, *i);
+                    *c = blend(m, t.color, *c);
                 }
             }
         }
     }
+}
+
+/// `a` where the mask is all ones, `b` where it is zero: a branch-free
+/// select the compiler keeps branch-free (and vectorizes).
+#[inline(always)]
+fn blend(mask: u32, a: u32, b: u32) -> u32 {
+    (a & mask) | (b & !mask)
 }

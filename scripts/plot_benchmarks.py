@@ -18,7 +18,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERIES = [
     ("softpick-render", "ids", "softpick depth+ID (2 threads)", "tab:blue", "-"),
     ("softpick-render", "color", "softpick with color (2 threads)", "tab:cyan", "-"),
-    ("llvmpipe", None, "llvmpipe ID+depth (2 threads)", "tab:red", "--"),
+    ("llvmpipe", None, "llvmpipe ID+depth, gl_PrimitiveID (2 threads)", "tab:red", "--"),
+    ("llvmpipe-attr", None, "llvmpipe ID+depth, flat attribute (2 threads)", "tab:orange", "--"),
     ("euc", None, "euc 0.5.3 ID+depth (1 thread)", "tab:gray", ":"),
 ]
 SIZES = [("360x360", "o", "360×360"), ("1920x1080", "s", "1920×1080")]
@@ -42,7 +43,7 @@ def load(path):
                 continue
             if tool == "softpick-render":
                 ms, ps = d.get("median_ms"), d.get("pass")
-            elif tool in ("llvmpipe", "euc"):
+            elif tool in ("llvmpipe", "llvmpipe-attr", "euc"):
                 ms, ps = d.get("ms_per_frame"), None
             else:
                 continue

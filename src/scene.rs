@@ -383,10 +383,13 @@ impl Scene {
 
     /// (mesh, local triangle) of a global triangle index.
     #[must_use]
+    #[inline]
     pub fn locate(&self, global: u32) -> Option<(MeshId, u32)> {
         if global >= self.triangle_count() {
             return None;
         }
+        // the last mesh whose first triangle is <= global (empty meshes
+        // share their successor's offset and are skipped)
         let m = self.tri_offset.partition_point(|&o| o <= global) - 1;
         Some((m as MeshId, global - self.tri_offset[m]))
     }
@@ -478,6 +481,31 @@ mod tests {
             s.mesh_world(m).transform_point3(Vec3::ZERO),
             Vec3::new(1.0, 1.0, 1.0)
         );
+    }
+
+    /// `locate` finds the mesh of every global triangle, empty meshes
+    /// (which share their successor's first index) included.
+    #[test]
+    fn locate_skips_empty_meshes() {
+        let sizes = [0usize, 3, 0, 0, 1, 7, 0, 2, 0, 0, 0, 5, 0];
+        let mut s = Scene::new();
+        let mut expect = Vec::new();
+        for (m, &n) in sizes.iter().enumerate() {
+            let tris = vec![[0, 1, 2]; n];
+            let mesh = Mesh::new(
+                format!("m{m}"),
+                vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+                tris,
+                [1, 2, 3],
+            );
+            s.add_mesh(mesh.unwrap(), Transform::IDENTITY, None);
+            expect.extend((0..n as u32).map(|k| (m as MeshId, k)));
+        }
+        for (g, e) in expect.iter().enumerate() {
+            assert_eq!(s.locate(g as u32), Some(*e), "global {g}");
+        }
+        assert_eq!(s.locate(expect.len() as u32), None);
+        assert_eq!(Scene::new().locate(0), None);
     }
 
     #[test]

@@ -410,7 +410,15 @@ pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule
         });
         let [r, g, b] = crate::scene::palette_color(id as u32);
         let color = (u32::from(r) << 16) | (u32::from(g) << 8) | u32::from(b);
-        let res = setup::setup(v, rule, CullMode::None, width, height, id as u32, color);
+        let res = setup::setup(
+            [&v[0], &v[1], &v[2]],
+            rule,
+            CullMode::None,
+            width,
+            height,
+            id as u32,
+            color,
+        );
         let mut st = chunk.stats;
         push_setup(&mut chunk, res, grid, &mut st);
         chunk.stats = st;
@@ -509,7 +517,9 @@ impl SetupCtx<'_> {
                 let id = g as u32;
                 let first = (chunk.tris.len(), chunk.small.len());
                 if or & CLIP_MASK == 0 {
-                    self.emit([v[0].win, v[1].win, v[2].win], id, chunk, &mut st);
+                    // (by reference: a copy of the three vertices to the stack
+                    // and back cost a store-forwarding stall per triangle)
+                    self.emit([&v[0].win, &v[1].win, &v[2].win], id, chunk, &mut st);
                 } else {
                     st.clipped += 1;
                     let mut poly = [Vec4::ZERO; 8];
@@ -523,7 +533,7 @@ impl SetupCtx<'_> {
                     let (w, h) = (self.camera.width as f32, self.camera.height as f32);
                     for k in 1..n.saturating_sub(1) {
                         let wv = [poly[0], poly[k], poly[k + 1]].map(|c| win_vertex(c, w, h));
-                        self.emit(wv, id, chunk, &mut st);
+                        self.emit([&wv[0], &wv[1], &wv[2]], id, chunk, &mut st);
                     }
                 }
                 // shade only what survived setup (world positions from the vertex stage)
@@ -542,7 +552,7 @@ impl SetupCtx<'_> {
         chunk.stats = st;
     }
 
-    fn emit(&self, v: [WinVertex; 3], id: u32, chunk: &mut Chunk, st: &mut Stats) {
+    fn emit(&self, v: [&WinVertex; 3], id: u32, chunk: &mut Chunk, st: &mut Stats) {
         let (w, h) = (self.camera.width, self.camera.height);
         let res = setup::setup(v, self.opts.rule, self.opts.cull, w, h, id, 0);
         push_setup(chunk, res, self.grid, st);

@@ -273,7 +273,7 @@ impl TriSetup {
 
 /// Sets up one triangle in window space. `width`/`height` clamp the bbox.
 pub(crate) fn setup(
-    v: [WinVertex; 3],
+    v: [&WinVertex; 3],
     rule: FillRule,
     cull: CullMode,
     width: u32,
@@ -292,7 +292,7 @@ pub(crate) fn setup(
 
 /// The edge-function form of [`setup`], whatever the size.
 pub(crate) fn setup_edges(
-    v: [WinVertex; 3],
+    v: [&WinVertex; 3],
     rule: FillRule,
     cull: CullMode,
     width: u32,
@@ -302,7 +302,7 @@ pub(crate) fn setup_edges(
 ) -> Result<TriSetup, Rejected> {
     let mut p = v.map(|q| [i64::from(q.fx), i64::from(q.fy)]);
     let mut z = [v[0].z, v[1].z, v[2].z];
-    let mut win = [v[0], v[1], v[2]];
+    let mut win = [*v[0], *v[1], *v[2]];
     let (w, h) = (width as i32 - 1, height as i32 - 1);
     // Pixel centres i with 256*i in [min, max] (shifts floor): most small
     // triangles of big meshes contain no centre and leave here, before any
@@ -496,6 +496,7 @@ mod tests {
         for _ in 0..4000 {
             let c = (rng.range(-4.0, 300.0), rng.range(-4.0, 200.0));
             let v = [0, 1, 2].map(|_| win(c.0 + rng.range(-5.0, 5.0), c.1 + rng.range(-5.0, 5.0)));
+            let v = [&v[0], &v[1], &v[2]];
             for rule in FillRule::ALL {
                 let Ok(e) = setup_edges(v, rule, CullMode::None, 320, 200, 7, 0) else {
                     assert!(setup(v, rule, CullMode::None, 320, 200, 7, 0).is_err());

@@ -5,12 +5,14 @@
 //! BVH with the watertight ray–triangle test of [`super::triangle`].
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
-use glam::{Mat4, Vec3};
+use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
 
+use super::top::{BoxRay, TopLevel, STACK};
 use super::triangle::{RayPrecomp, TriHit};
 use super::{Hit, PickId};
-use crate::camera::Ray;
+use crate::camera::{clip_to_window, Camera, Ray};
 use crate::frame::Frame;
 use crate::raster::rules::CullMode;
 use crate::scene::{Aabb, Mesh, MeshId, Scene};
@@ -191,14 +193,137 @@ fn enter(
     Some(lr)
 }
 
+/// The prepared transforms of a scene's meshes ([`MeshXform`], one per mesh)
+/// plus what ray queries build from them lazily, at most once: the
+/// top-level BVH over the meshes' world boxes and, for a frame, the per-pixel
+/// ray setup. A frame keeps one of these for its transforms as rendered;
+/// [`Xforms::clear`] and extending drop what was built.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Xforms {
+    list: Vec<MeshXform>,
+    top: OnceLock<TopLevel>,
+    view: OnceLock<Option<ViewRays>>,
+}
+
+impl Xforms {
+    /// Removes every transform (and what was built from them).
+    pub(crate) fn clear(&mut self) {
+        self.list.clear();
+        self.top = OnceLock::new();
+        self.view = OnceLock::new();
+    }
+
+    fn top(&self) -> &TopLevel {
+        self.top.get_or_init(|| {
+            TopLevel::build(
+                self.list
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| x.valid)
+                    .map(|(i, x)| (i as u32, x.world_bounds)),
+            )
+        })
+    }
+
+    /// The per-pixel ray setup of `cam` (made at most once; the frame's
+    /// camera does not change without [`Xforms::clear`]).
+    fn view(&self, cam: &Camera, inv: &DMat4) -> Option<&ViewRays> {
+        self.view.get_or_init(|| ViewRays::new(cam, inv)).as_ref()
+    }
+}
+
+impl Extend<MeshXform> for Xforms {
+    fn extend<I: IntoIterator<Item = MeshXform>>(&mut self, iter: I) {
+        self.list.extend(iter);
+        self.top = OnceLock::new();
+        self.view = OnceLock::new();
+    }
+}
+
+impl std::ops::Deref for Xforms {
+    type Target = [MeshXform];
+    fn deref(&self) -> &[MeshXform] {
+        &self.list
+    }
+}
+
+/// Per-frame constants of the pick rays through pixel centres: the pixel's
+/// points on the near and far planes are `(c0 * nx + c1 * ny + near_w)` and
+/// `(... + far_w)` in homogeneous world coordinates (the columns of the
+/// inverse view-projection with the plane's NDC depth folded in), so a ray
+/// costs a few multiply-adds and two divisions instead of two full
+/// unprojections; and the view-projection, for the window depth of a hit.
+#[derive(Clone, Debug)]
+struct ViewRays {
+    c0: [f64; 4],
+    c1: [f64; 4],
+    near_w: [f64; 4],
+    far_w: [f64; 4],
+    /// `2 / width`, `2 / height`.
+    sx: f64,
+    sy: f64,
+    view_proj: Mat4,
+    size: (f32, f32),
+}
+
+impl ViewRays {
+    fn new(cam: &Camera, inv: &DMat4) -> Option<Self> {
+        let c = |k: usize| inv.col(k).to_array();
+        let (c2, c3) = (inv.col(2), inv.col(3));
+        Some(Self {
+            c0: c(0),
+            c1: c(1),
+            near_w: (c3 - c2).to_array(),
+            far_w: (c3 + c2).to_array(),
+            sx: 2.0 / f64::from(cam.width),
+            sy: 2.0 / f64::from(cam.height),
+            view_proj: cam.view_proj(),
+            size: (cam.width as f32, cam.height as f32),
+        })
+    }
+
+    /// The ray through the centre of pixel (x, y) from the near plane, unit
+    /// direction, and the distance to the far plane.
+    #[inline]
+    fn ray(&self, x: u32, y: u32) -> (Ray, f32) {
+        let nx = (f64::from(x) + 0.5) * self.sx - 1.0;
+        let ny = 1.0 - (f64::from(y) + 0.5) * self.sy;
+        let a: [f64; 4] = std::array::from_fn(|k| self.c0[k] * nx + self.c1[k] * ny);
+        let point = |w: &[f64; 4]| {
+            let h: [f64; 4] = std::array::from_fn(|k| a[k] + w[k]);
+            (DVec3::new(h[0], h[1], h[2]) / h[3]).as_vec3()
+        };
+        let (near, far_point) = (point(&self.near_w), point(&self.far_w));
+        let d = far_point - near;
+        (Ray::new(near, d.normalize_or_zero()), d.length())
+    }
+
+    /// Window depth of a world point (NaN behind the eye), as
+    /// [`Camera::project`] computes it.
+    #[inline]
+    fn depth(&self, p: Vec3) -> f32 {
+        let clip = self.view_proj * Vec4::new(p.x, p.y, p.z, 1.0);
+        if clip.w <= 0.0 {
+            return f32::NAN;
+        }
+        clip_to_window(clip, self.size.0, self.size.1).z
+    }
+}
+
+/// The nearest hit of a query before it is expanded: mesh, triangle and the
+/// triangle test's answer.
+type RawHit = (MeshId, u32, TriHit);
+
 /// Ray queries against one state of a scene: each mesh's world matrix and
 /// its inverse are computed once, when the caster is made, and reused for
-/// every ray (make a new caster after moving nodes). [`raycast_first`] and
-/// [`raycast_all`] make a one-shot caster.
+/// every ray (make a new caster after moving nodes); so is a BVH over the
+/// meshes' world boxes (built at the first query), through which a ray
+/// visits only the meshes whose boxes it crosses, nearest first.
+/// [`raycast_first`] and [`raycast_all`] make a one-shot caster.
 #[derive(Clone, Debug)]
 pub struct RayCaster<'a> {
     scene: &'a Scene,
-    xforms: Cow<'a, [MeshXform]>,
+    xforms: Cow<'a, Xforms>,
 }
 
 impl<'a> RayCaster<'a> {
@@ -208,7 +333,8 @@ impl<'a> RayCaster<'a> {
         let worlds: Vec<Mat4> = (0..scene.meshes().len() as MeshId)
             .map(|m| scene.mesh_world(m))
             .collect();
-        let xforms = mesh_xforms(scene, &worlds).collect();
+        let mut xforms = Xforms::default();
+        xforms.extend(mesh_xforms(scene, &worlds));
         Self {
             scene,
             xforms: Cow::Owned(xforms),
@@ -217,7 +343,7 @@ impl<'a> RayCaster<'a> {
 
     /// A caster with transforms prepared elsewhere (a frame's, as rendered);
     /// falls back to the scene's current ones when they do not match it.
-    pub(crate) fn with_xforms(scene: &'a Scene, xforms: &'a [MeshXform]) -> Self {
+    pub(crate) fn with_xforms(scene: &'a Scene, xforms: &'a Xforms) -> Self {
         if xforms.len() == scene.meshes().len() {
             Self {
                 scene,
@@ -231,35 +357,155 @@ impl<'a> RayCaster<'a> {
     /// The nearest hit of a world-space ray (see [`raycast_first`]).
     #[must_use]
     pub fn first(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
-        let scene = self.scene;
-        let mut best: Option<(f32, MeshId, u32, TriHit, LocalRay)> = None;
+        let (mesh, tri, h) = self.first_raw(ray, opts)?;
+        Some(self.expand(ray, mesh, tri, h))
+    }
+
+    fn expand(&self, ray: &Ray, mesh: MeshId, tri: u32, h: TriHit) -> Hit {
+        let x = &self.xforms[mesh as usize];
+        let m = &self.scene.meshes()[mesh as usize];
+        let p = m.triangle(tri).map(|q| x.world.transform_point3(q));
+        let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
+        Hit {
+            mesh,
+            mesh_name: m.name_arc().clone(),
+            triangle: tri,
+            global_triangle: self.scene.global_triangle(mesh, tri),
+            depth: f32::NAN,
+            distance: h.t * ray.direction.length(),
+            position: ray.at(h.t),
+            barycentric: h.bary,
+            normal: n,
+            front_face: h.front != x.mirrored,
+        }
+    }
+
+    /// The nearest hit as (mesh, triangle, hit): the top-level BVH is
+    /// traversed front to back, each mesh's BVH is asked for hits up to the
+    /// closest one so far, and equal distances go to the lower mesh id, so
+    /// the answer is that of a loop over all meshes in order.
+    fn first_raw(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<RawHit> {
         let len = ray.direction.length();
         if !(len > 0.0) || !ray.origin.is_finite() {
             return None;
         }
         let (t_min, t_max0) = (opts.near / len, opts.far / len);
-        let inv_dir = ray.direction.recip();
-        for (mesh, (m, x)) in scene.meshes().iter().zip(self.xforms.iter()).enumerate() {
-            let mesh = mesh as MeshId;
-            let t_max = best.as_ref().map_or(t_max0, |b| b.0);
-            let Some(lr) = enter(m, x, mesh, ray, inv_dir, opts, t_min, t_max) else {
-                continue;
-            };
-            if let Some((tri, h)) =
-                m.bvh()
-                    .first_hit(m.positions(), m.triangles(), &lr.pre, t_min, t_max, lr.cull)
-            {
-                if best.as_ref().is_none_or(|b| h.t < b.0) {
-                    best = Some((h.t, mesh, tri, h, lr));
+        if !(t_min <= t_max0) {
+            return None;
+        }
+        let nodes = &self.xforms.top().nodes;
+        let meshes = self.scene.meshes();
+        let br = BoxRay::new(ray.origin, ray.direction.recip());
+        let mut best: Option<RawHit> = None;
+        let mut t_best = t_max0;
+        // Box pruning bound: the closest hit plus a little slack, so rounding
+        // in the box tests never hides an equal-distance hit of a lower mesh.
+        let mut prune = t_max0;
+        let mut stack = [(0u32, 0f32); STACK];
+        let mut sp = 0usize;
+        let mut node = 0usize;
+        br.enter(nodes.first()?, t_min, prune)?;
+        loop {
+            let n = &nodes[node];
+            if n.count == 0 {
+                let (l, r) = (n.index as usize, n.index as usize + 1);
+                let el = br.enter(&nodes[l], t_min, prune);
+                let er = br.enter(&nodes[r], t_min, prune);
+                match (el, er) {
+                    (Some(a), Some(b)) => {
+                        let (near, far, t_far) = if b < a { (r, l, a) } else { (l, r, b) };
+                        stack[sp] = (far as u32, t_far);
+                        sp += 1;
+                        node = near;
+                        continue;
+                    }
+                    (Some(_), None) => {
+                        node = l;
+                        continue;
+                    }
+                    (None, Some(_)) => {
+                        node = r;
+                        continue;
+                    }
+                    (None, None) => {}
+                }
+            } else {
+                let mesh = n.index;
+                let (m, x) = (&meshes[mesh as usize], &self.xforms[mesh as usize]);
+                if mesh_passes(opts, mesh) {
+                    if let Some(lr) = local_ray(x, ray, opts.cull).filter(|lr| {
+                        m.bounds()
+                            .ray_interval(lr.pre.origin(), lr.pre.inv_dir(), t_min, prune)
+                            .is_some()
+                    }) {
+                        if let Some((tri, h)) = m.bvh().first_hit(
+                            m.positions(),
+                            m.triangles(),
+                            &lr.pre,
+                            t_min,
+                            t_best,
+                            lr.cull,
+                        ) {
+                            let better = best
+                                .as_ref()
+                                .is_none_or(|b| h.t < b.2.t || (h.t == b.2.t && mesh < b.0));
+                            if better {
+                                best = Some((mesh, tri, h));
+                                t_best = h.t;
+                                prune = t_best + t_best.abs() * PRUNE_SLACK;
+                            }
+                        }
+                    }
+                }
+            }
+            loop {
+                if sp == 0 {
+                    return best;
+                }
+                sp -= 1;
+                let (i, t_enter) = stack[sp];
+                if t_enter <= prune {
+                    node = i as usize;
+                    break;
                 }
             }
         }
-        best.map(|(_, mesh, tri, h, lr)| make_hit(scene, mesh, &lr, ray, tri, h))
+    }
+
+    /// The meshes whose world boxes the ray crosses within `[t_min, t_max]`,
+    /// in id order.
+    fn candidates(&self, ray: &Ray, t_min: f32, t_max: f32) -> Vec<MeshId> {
+        let nodes = &self.xforms.top().nodes;
+        let br = BoxRay::new(ray.origin, ray.direction.recip());
+        let mut out = Vec::new();
+        let mut stack = vec![0usize];
+        if nodes.is_empty() {
+            return out;
+        }
+        while let Some(i) = stack.pop() {
+            let n = &nodes[i];
+            if br.enter(n, t_min, t_max).is_none() {
+                continue;
+            }
+            if n.count == 0 {
+                stack.extend([n.index as usize, n.index as usize + 1]);
+            } else {
+                out.push(n.index);
+            }
+        }
+        out.sort_unstable();
+        out
     }
 
     /// Every hit of a world-space ray, sorted (see [`raycast_all`]).
     #[must_use]
     pub fn all(&self, ray: &Ray, opts: &RayOptions<'_>) -> Vec<Hit> {
+        self.all_in(ray, opts, false)
+    }
+
+    /// [`RayCaster::all`] over the top-level BVH's candidates, or over every
+    /// mesh with `brute` (the tests' reference).
+    fn all_in(&self, ray: &Ray, opts: &RayOptions<'_>, brute: bool) -> Vec<Hit> {
         let scene = self.scene;
         let mut out = Vec::new();
         let len = ray.direction.length();
@@ -267,10 +513,18 @@ impl<'a> RayCaster<'a> {
             return out;
         }
         let (t_min, t_max) = (opts.near / len, opts.far / len);
+        if !(t_min <= t_max) {
+            return out;
+        }
         let inv_dir = ray.direction.recip();
         let mut tmp = Vec::new();
-        for (mesh, (m, x)) in scene.meshes().iter().zip(self.xforms.iter()).enumerate() {
-            let mesh = mesh as MeshId;
+        let meshes = if brute {
+            (0..scene.meshes().len() as MeshId).collect()
+        } else {
+            self.candidates(ray, t_min, t_max)
+        };
+        for mesh in meshes {
+            let (m, x) = (&scene.meshes()[mesh as usize], &self.xforms[mesh as usize]);
             let Some(lr) = enter(m, x, mesh, ray, inv_dir, opts, t_min, t_max) else {
                 continue;
             };
@@ -297,7 +551,40 @@ impl<'a> RayCaster<'a> {
         });
         out
     }
+
+    /// [`RayCaster::first`] as a loop over every mesh in order, without the
+    /// top-level BVH: the reference the tests compare against.
+    #[cfg(test)]
+    pub(crate) fn first_brute(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
+        let scene = self.scene;
+        let mut best: Option<(f32, MeshId, u32, TriHit, LocalRay)> = None;
+        let len = ray.direction.length();
+        if !(len > 0.0) || !ray.origin.is_finite() {
+            return None;
+        }
+        let (t_min, t_max0) = (opts.near / len, opts.far / len);
+        let inv_dir = ray.direction.recip();
+        for (mesh, (m, x)) in scene.meshes().iter().zip(self.xforms.iter()).enumerate() {
+            let mesh = mesh as MeshId;
+            let t_max = best.as_ref().map_or(t_max0, |b| b.0);
+            let Some(lr) = enter(m, x, mesh, ray, inv_dir, opts, t_min, t_max) else {
+                continue;
+            };
+            if let Some((tri, h)) =
+                m.bvh()
+                    .first_hit(m.positions(), m.triangles(), &lr.pre, t_min, t_max, lr.cull)
+            {
+                if best.as_ref().is_none_or(|b| h.t < b.0) {
+                    best = Some((h.t, mesh, tri, h, lr));
+                }
+            }
+        }
+        best.map(|(_, mesh, tri, h, lr)| make_hit(scene, mesh, &lr, ray, tri, h))
+    }
 }
+
+/// Relative slack of the top-level pruning bound (as in the mesh BVHs).
+const PRUNE_SLACK: f32 = 1.0 / 65536.0;
 
 /// The nearest hit of a world-space ray, or `None`. `Hit::depth` is NaN
 /// (there is no camera); distances are along `ray.direction` in world units.
@@ -315,6 +602,29 @@ pub fn raycast_all(scene: &Scene, ray: &Ray, opts: &RayOptions<'_>) -> Vec<Hit> 
 }
 
 impl Frame {
+    /// The pick ray through pixel (x, y) and its first hit, unexpanded.
+    fn ray_pick_raw<'a>(
+        &'a self,
+        scene: &'a Scene,
+        x: i64,
+        y: i64,
+    ) -> Option<(RayCaster<'a>, Ray, &'a ViewRays, RawHit)> {
+        let (ux, uy) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
+        self.index(ux, uy)?;
+        let cam = self.camera.as_ref()?;
+        let view = self.xforms.view(cam, &self.inv_view_proj)?;
+        let (ray, far) = view.ray(ux, uy);
+        let opts = RayOptions {
+            near: 0.0,
+            far,
+            cull: self.cull,
+            filter: None,
+        };
+        let caster = RayCaster::with_xforms(scene, &self.xforms);
+        let raw = caster.first_raw(&ray, &opts)?;
+        Some((caster, ray, view, raw))
+    }
+
     /// The third pick method: a 3D ray through the centre of pixel (x, y),
     /// from the near plane to the far plane, with the frame's cull mode and
     /// the mesh transforms as rendered (like the other two methods; their
@@ -322,35 +632,163 @@ impl Frame {
     /// depth of the hit point.
     #[must_use]
     pub fn pick_ray(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
-        let (ux, uy) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
-        self.index(ux, uy)?;
-        let cam = self.camera.as_ref()?;
-        let (cx, cy) = (ux as f32 + 0.5, uy as f32 + 0.5);
-        let near = cam.unproject_with(&self.inv_view_proj, cx, cy, 0.0);
-        let far_point = cam.unproject_with(&self.inv_view_proj, cx, cy, 1.0);
-        let ray = Ray::new(near, (far_point - near).normalize_or_zero());
-        let far = (far_point - near).length();
-        let opts = RayOptions {
-            near: 0.0,
-            far,
-            cull: self.cull,
-            filter: None,
-        };
-        let mut hit = RayCaster::with_xforms(scene, &self.xforms).first(&ray, &opts)?;
-        hit.depth = cam.project(hit.position).map_or(f32::NAN, |p| p.z);
+        let (caster, ray, view, (mesh, tri, h)) = self.ray_pick_raw(scene, x, y)?;
+        let mut hit = caster.expand(&ray, mesh, tri, h);
+        hit.depth = view.depth(hit.position);
         Some(hit)
     }
 
     /// Like [`Frame::pick_ray`], compactly: the mesh, triangle and window
-    /// depth of the first hit.
+    /// depth of the first hit (the same as [`Frame::pick_ray`]'s), without
+    /// building the full hit record.
     #[must_use]
     pub fn pick_id_ray(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
-        let hit = self.pick_ray(scene, x, y)?;
+        let (_, ray, view, (mesh, triangle, h)) = self.ray_pick_raw(scene, x, y)?;
         Some(PickId {
-            mesh: hit.mesh,
-            triangle: hit.triangle,
-            global_triangle: hit.global_triangle,
-            depth: hit.depth,
+            mesh,
+            triangle,
+            global_triangle: scene.global_triangle(mesh, triangle),
+            depth: view.depth(ray.at(h.t)),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Quat, Vec3};
+
+    use super::*;
+    use crate::pick::test_util::Rng;
+    use crate::scene::Transform;
+
+    /// A random multi-mesh scene: triangle soups and jittered grids with
+    /// random rotations, translations and (some mirrored) scales, plus an
+    /// exact duplicate of one mesh (equal-distance ties between meshes).
+    fn scene(rng: &mut Rng, meshes: usize) -> Scene {
+        let mut s = Scene::new();
+        for i in 0..meshes {
+            let mut p = Vec::new();
+            let mut t = Vec::new();
+            if rng.below(2) == 0 {
+                for k in 0..rng.below(40) + 1 {
+                    for _ in 0..3 {
+                        p.push(rng.vec3(-1.0, 1.0));
+                    }
+                    let b = 3 * k as u32;
+                    t.push([b, b + 1, b + 2]);
+                }
+            } else {
+                let (gp, gt) = crate::pick::test_util::grid(6, 0.3, rng);
+                p = gp
+                    .iter()
+                    .map(|v| *v / 6.0 - Vec3::new(0.5, 0.5, 0.0))
+                    .collect();
+                t = gt;
+            }
+            let mut scale = rng.vec3(0.3, 2.5);
+            if rng.below(4) == 0 {
+                scale.x = -scale.x;
+            }
+            let tr = Transform {
+                translation: rng.vec3(-8.0, 8.0),
+                rotation: Quat::from_axis_angle(rng.unit(), rng.range(0.0, 6.3)),
+                scale,
+            };
+            let dup = i > 0 && rng.below(6) == 0;
+            let mesh = Mesh::new(format!("m{i}"), p, t, [1, 2, 3]).unwrap();
+            if dup {
+                let prev = s.meshes().len() as MeshId - 1;
+                let m = s.meshes()[prev as usize].clone();
+                let node = s.mesh_node(prev).unwrap();
+                let tr = s.local(node).unwrap();
+                s.add_mesh(m, tr, None);
+            } else {
+                s.add_mesh(mesh, tr, None);
+            }
+        }
+        s
+    }
+
+    fn key(h: &Hit) -> (MeshId, u32, u32, u32) {
+        (
+            h.mesh,
+            h.triangle,
+            h.distance.to_bits(),
+            h.position.x.to_bits(),
+        )
+    }
+
+    #[test]
+    fn top_level_first_and_all_equal_a_loop_over_every_mesh() {
+        let mut rng = Rng(0x5eed_f70b);
+        let mut hits = 0;
+        for round in 0..12 {
+            let s = scene(&mut rng, [1, 2, 5, 30, 120][round % 5]);
+            let caster = RayCaster::new(&s);
+            for k in 0..400 {
+                let origin = rng.vec3(-14.0, 14.0);
+                // half the rays aim at a random vertex of a random mesh
+                let target = if k % 2 == 0 {
+                    let m = rng.below(s.meshes().len());
+                    let p = s.meshes()[m].positions();
+                    s.mesh_world(m as MeshId)
+                        .transform_point3(p[rng.below(p.len())] * 0.9)
+                } else {
+                    rng.vec3(-9.0, 9.0)
+                };
+                let mut dir = target - origin;
+                if k % 7 == 0 {
+                    dir.y = 0.0; // a zero direction component
+                }
+                let ray = Ray::new(origin, dir * rng.range(0.2, 3.0));
+                let opts = RayOptions {
+                    near: if k % 3 == 0 {
+                        rng.range(0.0, 10.0)
+                    } else {
+                        0.0
+                    },
+                    far: if k % 4 == 0 {
+                        rng.range(5.0, 30.0)
+                    } else {
+                        f32::INFINITY
+                    },
+                    cull: [CullMode::None, CullMode::Back, CullMode::Front][k % 3],
+                    filter: None,
+                };
+                let a = caster.first(&ray, &opts);
+                let b = caster.first_brute(&ray, &opts);
+                assert_eq!(
+                    a.as_ref().map(key),
+                    b.as_ref().map(key),
+                    "round {round} ray {k}"
+                );
+                hits += usize::from(a.is_some());
+                let all: Vec<_> = caster.all(&ray, &opts).iter().map(key).collect();
+                let brute: Vec<_> = caster.all_in(&ray, &opts, true).iter().map(key).collect();
+                assert_eq!(all, brute, "round {round} ray {k}");
+            }
+        }
+        assert!(hits > 1000, "{hits} hits: the rays must mostly hit");
+    }
+
+    #[test]
+    fn filter_applies_through_the_top_level() {
+        let mut rng = Rng(99);
+        let s = scene(&mut rng, 40);
+        let caster = RayCaster::new(&s);
+        let odd = |m: MeshId| m % 2 == 1;
+        for _ in 0..300 {
+            let ray = Ray::new(rng.vec3(-14.0, 14.0), rng.unit());
+            let opts = RayOptions {
+                filter: Some(&odd),
+                ..RayOptions::default()
+            };
+            let a = caster.first(&ray, &opts);
+            assert_eq!(
+                a.as_ref().map(key),
+                caster.first_brute(&ray, &opts).as_ref().map(key)
+            );
+            assert!(a.is_none_or(|h| h.mesh % 2 == 1));
+        }
     }
 }

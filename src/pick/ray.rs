@@ -9,7 +9,8 @@ use std::sync::OnceLock;
 
 use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
 
-use super::top::{BoxRay, TopLevel, STACK};
+use super::bvh::Stack;
+use super::top::{BoxRay, TopLevel};
 use super::triangle::{RayPrecomp, TriHit};
 use super::{Hit, PickId};
 use crate::camera::{clip_to_window, Camera, Ray};
@@ -401,8 +402,7 @@ impl<'a> RayCaster<'a> {
         // Box pruning bound: the closest hit plus a little slack, so rounding
         // in the box tests never hides an equal-distance hit of a lower mesh.
         let mut prune = t_max0;
-        let mut stack = [(0u32, 0f32); STACK];
-        let mut sp = 0usize;
+        let mut stack = Stack::<(u32, f32), 16>::new();
         let mut node = 0usize;
         br.enter(nodes.first()?, t_min, prune)?;
         loop {
@@ -414,8 +414,7 @@ impl<'a> RayCaster<'a> {
                 match (el, er) {
                     (Some(a), Some(b)) => {
                         let (near, far, t_far) = if b < a { (r, l, a) } else { (l, r, b) };
-                        stack[sp] = (far as u32, t_far);
-                        sp += 1;
+                        stack.push((far as u32, t_far));
                         node = near;
                         continue;
                     }
@@ -433,11 +432,8 @@ impl<'a> RayCaster<'a> {
                 let mesh = n.index;
                 let (m, x) = (&meshes[mesh as usize], &self.xforms[mesh as usize]);
                 if mesh_passes(opts, mesh) {
-                    if let Some(lr) = local_ray(x, ray, opts.cull).filter(|lr| {
-                        m.bounds()
-                            .ray_interval(lr.pre.origin(), lr.pre.inv_dir(), t_min, prune)
-                            .is_some()
-                    }) {
+                    // (no local box test: the mesh BVH's root test is one)
+                    if let Some(lr) = local_ray(x, ray, opts.cull) {
                         if let Some((tri, h)) = m.bvh().first_hit(
                             m.positions(),
                             m.triangles(),
@@ -459,11 +455,9 @@ impl<'a> RayCaster<'a> {
                 }
             }
             loop {
-                if sp == 0 {
+                let Some((i, t_enter)) = stack.pop() else {
                     return best;
-                }
-                sp -= 1;
-                let (i, t_enter) = stack[sp];
+                };
                 if t_enter <= prune {
                     node = i as usize;
                     break;

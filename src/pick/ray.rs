@@ -71,6 +71,9 @@ pub(crate) struct MeshXform {
     world_bounds: Aabb,
     mirrored: bool,
     valid: bool,
+    /// The world matrix is exactly the identity (so is then every such
+    /// mesh's inverse, bit for bit: the local ray is shared).
+    identity: bool,
 }
 
 impl MeshXform {
@@ -109,6 +112,7 @@ impl MeshXform {
             world_bounds,
             mirrored: det < 0.0,
             valid: valid && world_bounds.min.is_finite() && world_bounds.max.is_finite(),
+            identity: world == Mat4::IDENTITY,
         }
     }
 }
@@ -145,6 +149,26 @@ fn local_ray(x: &MeshXform, ray: &Ray, cull: CullMode) -> Option<LocalRay> {
         mirrored: x.mirrored,
         world: x.world,
     })
+}
+
+/// [`local_ray`] for first hits: only the precomputed local ray and the
+/// cull mode as seen in local space.
+#[inline(always)]
+fn local_pre(x: &MeshXform, ray: &Ray, cull: CullMode) -> Option<(RayPrecomp, CullMode)> {
+    if !x.valid {
+        return None;
+    }
+    let o = x.inv.transform_point3(ray.origin);
+    let d = x.inv.transform_vector3(ray.direction);
+    if !o.is_finite() || !d.is_finite() || d == Vec3::ZERO {
+        return None;
+    }
+    let cull = match (x.mirrored, cull) {
+        (true, CullMode::Back) => CullMode::Front,
+        (true, CullMode::Front) => CullMode::Back,
+        (_, c) => c,
+    };
+    Some((RayPrecomp::new(o, d), cull))
 }
 
 fn mesh_passes(opts: &RayOptions<'_>, id: MeshId) -> bool {
@@ -292,11 +316,14 @@ impl ViewRays {
         let a: [f64; 4] = std::array::from_fn(|k| self.c0[k] * nx + self.c1[k] * ny);
         let point = |w: &[f64; 4]| {
             let h: [f64; 4] = std::array::from_fn(|k| a[k] + w[k]);
-            (DVec3::new(h[0], h[1], h[2]) / h[3]).as_vec3()
+            (DVec3::new(h[0], h[1], h[2]) * (1.0 / h[3])).as_vec3()
         };
         let (near, far_point) = (point(&self.near_w), point(&self.far_w));
         let d = far_point - near;
-        (Ray::new(near, d.normalize_or_zero()), d.length())
+        let len = d.length();
+        let dir = d * (1.0 / len);
+        let dir = if dir.is_finite() { dir } else { Vec3::ZERO };
+        (Ray::new(near, dir), len)
     }
 
     /// Window depth of a world point (NaN behind the eye), as
@@ -386,84 +413,7 @@ impl<'a> RayCaster<'a> {
     /// closest one so far, and equal distances go to the lower mesh id, so
     /// the answer is that of a loop over all meshes in order.
     fn first_raw(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<RawHit> {
-        let len = ray.direction.length();
-        if !(len > 0.0) || !ray.origin.is_finite() {
-            return None;
-        }
-        let (t_min, t_max0) = (opts.near / len, opts.far / len);
-        if !(t_min <= t_max0) {
-            return None;
-        }
-        let nodes = &self.xforms.top().nodes;
-        let meshes = self.scene.meshes();
-        let br = BoxRay::new(ray.origin, ray.direction.recip());
-        let mut best: Option<RawHit> = None;
-        let mut t_best = t_max0;
-        // Box pruning bound: the closest hit plus a little slack, so rounding
-        // in the box tests never hides an equal-distance hit of a lower mesh.
-        let mut prune = t_max0;
-        let mut stack = Stack::<(u32, f32), 16>::new();
-        let mut node = 0usize;
-        br.enter(nodes.first()?, t_min, prune)?;
-        loop {
-            let n = &nodes[node];
-            if n.count == 0 {
-                let (l, r) = (n.index as usize, n.index as usize + 1);
-                let el = br.enter(&nodes[l], t_min, prune);
-                let er = br.enter(&nodes[r], t_min, prune);
-                match (el, er) {
-                    (Some(a), Some(b)) => {
-                        let (near, far, t_far) = if b < a { (r, l, a) } else { (l, r, b) };
-                        stack.push((far as u32, t_far));
-                        node = near;
-                        continue;
-                    }
-                    (Some(_), None) => {
-                        node = l;
-                        continue;
-                    }
-                    (None, Some(_)) => {
-                        node = r;
-                        continue;
-                    }
-                    (None, None) => {}
-                }
-            } else {
-                let mesh = n.index;
-                let (m, x) = (&meshes[mesh as usize], &self.xforms[mesh as usize]);
-                if mesh_passes(opts, mesh) {
-                    // (no local box test: the mesh BVH's root test is one)
-                    if let Some(lr) = local_ray(x, ray, opts.cull) {
-                        if let Some((tri, h)) = m.bvh().first_hit(
-                            m.positions(),
-                            m.triangles(),
-                            &lr.pre,
-                            t_min,
-                            t_best,
-                            lr.cull,
-                        ) {
-                            let better = best
-                                .as_ref()
-                                .is_none_or(|b| h.t < b.2.t || (h.t == b.2.t && mesh < b.0));
-                            if better {
-                                best = Some((mesh, tri, h));
-                                t_best = h.t;
-                                prune = t_best + t_best.abs() * PRUNE_SLACK;
-                            }
-                        }
-                    }
-                }
-            }
-            loop {
-                let Some((i, t_enter)) = stack.pop() else {
-                    return best;
-                };
-                if t_enter <= prune {
-                    node = i as usize;
-                    break;
-                }
-            }
-        }
+        first_in(self.scene, &self.xforms, ray, opts)
     }
 
     /// The meshes whose world boxes the ray crosses within `[t_min, t_max]`,
@@ -577,6 +527,95 @@ impl<'a> RayCaster<'a> {
     }
 }
 
+/// The nearest hit as (mesh, triangle, hit) (see [`RayCaster::first`]): the
+/// top-level BVH is traversed front to back, each mesh's BVH is asked for
+/// hits up to the closest one so far, and equal distances go to the lower
+/// mesh id, so the answer is that of a loop over all meshes in order.
+fn first_in(scene: &Scene, xforms: &Xforms, ray: &Ray, opts: &RayOptions<'_>) -> Option<RawHit> {
+    let len = ray.direction.length();
+    if !(len > 0.0) || !ray.origin.is_finite() {
+        return None;
+    }
+    let (t_min, t_max0) = (opts.near / len, opts.far / len);
+    if !(t_min <= t_max0) {
+        return None;
+    }
+    let nodes = &xforms.top().nodes;
+    let meshes = scene.meshes();
+    let br = BoxRay::new(ray.origin, ray.direction.recip());
+    let mut best: Option<RawHit> = None;
+    let mut t_best = t_max0;
+    // Box pruning bound: the closest hit plus a little slack, so rounding
+    // in the box tests never hides an equal-distance hit of a lower mesh.
+    let mut prune = t_max0;
+    let mut stack = Stack::<(u32, f32), 16>::new();
+    let mut node = 0usize;
+    let mut shared: Option<Option<(RayPrecomp, CullMode)>> = None;
+    br.enter(nodes.first()?, t_min, prune)?;
+    loop {
+        let n = &nodes[node];
+        if n.count == 0 {
+            let (l, r) = (n.index as usize, n.index as usize + 1);
+            let el = br.enter(&nodes[l], t_min, prune);
+            let er = br.enter(&nodes[r], t_min, prune);
+            match (el, er) {
+                (Some(a), Some(b)) => {
+                    let (near, far, t_far) = if b < a { (r, l, a) } else { (l, r, b) };
+                    stack.push((far as u32, t_far));
+                    node = near;
+                    continue;
+                }
+                (Some(_), None) => {
+                    node = l;
+                    continue;
+                }
+                (None, Some(_)) => {
+                    node = r;
+                    continue;
+                }
+                (None, None) => {}
+            }
+        } else {
+            let mesh = n.index;
+            let (m, x) = (&meshes[mesh as usize], &xforms[mesh as usize]);
+            if mesh_passes(opts, mesh) {
+                // (no local box test: the mesh BVH's root test is one)
+                // Meshes placed with the identity matrix share one local ray
+                // (computed by the same code from the same matrix).
+                let local = if x.identity {
+                    *shared.get_or_insert_with(|| local_pre(x, ray, opts.cull))
+                } else {
+                    local_pre(x, ray, opts.cull)
+                };
+                if let Some((pre, cull)) = local {
+                    if let Some((tri, h)) =
+                        m.bvh()
+                            .first_hit(m.positions(), m.triangles(), &pre, t_min, t_best, cull)
+                    {
+                        let better = best
+                            .as_ref()
+                            .is_none_or(|b| h.t < b.2.t || (h.t == b.2.t && mesh < b.0));
+                        if better {
+                            best = Some((mesh, tri, h));
+                            t_best = h.t;
+                            prune = t_best + t_best.abs() * PRUNE_SLACK;
+                        }
+                    }
+                }
+            }
+        }
+        loop {
+            let Some((i, t_enter)) = stack.pop() else {
+                return best;
+            };
+            if t_enter <= prune {
+                node = i as usize;
+                break;
+            }
+        }
+    }
+}
+
 /// Relative slack of the top-level pruning bound (as in the mesh BVHs).
 const PRUNE_SLACK: f32 = 1.0 / 65536.0;
 
@@ -596,13 +635,9 @@ pub fn raycast_all(scene: &Scene, ray: &Ray, opts: &RayOptions<'_>) -> Vec<Hit> 
 }
 
 impl Frame {
-    /// The pick ray through pixel (x, y) and its first hit, unexpanded.
-    fn ray_pick_raw<'a>(
-        &'a self,
-        scene: &'a Scene,
-        x: i64,
-        y: i64,
-    ) -> Option<(RayCaster<'a>, Ray, &'a ViewRays, RawHit)> {
+    /// The pick ray through the centre of pixel (x, y) with its options,
+    /// and the frame's ray setup.
+    fn pixel_ray(&self, x: i64, y: i64) -> Option<(Ray, RayOptions<'static>, &ViewRays)> {
         let (ux, uy) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
         self.index(ux, uy)?;
         let cam = self.camera.as_ref()?;
@@ -614,9 +649,7 @@ impl Frame {
             cull: self.cull,
             filter: None,
         };
-        let caster = RayCaster::with_xforms(scene, &self.xforms);
-        let raw = caster.first_raw(&ray, &opts)?;
-        Some((caster, ray, view, raw))
+        Some((ray, opts, view))
     }
 
     /// The third pick method: a 3D ray through the centre of pixel (x, y),
@@ -626,7 +659,9 @@ impl Frame {
     /// depth of the hit point.
     #[must_use]
     pub fn pick_ray(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
-        let (caster, ray, view, (mesh, tri, h)) = self.ray_pick_raw(scene, x, y)?;
+        let (ray, opts, view) = self.pixel_ray(x, y)?;
+        let caster = RayCaster::with_xforms(scene, &self.xforms);
+        let (mesh, tri, h) = caster.first_raw(&ray, &opts)?;
         let mut hit = caster.expand(&ray, mesh, tri, h);
         hit.depth = view.depth(hit.position);
         Some(hit)
@@ -637,7 +672,12 @@ impl Frame {
     /// building the full hit record.
     #[must_use]
     pub fn pick_id_ray(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
-        let (_, ray, view, (mesh, triangle, h)) = self.ray_pick_raw(scene, x, y)?;
+        let (ray, opts, view) = self.pixel_ray(x, y)?;
+        let (mesh, triangle, h) = if self.xforms.len() == scene.meshes().len() {
+            first_in(scene, &self.xforms, &ray, &opts)
+        } else {
+            RayCaster::new(scene).first_raw(&ray, &opts)
+        }?;
         Some(PickId {
             mesh,
             triangle,
@@ -683,10 +723,17 @@ mod tests {
             if rng.below(4) == 0 {
                 scale.x = -scale.x;
             }
-            let tr = Transform {
-                translation: rng.vec3(-8.0, 8.0),
-                rotation: Quat::from_axis_angle(rng.unit(), rng.range(0.0, 6.3)),
-                scale,
+            let tr = if rng.below(3) == 0 {
+                // placed with the identity: these share one local ray
+                let off = rng.vec3(-8.0, 8.0);
+                p.iter_mut().for_each(|v| *v += off);
+                Transform::IDENTITY
+            } else {
+                Transform {
+                    translation: rng.vec3(-8.0, 8.0),
+                    rotation: Quat::from_axis_angle(rng.unit(), rng.range(0.0, 6.3)),
+                    scale,
+                }
             };
             let dup = i > 0 && rng.below(6) == 0;
             let mesh = Mesh::new(format!("m{i}"), p, t, [1, 2, 3]).unwrap();

@@ -307,10 +307,10 @@ impl ViewRays {
         })
     }
 
-    /// The ray through the centre of pixel (x, y) from the near plane, unit
-    /// direction, and the distance to the far plane.
+    /// The ray through the centre of pixel (x, y) from its point on the near
+    /// plane (t = 0) to its point on the far plane (t = 1).
     #[inline]
-    fn ray(&self, x: u32, y: u32) -> (Ray, f32) {
+    fn ray(&self, x: u32, y: u32) -> Ray {
         let nx = (f64::from(x) + 0.5) * self.sx - 1.0;
         let ny = 1.0 - (f64::from(y) + 0.5) * self.sy;
         let a: [f64; 4] = std::array::from_fn(|k| self.c0[k] * nx + self.c1[k] * ny);
@@ -319,11 +319,7 @@ impl ViewRays {
             (DVec3::new(h[0], h[1], h[2]) * (1.0 / h[3])).as_vec3()
         };
         let (near, far_point) = (point(&self.near_w), point(&self.far_w));
-        let d = far_point - near;
-        let len = d.length();
-        let dir = d * (1.0 / len);
-        let dir = if dir.is_finite() { dir } else { Vec3::ZERO };
-        (Ray::new(near, dir), len)
+        Ray::new(near, far_point - near)
     }
 
     /// Window depth of a world point (NaN behind the eye), as
@@ -536,8 +532,21 @@ fn first_in(scene: &Scene, xforms: &Xforms, ray: &Ray, opts: &RayOptions<'_>) ->
     if !(len > 0.0) || !ray.origin.is_finite() {
         return None;
     }
-    let (t_min, t_max0) = (opts.near / len, opts.far / len);
-    if !(t_min <= t_max0) {
+    first_t(scene, xforms, ray, opts.near / len, opts.far / len, opts)
+}
+
+/// [`first_in`] with the range given in units of the ray parameter `t`
+/// (`opts.near` and `opts.far` are not used).
+fn first_t(
+    scene: &Scene,
+    xforms: &Xforms,
+    ray: &Ray,
+    t_min: f32,
+    t_max0: f32,
+    opts: &RayOptions<'_>,
+) -> Option<RawHit> {
+    let valid = ray.origin.is_finite() && ray.direction.is_finite();
+    if !valid || ray.direction == Vec3::ZERO || !(t_min <= t_max0) {
         return None;
     }
     let nodes = &xforms.top().nodes;
@@ -635,21 +644,19 @@ pub fn raycast_all(scene: &Scene, ray: &Ray, opts: &RayOptions<'_>) -> Vec<Hit> 
 }
 
 impl Frame {
-    /// The pick ray through the centre of pixel (x, y) with its options,
-    /// and the frame's ray setup.
+    /// The pick ray through the centre of pixel (x, y), from the near plane
+    /// (t = 0) to the far plane (t = 1), its options, and the frame's ray
+    /// setup.
     fn pixel_ray(&self, x: i64, y: i64) -> Option<(Ray, RayOptions<'static>, &ViewRays)> {
         let (ux, uy) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
         self.index(ux, uy)?;
         let cam = self.camera.as_ref()?;
         let view = self.xforms.view(cam, &self.inv_view_proj)?;
-        let (ray, far) = view.ray(ux, uy);
         let opts = RayOptions {
-            near: 0.0,
-            far,
             cull: self.cull,
-            filter: None,
+            ..RayOptions::default()
         };
-        Some((ray, opts, view))
+        Some((view.ray(ux, uy), opts, view))
     }
 
     /// The third pick method: a 3D ray through the centre of pixel (x, y),
@@ -661,7 +668,7 @@ impl Frame {
     pub fn pick_ray(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
         let (ray, opts, view) = self.pixel_ray(x, y)?;
         let caster = RayCaster::with_xforms(scene, &self.xforms);
-        let (mesh, tri, h) = caster.first_raw(&ray, &opts)?;
+        let (mesh, tri, h) = first_t(scene, &caster.xforms, &ray, 0.0, 1.0, &opts)?;
         let mut hit = caster.expand(&ray, mesh, tri, h);
         hit.depth = view.depth(hit.position);
         Some(hit)
@@ -674,9 +681,10 @@ impl Frame {
     pub fn pick_id_ray(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
         let (ray, opts, view) = self.pixel_ray(x, y)?;
         let (mesh, triangle, h) = if self.xforms.len() == scene.meshes().len() {
-            first_in(scene, &self.xforms, &ray, &opts)
+            first_t(scene, &self.xforms, &ray, 0.0, 1.0, &opts)
         } else {
-            RayCaster::new(scene).first_raw(&ray, &opts)
+            let caster = RayCaster::new(scene);
+            first_t(scene, &caster.xforms, &ray, 0.0, 1.0, &opts)
         }?;
         Some(PickId {
             mesh,

@@ -445,7 +445,7 @@ impl<'a> RayCaster<'a> {
 
     /// [`RayCaster::all`] over the top-level BVH's candidates, or over every
     /// mesh with `brute` (the tests' reference).
-    fn all_in(&self, ray: &Ray, opts: &RayOptions<'_>, brute: bool) -> Vec<Hit> {
+    pub(crate) fn all_in(&self, ray: &Ray, opts: &RayOptions<'_>, brute: bool) -> Vec<Hit> {
         let scene = self.scene;
         let mut out = Vec::new();
         let len = ray.direction.length();
@@ -493,8 +493,8 @@ impl<'a> RayCaster<'a> {
     }
 
     /// [`RayCaster::first`] as a loop over every mesh in order, without the
-    /// top-level BVH: the reference the tests compare against.
-    #[cfg(test)]
+    /// top-level BVH (one-shot queries, where building it would cost more
+    /// than it saves; the reference the tests compare against).
     pub(crate) fn first_brute(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
         let scene = self.scene;
         let mut best: Option<(f32, MeshId, u32, TriHit, LocalRay)> = None;
@@ -630,17 +630,18 @@ const PRUNE_SLACK: f32 = 1.0 / 65536.0;
 
 /// The nearest hit of a world-space ray, or `None`. `Hit::depth` is NaN
 /// (there is no camera); distances are along `ray.direction` in world units.
-/// For many rays against one scene state, make a [`RayCaster`] once.
+/// For many rays against one scene state, make a [`RayCaster`] once (it
+/// also builds a BVH over the meshes, which a one-shot query skips).
 #[must_use]
 pub fn raycast_first(scene: &Scene, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
-    RayCaster::new(scene).first(ray, opts)
+    RayCaster::new(scene).first_brute(ray, opts)
 }
 
 /// Every hit of a world-space ray, sorted by distance (ties by mesh, then
 /// triangle): the Papervision3D `collideRayToMesh` list.
 #[must_use]
 pub fn raycast_all(scene: &Scene, ray: &Ray, opts: &RayOptions<'_>) -> Vec<Hit> {
-    RayCaster::new(scene).all(ray, opts)
+    RayCaster::new(scene).all_in(ray, opts, true)
 }
 
 impl Frame {

@@ -13,7 +13,7 @@ use super::bvh::Stack;
 use super::top::{BoxRay, TopLevel};
 use super::triangle::{RayPrecomp, TriHit};
 use super::{Hit, PickId};
-use crate::camera::{clip_to_window, Camera, Ray};
+use crate::camera::{Camera, Ray};
 use crate::frame::Frame;
 use crate::raster::rules::CullMode;
 use crate::scene::{Aabb, Mesh, MeshId, Scene};
@@ -288,7 +288,6 @@ struct ViewRays {
     sx: f64,
     sy: f64,
     view_proj: Mat4,
-    size: (f32, f32),
 }
 
 impl ViewRays {
@@ -303,7 +302,6 @@ impl ViewRays {
             sx: 2.0 / f64::from(cam.width),
             sy: 2.0 / f64::from(cam.height),
             view_proj: cam.view_proj(),
-            size: (cam.width as f32, cam.height as f32),
         })
     }
 
@@ -330,7 +328,8 @@ impl ViewRays {
         if clip.w <= 0.0 {
             return f32::NAN;
         }
-        clip_to_window(clip, self.size.0, self.size.1).z
+        // the z of `clip_to_window`, without its x and y
+        (clip.z / clip.w) * 0.5 + 0.5
     }
 }
 

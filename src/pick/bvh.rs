@@ -25,12 +25,17 @@
 //! * Queries: [`Bvh::first_hit`] (front-to-back ordered traversal, shrinking
 //!   `t_max`, ties in `t` broken by the smaller triangle index) and
 //!   [`Bvh::all_hits`]. Both use [`intersect`] and therefore its conventions
-//!   (inclusive `[t_min, t_max]`, watertight edges, culling by facing).
-//!   Results are exactly those of a brute-force loop over all triangles
-//!   (box tests are conservative: exits are rounded outward).
+//!   (inclusive `[t_min, t_max]`, watertight edges, culling by facing);
+//!   `first_hit` tests a leaf's triangles four at a time, each lane
+//!   computing exactly what [`intersect`] computes. Results are exactly
+//!   those of a brute-force loop over all triangles (box tests are
+//!   conservative: exits are rounded outward).
 //!
-//! The BVH stores indices only: queries and [`Bvh::validate`] must be given
-//! the same `positions` and `tris` the tree was built from.
+//! Besides its nodes and the leaves' triangle indices, the BVH keeps a copy
+//! of the leaves' triangle corners in leaf order, four to a pack (about 40
+//! bytes per triangle), which `first_hit` reads instead of the mesh arrays.
+//! Queries and [`Bvh::validate`] must still be given the same `positions`
+//! and `tris` the tree was built from.
 
 use glam::{BVec3A, Vec3, Vec3A, Vec3Swizzles, Vec4};
 

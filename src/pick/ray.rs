@@ -130,21 +130,9 @@ pub(crate) fn mesh_xforms<'a>(
 }
 
 fn local_ray(x: &MeshXform, ray: &Ray, cull: CullMode) -> Option<LocalRay> {
-    if !x.valid {
-        return None;
-    }
-    let o = x.inv.transform_point3(ray.origin);
-    let d = x.inv.transform_vector3(ray.direction);
-    if !o.is_finite() || !d.is_finite() || d == Vec3::ZERO {
-        return None;
-    }
-    let cull = match (x.mirrored, cull) {
-        (true, CullMode::Back) => CullMode::Front,
-        (true, CullMode::Front) => CullMode::Back,
-        (_, c) => c,
-    };
+    let (pre, cull) = local_pre(x, ray, cull)?;
     Some(LocalRay {
-        pre: RayPrecomp::new(o, d),
+        pre,
         cull,
         mirrored: x.mirrored,
         world: x.world,

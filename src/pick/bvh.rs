@@ -392,20 +392,32 @@ fn leaf_packs(
             })
             .collect()
     };
+    use rayon::prelude::*;
+
     leaves.sort_unstable();
-    let mut packs = Vec::with_capacity(prims.len() / 3 + 1);
     let mut start = vec![0u32; prims.len()];
-    for (first, count) in leaves {
-        start[first as usize] = packs.len() as u32;
-        let ids = &prims[first as usize..(first + count) as usize];
-        for chunk in ids.chunks(4) {
-            let four: Vec<(u32, [Vec3; 3])> = chunk
-                .iter()
-                .map(|&id| (id, tris[id as usize].map(|v| positions[v as usize])))
-                .collect();
-            packs.push(TriPack::new(&four));
-        }
+    let mut n = 0u32;
+    for &(first, count) in &leaves {
+        start[first as usize] = n;
+        n += count.div_ceil(4);
     }
+    // in parallel, in leaf order (rayon's collect keeps it): the same
+    // packs for any number of threads
+    let packs: Vec<TriPack> = leaves
+        .par_iter()
+        .flat_map_iter(|&(first, count)| {
+            prims[first as usize..(first + count) as usize]
+                .chunks(4)
+                .map(|chunk| {
+                    let mut four = [(0u32, [Vec3::ZERO; 3]); 4];
+                    for (slot, &id) in four.iter_mut().zip(chunk) {
+                        *slot = (id, tris[id as usize].map(|v| positions[v as usize]));
+                    }
+                    TriPack::new(&four[..chunk.len()])
+                })
+        })
+        .collect();
+    debug_assert_eq!(packs.len(), n as usize);
     (packs, start)
 }
 
@@ -2218,6 +2230,10 @@ mod tests {
             let many = build(threads);
             assert_eq!(node_bits(&one), node_bits(&many), "{threads} threads");
             assert_eq!(one.prims, many.prims);
+            assert_eq!(
+                (&one.packs, &one.pack_start),
+                (&many.packs, &many.pack_start)
+            );
             assert_eq!(one.quads.len(), many.quads.len());
             assert_eq!((one.root, one.root_bounds), (many.root, many.root_bounds));
             assert_eq!((one.node_count, one.depth), (many.node_count, many.depth));

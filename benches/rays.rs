@@ -1,12 +1,19 @@
 //! Criterion benchmarks of the ray picker on a ~100k-triangle mesh:
 //! BVH build time and first-hit rays per second (360×360 primary rays, one
-//! thread). Uses `../shared/models/snowden_bust.obj` (109k triangles) when
-//! present, else a generated 100k-triangle sphere. `cargo bench --bench rays`.
+//! thread) through one-shot queries, a reused [`RayCaster`] and the frame's
+//! compact pick ([`softpick::Frame::pick_id_ray`]), plus the compact pick on
+//! a scene of 1,600 small meshes (the top-level BVH). Uses
+//! `../shared/models/snowden_bust.obj` (109k triangles) when present, else a
+//! generated 100k-triangle sphere. `cargo bench --bench rays`.
 
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use softpick::{load_obj, raycast_first, Bvh, Camera, RayOptions, Scene};
+use glam::Vec3;
+use softpick::{
+    load_obj, raycast_first, render, Bvh, Camera, RayCaster, RayOptions, RenderOptions, Scene,
+    Transform,
+};
 
 #[path = "common/sphere.rs"]
 mod sphere;
@@ -44,7 +51,54 @@ fn bench(c: &mut Criterion) {
                 .count()
         })
     });
+    let caster = RayCaster::new(&scene);
+    g.bench_function(format!("caster_first_360x360/{name}"), |b| {
+        b.iter(|| {
+            rays.iter()
+                .filter(|r| caster.first(r, &RayOptions::default()).is_some())
+                .count()
+        })
+    });
+    sweep(&mut g, &name, &scene);
+    sweep(&mut g, "1600_meshes", &many_meshes());
     g.finish();
+}
+
+/// 40×40 small spheres (112 triangles each) on a plane.
+fn many_meshes() -> Scene {
+    let ball = sphere::uv_sphere(8, 8);
+    let mut s = Scene::new();
+    for i in 0..1600 {
+        let at = Vec3::new((i % 40) as f32 * 3.0, 0.0, (i / 40) as f32 * 3.0);
+        s.add_mesh(
+            ball.meshes()[0].clone(),
+            Transform::from_translation(at),
+            None,
+        );
+    }
+    s
+}
+
+/// `Frame::pick_id_ray` at every pixel of a 360×360 frame.
+fn sweep(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    scene: &Scene,
+) {
+    for m in scene.meshes() {
+        let _ = m.bvh();
+    }
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+    let frame = render(scene, &cam, RenderOptions::default()).expect("render");
+    let _ = frame.pick_id_ray(scene, 0, 0); // the frame's ray setup, once
+    g.bench_function(format!("pick_id_ray_360x360/{name}"), |b| {
+        b.iter(|| {
+            (0..360i64)
+                .flat_map(|y| (0..360i64).map(move |x| (x, y)))
+                .filter(|&(x, y)| frame.pick_id_ray(scene, x, y).is_some())
+                .count()
+        })
+    });
 }
 
 criterion_group!(benches, bench);

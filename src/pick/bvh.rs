@@ -25,16 +25,21 @@
 //! * Queries: [`Bvh::first_hit`] (front-to-back ordered traversal, shrinking
 //!   `t_max`, ties in `t` broken by the smaller triangle index) and
 //!   [`Bvh::all_hits`]. Both use [`intersect`] and therefore its conventions
-//!   (inclusive `[t_min, t_max]`, watertight edges, culling by facing).
-//!   Results are exactly those of a brute-force loop over all triangles
-//!   (box tests are conservative: exits are rounded outward).
+//!   (inclusive `[t_min, t_max]`, watertight edges, culling by facing);
+//!   `first_hit` tests a leaf's triangles four at a time, each lane
+//!   computing exactly what [`intersect`] computes. Results are exactly
+//!   those of a brute-force loop over all triangles (box tests are
+//!   conservative: exits are rounded outward).
 //!
-//! The BVH stores indices only: queries and [`Bvh::validate`] must be given
-//! the same `positions` and `tris` the tree was built from.
+//! Besides its nodes and the leaves' triangle indices, the BVH keeps a copy
+//! of the leaves' triangle corners in leaf order, four to a pack (about 40
+//! bytes per triangle), which `first_hit` reads instead of the mesh arrays.
+//! Queries and [`Bvh::validate`] must still be given the same `positions`
+//! and `tris` the tree was built from.
 
 use glam::{BVec3A, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
-use crate::pick::triangle::{intersect, RayPrecomp, TriHit};
+use crate::pick::triangle::{intersect, Pack4Ray, RayPrecomp, TriHit, TriPack};
 use crate::raster::rules::CullMode;
 
 /// Number of SAH bins per axis.
@@ -366,6 +371,94 @@ impl Collapse {
     }
 }
 
+/// The leaves' triangles four to a pack, in leaf order, and per leaf (at
+/// the index of its first entry in `prims`) the index of its first pack.
+fn leaf_packs(
+    quads: &[Quad],
+    root: ChildRef,
+    prims: &[u32],
+    positions: &[Vec3],
+    tris: &[[u32; 3]],
+) -> (Vec<TriPack>, Vec<u32>) {
+    let mut leaves: Vec<ChildRef> = if root.1 > 0 {
+        vec![root]
+    } else {
+        quads
+            .iter()
+            .flat_map(|q| {
+                (0..4)
+                    .filter(|&k| q.count[k] > 0)
+                    .map(|k| (q.index[k], q.count[k]))
+            })
+            .collect()
+    };
+    use rayon::prelude::*;
+
+    leaves.sort_unstable();
+    let mut start = vec![0u32; prims.len()];
+    let mut n = 0u32;
+    for &(first, count) in &leaves {
+        start[first as usize] = n;
+        n += count.div_ceil(4);
+    }
+    // in parallel, in leaf order (rayon's collect keeps it): the same
+    // packs for any number of threads
+    let packs: Vec<TriPack> = leaves
+        .par_iter()
+        .flat_map_iter(|&(first, count)| {
+            prims[first as usize..(first + count) as usize]
+                .chunks(4)
+                .map(|chunk| {
+                    let mut four = [(0u32, [Vec3::ZERO; 3]); 4];
+                    for (slot, &id) in four.iter_mut().zip(chunk) {
+                        *slot = (id, tris[id as usize].map(|v| positions[v as usize]));
+                    }
+                    TriPack::new(&four[..chunk.len()])
+                })
+        })
+        .collect();
+    debug_assert_eq!(packs.len(), n as usize);
+    (packs, start)
+}
+
+/// A traversal stack: the first `N` entries in an array (cheap to set up
+/// for every ray), any further ones (rare) in a vector.
+pub(crate) struct Stack<T, const N: usize> {
+    top: [T; N],
+    n: usize,
+    more: Vec<T>,
+}
+
+impl<T: Copy + Default, const N: usize> Stack<T, N> {
+    #[inline(always)]
+    pub(crate) fn new() -> Self {
+        Self {
+            top: [T::default(); N],
+            n: 0,
+            more: Vec::new(),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn push(&mut self, v: T) {
+        if self.n < N {
+            self.top[self.n] = v;
+            self.n += 1;
+        } else {
+            self.more.push(v);
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn pop(&mut self) -> Option<T> {
+        if let Some(v) = self.more.pop() {
+            return Some(v);
+        }
+        self.n = self.n.checked_sub(1)?;
+        Some(self.top[self.n])
+    }
+}
+
 /// Per-ray constants for testing the four children of a [`Quad`] at once.
 struct QuadTest {
     /// Splatted origin per axis.
@@ -457,6 +550,12 @@ pub struct Bvh {
     quads: Vec<Quad>,
     /// Triangle indices referenced by the leaves.
     prims: Vec<u32>,
+    /// The leaves' triangles in leaf order, four to a [`TriPack`] (a leaf's
+    /// packs are consecutive): [`Bvh::first_hit`] tests them four at a time
+    /// without going through `prims`, `tris` and `positions`.
+    packs: Vec<TriPack>,
+    /// Per leaf, at the index of its first entry in `prims`: its first pack.
+    pack_start: Vec<u32>,
     node_count: usize,
     depth: u32,
 }
@@ -546,6 +645,7 @@ impl Bvh {
             .iter()
             .map(|q| (0..4).filter(|&k| q.lane_used(k)).count())
             .sum::<usize>();
+        let (packs, pack_start) = leaf_packs(&quads, root, &ids, positions, tris);
         Bvh {
             root_bounds: Aabb {
                 min: bounds.lo.into(),
@@ -554,6 +654,8 @@ impl Bvh {
             root,
             quads,
             prims: ids,
+            packs,
+            pack_start,
             node_count,
             depth,
         }
@@ -609,6 +711,9 @@ impl Bvh {
         t_max: f32,
         cull: CullMode,
     ) -> Option<(u32, TriHit)> {
+        // The tree's own leaf-ordered copy of the triangles (`packs`, made
+        // from these same arrays at build time) is what is tested.
+        let _ = (positions, tris);
         let range_ok = t_min <= t_max; // false for NaN
         if self.is_empty() || !ray.is_valid() || !range_ok {
             return None;
@@ -616,29 +721,53 @@ impl Bvh {
         // No separate root-box test: testing the root's children rejects a
         // ray that misses everything just as fast.
         if ray.inv_dir().is_finite() && t_min >= 0.0 {
-            self.first_hit_impl::<true>(positions, tris, ray, t_min, t_max, cull)
+            self.first_hit_impl::<true>(ray, t_min, t_max, cull)
         } else {
-            self.first_hit_impl::<false>(positions, tris, ray, t_min, t_max, cull)
+            self.first_hit_impl::<false>(ray, t_min, t_max, cull)
         }
+    }
+
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn leaf_first(
+        &self,
+        ray: &RayPrecomp,
+        tris4: &Pack4Ray,
+        (first, count): ChildRef,
+        t_min: f32,
+        t_hi: f32,
+        cull: CullMode,
+    ) -> Option<(u32, TriHit)> {
+        let start = self.pack_start[first as usize] as usize;
+        let n = (count as usize).div_ceil(4);
+        let mut best: Option<(u32, TriHit)> = None;
+        let mut t_hi = t_hi;
+        for pk in &self.packs[start..start + n] {
+            if let Some((id, h)) = tris4.first(ray, pk, t_min, t_hi, cull) {
+                if best.is_none_or(|(bid, bh)| h.t < bh.t || (h.t == bh.t && id < bid)) {
+                    best = Some((id, h));
+                    t_hi = h.t;
+                }
+            }
+        }
+        best
     }
 
     #[inline(always)]
     fn first_hit_impl<const FAST: bool>(
         &self,
-        positions: &[Vec3],
-        tris: &[[u32; 3]],
         ray: &RayPrecomp,
         t_min: f32,
         t_max: f32,
         cull: CullMode,
     ) -> Option<(u32, TriHit)> {
         let boxes = QuadTest::new::<FAST>(ray, t_min);
+        let tris4 = Pack4Ray::new(ray);
         let mut best: Option<(u32, TriHit)> = None;
         let mut t_hi = t_max;
         // Box pruning bound: t_hi plus a little slack (see PRUNE_SLACK).
         let mut prune = t_max;
-        let mut stack = [(0u32, 0u32, 0f32); MAX_DEPTH as usize];
-        let mut sp = 0usize;
+        let mut stack = Stack::<(u32, u32, f32), 16>::new();
         let (mut index, mut count) = self.root;
         loop {
             if count == 0 {
@@ -659,8 +788,7 @@ impl Bvh {
                             } else {
                                 (first, second)
                             };
-                            stack[sp] = (q.index[b], q.count[b], near[b]);
-                            sp += 1;
+                            stack.push((q.index[b], q.count[b], near[b]));
                             first = a;
                         } else {
                             // Three or four: push all but the nearest,
@@ -682,8 +810,7 @@ impl Bvh {
                                 n += 1;
                             }
                             for &(d, k) in &order[..n - 1] {
-                                stack[sp] = (q.index[k], q.count[k], d);
-                                sp += 1;
+                                stack.push((q.index[k], q.count[k], d));
                             }
                             first = order[n - 1].1;
                         }
@@ -691,39 +818,24 @@ impl Bvh {
                     (index, count) = (q.index[first], q.count[first]);
                     continue;
                 }
-            } else {
-                let first = index as usize;
-                for &id in &self.prims[first..first + count as usize] {
-                    let [a, b, c] = tris[id as usize];
-                    let h = intersect(
-                        ray,
-                        positions[a as usize],
-                        positions[b as usize],
-                        positions[c as usize],
-                        t_min,
-                        t_hi,
-                        cull,
-                    );
-                    if let Some(h) = h {
-                        let better = match best {
-                            None => true,
-                            Some((bid, bh)) => h.t < bh.t || (h.t == bh.t && id < bid),
-                        };
-                        if better {
-                            best = Some((id, h));
-                            t_hi = h.t;
-                            prune = t_hi + t_hi.abs() * PRUNE_SLACK;
-                        }
-                    }
+            } else if let Some((id, h)) =
+                self.leaf_first(ray, &tris4, (index, count), t_min, t_hi, cull)
+            {
+                let better = match best {
+                    None => true,
+                    Some((bid, bh)) => h.t < bh.t || (h.t == bh.t && id < bid),
+                };
+                if better {
+                    best = Some((id, h));
+                    t_hi = h.t;
+                    prune = t_hi + t_hi.abs() * PRUNE_SLACK;
                 }
             }
             // Pop the next node still in range.
             loop {
-                if sp == 0 {
+                let Some((i, c, t_enter)) = stack.pop() else {
                     return best;
-                }
-                sp -= 1;
-                let (i, c, t_enter) = stack[sp];
+                };
                 if t_enter <= prune {
                     (index, count) = (i, c);
                     break;
@@ -2118,6 +2230,10 @@ mod tests {
             let many = build(threads);
             assert_eq!(node_bits(&one), node_bits(&many), "{threads} threads");
             assert_eq!(one.prims, many.prims);
+            assert_eq!(
+                (&one.packs, &one.pack_start),
+                (&many.packs, &many.pack_start)
+            );
             assert_eq!(one.quads.len(), many.quads.len());
             assert_eq!((one.root, one.root_bounds), (many.root, many.root_bounds));
             assert_eq!((one.node_count, one.depth), (many.node_count, many.depth));

@@ -15,6 +15,7 @@ pub(crate) mod direct;
 pub mod ray;
 #[cfg(test)]
 mod test_util;
+mod top;
 pub mod triangle;
 
 use std::sync::Arc;

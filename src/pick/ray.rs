@@ -5,12 +5,15 @@
 //! BVH with the watertight ray–triangle test of [`super::triangle`].
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
-use glam::{Mat4, Vec3};
+use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
 
+use super::bvh::Stack;
+use super::top::{BoxRay, TopLevel};
 use super::triangle::{RayPrecomp, TriHit};
 use super::{Hit, PickId};
-use crate::camera::Ray;
+use crate::camera::{Camera, Ray};
 use crate::frame::Frame;
 use crate::raster::rules::CullMode;
 use crate::scene::{Aabb, Mesh, MeshId, Scene};
@@ -68,6 +71,9 @@ pub(crate) struct MeshXform {
     world_bounds: Aabb,
     mirrored: bool,
     valid: bool,
+    /// The world matrix is exactly the identity (so is then every such
+    /// mesh's inverse, bit for bit: the local ray is shared).
+    identity: bool,
 }
 
 impl MeshXform {
@@ -106,6 +112,7 @@ impl MeshXform {
             world_bounds,
             mirrored: det < 0.0,
             valid: valid && world_bounds.min.is_finite() && world_bounds.max.is_finite(),
+            identity: world == Mat4::IDENTITY,
         }
     }
 }
@@ -123,6 +130,19 @@ pub(crate) fn mesh_xforms<'a>(
 }
 
 fn local_ray(x: &MeshXform, ray: &Ray, cull: CullMode) -> Option<LocalRay> {
+    let (pre, cull) = local_pre(x, ray, cull)?;
+    Some(LocalRay {
+        pre,
+        cull,
+        mirrored: x.mirrored,
+        world: x.world,
+    })
+}
+
+/// [`local_ray`] for first hits: only the precomputed local ray and the
+/// cull mode as seen in local space.
+#[inline(always)]
+fn local_pre(x: &MeshXform, ray: &Ray, cull: CullMode) -> Option<(RayPrecomp, CullMode)> {
     if !x.valid {
         return None;
     }
@@ -136,12 +156,7 @@ fn local_ray(x: &MeshXform, ray: &Ray, cull: CullMode) -> Option<LocalRay> {
         (true, CullMode::Front) => CullMode::Back,
         (_, c) => c,
     };
-    Some(LocalRay {
-        pre: RayPrecomp::new(o, d),
-        cull,
-        mirrored: x.mirrored,
-        world: x.world,
-    })
+    Some((RayPrecomp::new(o, d), cull))
 }
 
 fn mesh_passes(opts: &RayOptions<'_>, id: MeshId) -> bool {
@@ -191,14 +206,135 @@ fn enter(
     Some(lr)
 }
 
+/// The prepared transforms of a scene's meshes ([`MeshXform`], one per mesh)
+/// plus what ray queries build from them lazily, at most once: the
+/// top-level BVH over the meshes' world boxes and, for a frame, the per-pixel
+/// ray setup. A frame keeps one of these for its transforms as rendered;
+/// [`Xforms::clear`] and extending drop what was built.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Xforms {
+    list: Vec<MeshXform>,
+    top: OnceLock<TopLevel>,
+    view: OnceLock<Option<ViewRays>>,
+}
+
+impl Xforms {
+    /// Removes every transform (and what was built from them).
+    pub(crate) fn clear(&mut self) {
+        self.list.clear();
+        self.top = OnceLock::new();
+        self.view = OnceLock::new();
+    }
+
+    fn top(&self) -> &TopLevel {
+        self.top.get_or_init(|| {
+            TopLevel::build(
+                self.list
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| x.valid)
+                    .map(|(i, x)| (i as u32, x.world_bounds)),
+            )
+        })
+    }
+
+    /// The per-pixel ray setup of `cam` (made at most once; the frame's
+    /// camera does not change without [`Xforms::clear`]).
+    fn view(&self, cam: &Camera, inv: &DMat4) -> Option<&ViewRays> {
+        self.view.get_or_init(|| ViewRays::new(cam, inv)).as_ref()
+    }
+}
+
+impl Extend<MeshXform> for Xforms {
+    fn extend<I: IntoIterator<Item = MeshXform>>(&mut self, iter: I) {
+        self.list.extend(iter);
+        self.top = OnceLock::new();
+        self.view = OnceLock::new();
+    }
+}
+
+impl std::ops::Deref for Xforms {
+    type Target = [MeshXform];
+    fn deref(&self) -> &[MeshXform] {
+        &self.list
+    }
+}
+
+/// Per-frame constants of the pick rays through pixel centres: the pixel's
+/// points on the near and far planes are `(c0 * nx + c1 * ny + near_w)` and
+/// `(... + far_w)` in homogeneous world coordinates (the columns of the
+/// inverse view-projection with the plane's NDC depth folded in), so a ray
+/// costs a few multiply-adds and two divisions instead of two full
+/// unprojections; and the view-projection, for the window depth of a hit.
+#[derive(Clone, Debug)]
+struct ViewRays {
+    c0: [f64; 4],
+    c1: [f64; 4],
+    near_w: [f64; 4],
+    far_w: [f64; 4],
+    /// `2 / width`, `2 / height`.
+    sx: f64,
+    sy: f64,
+    view_proj: Mat4,
+}
+
+impl ViewRays {
+    fn new(cam: &Camera, inv: &DMat4) -> Option<Self> {
+        let c = |k: usize| inv.col(k).to_array();
+        let (c2, c3) = (inv.col(2), inv.col(3));
+        Some(Self {
+            c0: c(0),
+            c1: c(1),
+            near_w: (c3 - c2).to_array(),
+            far_w: (c3 + c2).to_array(),
+            sx: 2.0 / f64::from(cam.width),
+            sy: 2.0 / f64::from(cam.height),
+            view_proj: cam.view_proj(),
+        })
+    }
+
+    /// The ray through the centre of pixel (x, y) from its point on the near
+    /// plane (t = 0) to its point on the far plane (t = 1).
+    #[inline]
+    fn ray(&self, x: u32, y: u32) -> Ray {
+        let nx = (f64::from(x) + 0.5) * self.sx - 1.0;
+        let ny = 1.0 - (f64::from(y) + 0.5) * self.sy;
+        let a: [f64; 4] = std::array::from_fn(|k| self.c0[k] * nx + self.c1[k] * ny);
+        let point = |w: &[f64; 4]| {
+            let h: [f64; 4] = std::array::from_fn(|k| a[k] + w[k]);
+            (DVec3::new(h[0], h[1], h[2]) * (1.0 / h[3])).as_vec3()
+        };
+        let (near, far_point) = (point(&self.near_w), point(&self.far_w));
+        Ray::new(near, far_point - near)
+    }
+
+    /// Window depth of a world point (NaN behind the eye), as
+    /// [`Camera::project`] computes it.
+    #[inline]
+    fn depth(&self, p: Vec3) -> f32 {
+        let clip = self.view_proj * Vec4::new(p.x, p.y, p.z, 1.0);
+        if clip.w <= 0.0 {
+            return f32::NAN;
+        }
+        // the z of `clip_to_window`, without its x and y
+        (clip.z / clip.w) * 0.5 + 0.5
+    }
+}
+
+/// The nearest hit of a query before it is expanded: mesh, triangle and the
+/// triangle test's answer.
+type RawHit = (MeshId, u32, TriHit);
+
 /// Ray queries against one state of a scene: each mesh's world matrix and
 /// its inverse are computed once, when the caster is made, and reused for
-/// every ray (make a new caster after moving nodes). [`raycast_first`] and
-/// [`raycast_all`] make a one-shot caster.
+/// every ray (make a new caster after moving nodes); so is a BVH over the
+/// meshes' world boxes (built at the first query), through which a ray
+/// visits only the meshes whose boxes it crosses, nearest first.
+/// [`raycast_first`] and [`raycast_all`] make a one-shot caster.
 #[derive(Clone, Debug)]
 pub struct RayCaster<'a> {
     scene: &'a Scene,
-    xforms: Cow<'a, [MeshXform]>,
+    xforms: Cow<'a, Xforms>,
 }
 
 impl<'a> RayCaster<'a> {
@@ -208,7 +344,8 @@ impl<'a> RayCaster<'a> {
         let worlds: Vec<Mat4> = (0..scene.meshes().len() as MeshId)
             .map(|m| scene.mesh_world(m))
             .collect();
-        let xforms = mesh_xforms(scene, &worlds).collect();
+        let mut xforms = Xforms::default();
+        xforms.extend(mesh_xforms(scene, &worlds));
         Self {
             scene,
             xforms: Cow::Owned(xforms),
@@ -217,7 +354,7 @@ impl<'a> RayCaster<'a> {
 
     /// A caster with transforms prepared elsewhere (a frame's, as rendered);
     /// falls back to the scene's current ones when they do not match it.
-    pub(crate) fn with_xforms(scene: &'a Scene, xforms: &'a [MeshXform]) -> Self {
+    pub(crate) fn with_xforms(scene: &'a Scene, xforms: &'a Xforms) -> Self {
         if xforms.len() == scene.meshes().len() {
             Self {
                 scene,
@@ -231,35 +368,71 @@ impl<'a> RayCaster<'a> {
     /// The nearest hit of a world-space ray (see [`raycast_first`]).
     #[must_use]
     pub fn first(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
-        let scene = self.scene;
-        let mut best: Option<(f32, MeshId, u32, TriHit, LocalRay)> = None;
-        let len = ray.direction.length();
-        if !(len > 0.0) || !ray.origin.is_finite() {
-            return None;
+        let (mesh, tri, h) = self.first_raw(ray, opts)?;
+        Some(self.expand(ray, mesh, tri, h))
+    }
+
+    fn expand(&self, ray: &Ray, mesh: MeshId, tri: u32, h: TriHit) -> Hit {
+        let x = &self.xforms[mesh as usize];
+        let m = &self.scene.meshes()[mesh as usize];
+        let p = m.triangle(tri).map(|q| x.world.transform_point3(q));
+        let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
+        Hit {
+            mesh,
+            mesh_name: m.name_arc().clone(),
+            triangle: tri,
+            global_triangle: self.scene.global_triangle(mesh, tri),
+            depth: f32::NAN,
+            distance: h.t * ray.direction.length(),
+            position: ray.at(h.t),
+            barycentric: h.bary,
+            normal: n,
+            front_face: h.front != x.mirrored,
         }
-        let (t_min, t_max0) = (opts.near / len, opts.far / len);
-        let inv_dir = ray.direction.recip();
-        for (mesh, (m, x)) in scene.meshes().iter().zip(self.xforms.iter()).enumerate() {
-            let mesh = mesh as MeshId;
-            let t_max = best.as_ref().map_or(t_max0, |b| b.0);
-            let Some(lr) = enter(m, x, mesh, ray, inv_dir, opts, t_min, t_max) else {
+    }
+
+    /// The nearest hit as (mesh, triangle, hit): the top-level BVH is
+    /// traversed front to back, each mesh's BVH is asked for hits up to the
+    /// closest one so far, and equal distances go to the lower mesh id, so
+    /// the answer is that of a loop over all meshes in order.
+    fn first_raw(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<RawHit> {
+        first_in(self.scene, &self.xforms, ray, opts)
+    }
+
+    /// The meshes whose world boxes the ray crosses within `[t_min, t_max]`,
+    /// in id order.
+    fn candidates(&self, ray: &Ray, t_min: f32, t_max: f32) -> Vec<MeshId> {
+        let nodes = &self.xforms.top().nodes;
+        let br = BoxRay::new(ray.origin, ray.direction.recip());
+        let mut out = Vec::new();
+        let mut stack = vec![0usize];
+        if nodes.is_empty() {
+            return out;
+        }
+        while let Some(i) = stack.pop() {
+            let n = &nodes[i];
+            if br.enter(n, t_min, t_max).is_none() {
                 continue;
-            };
-            if let Some((tri, h)) =
-                m.bvh()
-                    .first_hit(m.positions(), m.triangles(), &lr.pre, t_min, t_max, lr.cull)
-            {
-                if best.as_ref().is_none_or(|b| h.t < b.0) {
-                    best = Some((h.t, mesh, tri, h, lr));
-                }
+            }
+            if n.count == 0 {
+                stack.extend([n.index as usize, n.index as usize + 1]);
+            } else {
+                out.push(n.index);
             }
         }
-        best.map(|(_, mesh, tri, h, lr)| make_hit(scene, mesh, &lr, ray, tri, h))
+        out.sort_unstable();
+        out
     }
 
     /// Every hit of a world-space ray, sorted (see [`raycast_all`]).
     #[must_use]
     pub fn all(&self, ray: &Ray, opts: &RayOptions<'_>) -> Vec<Hit> {
+        self.all_in(ray, opts, false)
+    }
+
+    /// [`RayCaster::all`] over the top-level BVH's candidates, or over every
+    /// mesh with `brute` (the tests' reference).
+    pub(crate) fn all_in(&self, ray: &Ray, opts: &RayOptions<'_>, brute: bool) -> Vec<Hit> {
         let scene = self.scene;
         let mut out = Vec::new();
         let len = ray.direction.length();
@@ -267,10 +440,18 @@ impl<'a> RayCaster<'a> {
             return out;
         }
         let (t_min, t_max) = (opts.near / len, opts.far / len);
+        if !(t_min <= t_max) {
+            return out;
+        }
         let inv_dir = ray.direction.recip();
         let mut tmp = Vec::new();
-        for (mesh, (m, x)) in scene.meshes().iter().zip(self.xforms.iter()).enumerate() {
-            let mesh = mesh as MeshId;
+        let meshes = if brute {
+            (0..scene.meshes().len() as MeshId).collect()
+        } else {
+            self.candidates(ray, t_min, t_max)
+        };
+        for mesh in meshes {
+            let (m, x) = (&scene.meshes()[mesh as usize], &self.xforms[mesh as usize]);
             let Some(lr) = enter(m, x, mesh, ray, inv_dir, opts, t_min, t_max) else {
                 continue;
             };
@@ -297,24 +478,175 @@ impl<'a> RayCaster<'a> {
         });
         out
     }
+
+    /// [`RayCaster::first`] as a loop over every mesh in order, without the
+    /// top-level BVH (one-shot queries, where building it would cost more
+    /// than it saves; the reference the tests compare against).
+    pub(crate) fn first_brute(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
+        let scene = self.scene;
+        let mut best: Option<(f32, MeshId, u32, TriHit, LocalRay)> = None;
+        let len = ray.direction.length();
+        if !(len > 0.0) || !ray.origin.is_finite() {
+            return None;
+        }
+        let (t_min, t_max0) = (opts.near / len, opts.far / len);
+        let inv_dir = ray.direction.recip();
+        for (mesh, (m, x)) in scene.meshes().iter().zip(self.xforms.iter()).enumerate() {
+            let mesh = mesh as MeshId;
+            let t_max = best.as_ref().map_or(t_max0, |b| b.0);
+            let Some(lr) = enter(m, x, mesh, ray, inv_dir, opts, t_min, t_max) else {
+                continue;
+            };
+            if let Some((tri, h)) =
+                m.bvh()
+                    .first_hit(m.positions(), m.triangles(), &lr.pre, t_min, t_max, lr.cull)
+            {
+                if best.as_ref().is_none_or(|b| h.t < b.0) {
+                    best = Some((h.t, mesh, tri, h, lr));
+                }
+            }
+        }
+        best.map(|(_, mesh, tri, h, lr)| make_hit(scene, mesh, &lr, ray, tri, h))
+    }
 }
+
+/// The nearest hit as (mesh, triangle, hit) (see [`RayCaster::first`]): the
+/// top-level BVH is traversed front to back, each mesh's BVH is asked for
+/// hits up to the closest one so far, and equal distances go to the lower
+/// mesh id, so the answer is that of a loop over all meshes in order.
+fn first_in(scene: &Scene, xforms: &Xforms, ray: &Ray, opts: &RayOptions<'_>) -> Option<RawHit> {
+    let len = ray.direction.length();
+    if !(len > 0.0) || !ray.origin.is_finite() {
+        return None;
+    }
+    first_t(scene, xforms, ray, opts.near / len, opts.far / len, opts)
+}
+
+/// [`first_in`] with the range given in units of the ray parameter `t`
+/// (`opts.near` and `opts.far` are not used).
+fn first_t(
+    scene: &Scene,
+    xforms: &Xforms,
+    ray: &Ray,
+    t_min: f32,
+    t_max0: f32,
+    opts: &RayOptions<'_>,
+) -> Option<RawHit> {
+    let valid = ray.origin.is_finite() && ray.direction.is_finite();
+    if !valid || ray.direction == Vec3::ZERO || !(t_min <= t_max0) {
+        return None;
+    }
+    let nodes = &xforms.top().nodes;
+    let meshes = scene.meshes();
+    let br = BoxRay::new(ray.origin, ray.direction.recip());
+    let mut best: Option<RawHit> = None;
+    let mut t_best = t_max0;
+    // Box pruning bound: the closest hit plus a little slack, so rounding
+    // in the box tests never hides an equal-distance hit of a lower mesh.
+    let mut prune = t_max0;
+    let mut stack = Stack::<(u32, f32), 16>::new();
+    let mut node = 0usize;
+    let mut shared: Option<Option<(RayPrecomp, CullMode)>> = None;
+    br.enter(nodes.first()?, t_min, prune)?;
+    loop {
+        let n = &nodes[node];
+        if n.count == 0 {
+            let (l, r) = (n.index as usize, n.index as usize + 1);
+            let el = br.enter(&nodes[l], t_min, prune);
+            let er = br.enter(&nodes[r], t_min, prune);
+            match (el, er) {
+                (Some(a), Some(b)) => {
+                    let (near, far, t_far) = if b < a { (r, l, a) } else { (l, r, b) };
+                    stack.push((far as u32, t_far));
+                    node = near;
+                    continue;
+                }
+                (Some(_), None) => {
+                    node = l;
+                    continue;
+                }
+                (None, Some(_)) => {
+                    node = r;
+                    continue;
+                }
+                (None, None) => {}
+            }
+        } else {
+            let mesh = n.index;
+            let (m, x) = (&meshes[mesh as usize], &xforms[mesh as usize]);
+            if mesh_passes(opts, mesh) {
+                // (no local box test: the mesh BVH's root test is one)
+                // Meshes placed with the identity matrix share one local ray
+                // (computed by the same code from the same matrix).
+                let local = if x.identity {
+                    *shared.get_or_insert_with(|| local_pre(x, ray, opts.cull))
+                } else {
+                    local_pre(x, ray, opts.cull)
+                };
+                if let Some((pre, cull)) = local {
+                    if let Some((tri, h)) =
+                        m.bvh()
+                            .first_hit(m.positions(), m.triangles(), &pre, t_min, t_best, cull)
+                    {
+                        let better = best
+                            .as_ref()
+                            .is_none_or(|b| h.t < b.2.t || (h.t == b.2.t && mesh < b.0));
+                        if better {
+                            best = Some((mesh, tri, h));
+                            t_best = h.t;
+                            prune = t_best + t_best.abs() * PRUNE_SLACK;
+                        }
+                    }
+                }
+            }
+        }
+        loop {
+            let Some((i, t_enter)) = stack.pop() else {
+                return best;
+            };
+            if t_enter <= prune {
+                node = i as usize;
+                break;
+            }
+        }
+    }
+}
+
+/// Relative slack of the top-level pruning bound (as in the mesh BVHs).
+const PRUNE_SLACK: f32 = 1.0 / 65536.0;
 
 /// The nearest hit of a world-space ray, or `None`. `Hit::depth` is NaN
 /// (there is no camera); distances are along `ray.direction` in world units.
-/// For many rays against one scene state, make a [`RayCaster`] once.
+/// For many rays against one scene state, make a [`RayCaster`] once (it
+/// also builds a BVH over the meshes, which a one-shot query skips).
 #[must_use]
 pub fn raycast_first(scene: &Scene, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
-    RayCaster::new(scene).first(ray, opts)
+    RayCaster::new(scene).first_brute(ray, opts)
 }
 
 /// Every hit of a world-space ray, sorted by distance (ties by mesh, then
 /// triangle): the Papervision3D `collideRayToMesh` list.
 #[must_use]
 pub fn raycast_all(scene: &Scene, ray: &Ray, opts: &RayOptions<'_>) -> Vec<Hit> {
-    RayCaster::new(scene).all(ray, opts)
+    RayCaster::new(scene).all_in(ray, opts, true)
 }
 
 impl Frame {
+    /// The pick ray through the centre of pixel (x, y), from the near plane
+    /// (t = 0) to the far plane (t = 1), its options, and the frame's ray
+    /// setup.
+    fn pixel_ray(&self, x: i64, y: i64) -> Option<(Ray, RayOptions<'static>, &ViewRays)> {
+        let (ux, uy) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
+        self.index(ux, uy)?;
+        let cam = self.camera.as_ref()?;
+        let view = self.xforms.view(cam, &self.inv_view_proj)?;
+        let opts = RayOptions {
+            cull: self.cull,
+            ..RayOptions::default()
+        };
+        Some((view.ray(ux, uy), opts, view))
+    }
+
     /// The third pick method: a 3D ray through the centre of pixel (x, y),
     /// from the near plane to the far plane, with the frame's cull mode and
     /// the mesh transforms as rendered (like the other two methods; their
@@ -322,35 +654,178 @@ impl Frame {
     /// depth of the hit point.
     #[must_use]
     pub fn pick_ray(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
-        let (ux, uy) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
-        self.index(ux, uy)?;
-        let cam = self.camera.as_ref()?;
-        let (cx, cy) = (ux as f32 + 0.5, uy as f32 + 0.5);
-        let near = cam.unproject_with(&self.inv_view_proj, cx, cy, 0.0);
-        let far_point = cam.unproject_with(&self.inv_view_proj, cx, cy, 1.0);
-        let ray = Ray::new(near, (far_point - near).normalize_or_zero());
-        let far = (far_point - near).length();
-        let opts = RayOptions {
-            near: 0.0,
-            far,
-            cull: self.cull,
-            filter: None,
-        };
-        let mut hit = RayCaster::with_xforms(scene, &self.xforms).first(&ray, &opts)?;
-        hit.depth = cam.project(hit.position).map_or(f32::NAN, |p| p.z);
+        let (ray, opts, view) = self.pixel_ray(x, y)?;
+        let caster = RayCaster::with_xforms(scene, &self.xforms);
+        let (mesh, tri, h) = first_t(scene, &caster.xforms, &ray, 0.0, 1.0, &opts)?;
+        let mut hit = caster.expand(&ray, mesh, tri, h);
+        hit.depth = view.depth(hit.position);
         Some(hit)
     }
 
     /// Like [`Frame::pick_ray`], compactly: the mesh, triangle and window
-    /// depth of the first hit.
+    /// depth of the first hit (the same as [`Frame::pick_ray`]'s), without
+    /// building the full hit record.
     #[must_use]
     pub fn pick_id_ray(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
-        let hit = self.pick_ray(scene, x, y)?;
+        let (ray, opts, view) = self.pixel_ray(x, y)?;
+        let (mesh, triangle, h) = if self.xforms.len() == scene.meshes().len() {
+            first_t(scene, &self.xforms, &ray, 0.0, 1.0, &opts)
+        } else {
+            let caster = RayCaster::new(scene);
+            first_t(scene, &caster.xforms, &ray, 0.0, 1.0, &opts)
+        }?;
         Some(PickId {
-            mesh: hit.mesh,
-            triangle: hit.triangle,
-            global_triangle: hit.global_triangle,
-            depth: hit.depth,
+            mesh,
+            triangle,
+            global_triangle: scene.global_triangle(mesh, triangle),
+            depth: view.depth(ray.at(h.t)),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Quat, Vec3};
+
+    use super::*;
+    use crate::pick::test_util::Rng;
+    use crate::scene::Transform;
+
+    /// A random multi-mesh scene: triangle soups and jittered grids with
+    /// random rotations, translations and (some mirrored) scales, plus an
+    /// exact duplicate of one mesh (equal-distance ties between meshes).
+    fn scene(rng: &mut Rng, meshes: usize) -> Scene {
+        let mut s = Scene::new();
+        for i in 0..meshes {
+            let mut p = Vec::new();
+            let mut t = Vec::new();
+            if rng.below(2) == 0 {
+                for k in 0..rng.below(40) + 1 {
+                    for _ in 0..3 {
+                        p.push(rng.vec3(-1.0, 1.0));
+                    }
+                    let b = 3 * k as u32;
+                    t.push([b, b + 1, b + 2]);
+                }
+            } else {
+                let (gp, gt) = crate::pick::test_util::grid(6, 0.3, rng);
+                p = gp
+                    .iter()
+                    .map(|v| *v / 6.0 - Vec3::new(0.5, 0.5, 0.0))
+                    .collect();
+                t = gt;
+            }
+            let mut scale = rng.vec3(0.3, 2.5);
+            if rng.below(4) == 0 {
+                scale.x = -scale.x;
+            }
+            let tr = if rng.below(3) == 0 {
+                // placed with the identity: these share one local ray
+                let off = rng.vec3(-8.0, 8.0);
+                p.iter_mut().for_each(|v| *v += off);
+                Transform::IDENTITY
+            } else {
+                Transform {
+                    translation: rng.vec3(-8.0, 8.0),
+                    rotation: Quat::from_axis_angle(rng.unit(), rng.range(0.0, 6.3)),
+                    scale,
+                }
+            };
+            let dup = i > 0 && rng.below(6) == 0;
+            let mesh = Mesh::new(format!("m{i}"), p, t, [1, 2, 3]).unwrap();
+            if dup {
+                let prev = s.meshes().len() as MeshId - 1;
+                let m = s.meshes()[prev as usize].clone();
+                let node = s.mesh_node(prev).unwrap();
+                let tr = s.local(node).unwrap();
+                s.add_mesh(m, tr, None);
+            } else {
+                s.add_mesh(mesh, tr, None);
+            }
+        }
+        s
+    }
+
+    fn key(h: &Hit) -> (MeshId, u32, u32, u32) {
+        (
+            h.mesh,
+            h.triangle,
+            h.distance.to_bits(),
+            h.position.x.to_bits(),
+        )
+    }
+
+    #[test]
+    fn top_level_first_and_all_equal_a_loop_over_every_mesh() {
+        let mut rng = Rng(0x5eed_f70b);
+        let mut hits = 0;
+        for round in 0..12 {
+            let s = scene(&mut rng, [1, 2, 5, 30, 120][round % 5]);
+            let caster = RayCaster::new(&s);
+            for k in 0..400 {
+                let origin = rng.vec3(-14.0, 14.0);
+                // half the rays aim at a random vertex of a random mesh
+                let target = if k % 2 == 0 {
+                    let m = rng.below(s.meshes().len());
+                    let p = s.meshes()[m].positions();
+                    s.mesh_world(m as MeshId)
+                        .transform_point3(p[rng.below(p.len())] * 0.9)
+                } else {
+                    rng.vec3(-9.0, 9.0)
+                };
+                let mut dir = target - origin;
+                if k % 7 == 0 {
+                    dir.y = 0.0; // a zero direction component
+                }
+                let ray = Ray::new(origin, dir * rng.range(0.2, 3.0));
+                let opts = RayOptions {
+                    near: if k % 3 == 0 {
+                        rng.range(0.0, 10.0)
+                    } else {
+                        0.0
+                    },
+                    far: if k % 4 == 0 {
+                        rng.range(5.0, 30.0)
+                    } else {
+                        f32::INFINITY
+                    },
+                    cull: [CullMode::None, CullMode::Back, CullMode::Front][k % 3],
+                    filter: None,
+                };
+                let a = caster.first(&ray, &opts);
+                let b = caster.first_brute(&ray, &opts);
+                assert_eq!(
+                    a.as_ref().map(key),
+                    b.as_ref().map(key),
+                    "round {round} ray {k}"
+                );
+                hits += usize::from(a.is_some());
+                let all: Vec<_> = caster.all(&ray, &opts).iter().map(key).collect();
+                let brute: Vec<_> = caster.all_in(&ray, &opts, true).iter().map(key).collect();
+                assert_eq!(all, brute, "round {round} ray {k}");
+            }
+        }
+        assert!(hits > 1000, "{hits} hits: the rays must mostly hit");
+    }
+
+    #[test]
+    fn filter_applies_through_the_top_level() {
+        let mut rng = Rng(99);
+        let s = scene(&mut rng, 40);
+        let caster = RayCaster::new(&s);
+        let odd = |m: MeshId| m % 2 == 1;
+        for _ in 0..300 {
+            let ray = Ray::new(rng.vec3(-14.0, 14.0), rng.unit());
+            let opts = RayOptions {
+                filter: Some(&odd),
+                ..RayOptions::default()
+            };
+            let a = caster.first(&ray, &opts);
+            assert_eq!(
+                a.as_ref().map(key),
+                caster.first_brute(&ray, &opts).as_ref().map(key)
+            );
+            assert!(a.is_none_or(|h| h.mesh % 2 == 1));
+        }
     }
 }

@@ -24,7 +24,7 @@
 //! * Facing: `(v0, v1, v2)` is front-facing when the ray sees it
 //!   counter-clockwise, i.e. `dot(dir, (v1 - v0).cross(v2 - v0)) < 0`.
 
-use glam::{Mat3A, Vec3, Vec3A, Vec3Swizzles};
+use glam::{Mat3A, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
 use crate::raster::rules::CullMode;
 
@@ -258,6 +258,151 @@ pub fn intersect(
         bary: Vec3::from(uvw * rcp),
         front,
     })
+}
+
+/// Four triangles in SoA form for [`Pack4Ray::first`]: `p[v][axis]` holds
+/// coordinate `axis` of vertex `v` of each lane's triangle; lanes not in
+/// `used` are padding and never hit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(16))]
+pub(crate) struct TriPack {
+    pub(crate) p: [[Vec4; 3]; 3],
+    pub(crate) id: [u32; 4],
+    pub(crate) used: u32,
+}
+
+impl TriPack {
+    /// Up to four triangles (ids and corners).
+    pub(crate) fn new(tris: &[(u32, [Vec3; 3])]) -> Self {
+        debug_assert!(!tris.is_empty() && tris.len() <= 4);
+        let mut pk = TriPack {
+            p: [[Vec4::ZERO; 3]; 3],
+            id: [u32::MAX; 4],
+            used: 0,
+        };
+        for (lane, (id, v)) in tris.iter().enumerate() {
+            for (k, c) in v.iter().enumerate() {
+                pk.p[k][0][lane] = c.x;
+                pk.p[k][1][lane] = c.y;
+                pk.p[k][2][lane] = c.z;
+            }
+            pk.id[lane] = *id;
+            pk.used |= 1 << lane;
+        }
+        pk
+    }
+
+    fn corners(&self, lane: usize) -> [Vec3; 3] {
+        let p = &self.p;
+        [0, 1, 2].map(|k| Vec3::new(p[k][0][lane], p[k][1][lane], p[k][2][lane]))
+    }
+}
+
+/// Per-ray constants of the 4-wide test: the origin and the shear rows of a
+/// [`RayPrecomp`], splatted.
+pub(crate) struct Pack4Ray {
+    o: [Vec4; 3],
+    rows: [[Vec4; 3]; 3],
+}
+
+impl Pack4Ray {
+    pub(crate) fn new(p: &RayPrecomp) -> Self {
+        let o = p.origin;
+        Pack4Ray {
+            o: [o.x, o.y, o.z].map(Vec4::splat),
+            rows: p.rows.map(|r| [r.x, r.y, r.z].map(Vec4::splat)),
+        }
+    }
+
+    /// The nearest hit among the pack's triangles with `t_min <= t <= t_max`
+    /// (ties to the smaller id), as `(id, hit)`. Every lane computes exactly
+    /// what [`intersect`] computes for its triangle (the same operations in
+    /// the same order, one triangle per lane), and lanes that need the exact
+    /// completion (an edge function rounded to zero, overflow, a tiny
+    /// determinant) go through [`intersect`] itself, so the answer is that
+    /// of [`intersect`] called on each triangle.
+    #[inline(always)]
+    pub(crate) fn first(
+        &self,
+        ray: &RayPrecomp,
+        pk: &TriPack,
+        t_min: f32,
+        t_max: f32,
+        cull: CullMode,
+    ) -> Option<(u32, TriHit)> {
+        // Relative coordinates of the three vertices, per axis.
+        let d: [[Vec4; 3]; 3] =
+            std::array::from_fn(|v| std::array::from_fn(|a| pk.p[v][a] - self.o[a]));
+        let shear = |v: usize, r: &[Vec4; 3]| d[v][0] * r[0] + d[v][1] * r[1] + d[v][2] * r[2];
+        let [r0, r1, r2] = &self.rows;
+        let (ax, bx, cx) = (shear(0, r0), shear(1, r0), shear(2, r0));
+        let (ay, by, cy) = (shear(0, r1), shear(1, r1), shear(2, r1));
+        let u = cx * by - cy * bx;
+        let v = ax * cy - ay * cx;
+        let w = bx * ay - by * ax;
+        let zero = Vec4::ZERO;
+        let neg = u.cmplt(zero) | v.cmplt(zero) | w.cmplt(zero);
+        let pos = u.cmpgt(zero) | v.cmpgt(zero) | w.cmpgt(zero);
+        let inside = !(neg & pos).bitmask() & pk.used;
+        if inside == 0 {
+            return None;
+        }
+        let (az, bz, cz) = (shear(0, r2), shear(1, r2), shear(2, r2));
+        let det = u + v + w;
+        let on_edge = u.cmpeq(zero) | v.cmpeq(zero) | w.cmpeq(zero);
+        let not_finite = !det.is_finite_mask();
+        let mut slow = (on_edge | not_finite).bitmask() & inside;
+        let front = det.cmpgt(zero);
+        let keep = match cull {
+            CullMode::None => 0xf,
+            CullMode::Back => front.bitmask(),
+            CullMode::Front => !front.bitmask(),
+        };
+        let mut fast = inside & !slow & keep;
+        let t_scaled = u * az + v * bz + w * cz;
+        let ts = Vec4::select(front, t_scaled, -t_scaled);
+        let adet = Vec4::select(front, det, -det);
+        let lo = Vec4::splat(t_min) * adet;
+        let hi = Vec4::splat(t_max) * adet;
+        let slack = Vec4::splat(RANGE_SLACK);
+        let out = ts.cmplt(lo - lo.abs() * slack) | ts.cmpgt(hi + hi.abs() * slack);
+        fast &= !out.bitmask();
+        let mut best: Option<(u32, TriHit)> = None;
+        let mut take = |id: u32, h: TriHit| {
+            if best.is_none_or(|(bid, bh)| h.t < bh.t || (h.t == bh.t && id < bid)) {
+                best = Some((id, h));
+            }
+        };
+        if fast != 0 {
+            let rcp = Vec4::ONE / det;
+            slow |= (!rcp.is_finite_mask()).bitmask() & fast;
+            fast &= rcp.is_finite_mask().bitmask();
+            let t = t_scaled * rcp;
+            fast &= (t.cmpge(Vec4::splat(t_min)) & t.cmple(Vec4::splat(t_max))).bitmask();
+            let (bu, bv, bw) = (u * rcp, v * rcp, w * rcp);
+            while fast != 0 {
+                let k = fast.trailing_zeros() as usize;
+                fast &= fast - 1;
+                take(
+                    pk.id[k],
+                    TriHit {
+                        t: t[k],
+                        bary: Vec3::new(bu[k], bv[k], bw[k]),
+                        front: det[k] > 0.0,
+                    },
+                );
+            }
+        }
+        while slow != 0 {
+            let k = slow.trailing_zeros() as usize;
+            slow &= slow - 1;
+            let [a, b, c] = pk.corners(k);
+            if let Some(h) = intersect(ray, a, b, c, t_min, t_max, cull) {
+                take(pk.id[k], h);
+            }
+        }
+        best
+    }
 }
 
 #[inline]
@@ -768,5 +913,59 @@ mod tests {
         )
         .unwrap();
         assert_eq!(h.t, 10.0);
+    }
+
+    #[test]
+    fn four_wide_test_equals_intersect_per_triangle() {
+        // grids (rays through shared edges and vertices), soups, ranges, culling
+        let mut rng = Rng(0x4a11);
+        let (gp, gt) = grid(4, 0.4, &mut rng);
+        let mut checked = 0;
+        for round in 0..4000 {
+            let n = 1 + round % 4;
+            let tris: Vec<(u32, [Vec3; 3])> = (0..n)
+                .map(|k| {
+                    let id = rng.below(1000) as u32;
+                    if round % 2 == 0 {
+                        let t = gt[rng.below(gt.len())];
+                        (id, t.map(|v| gp[v as usize]))
+                    } else {
+                        let c = rng.vec3(-2.0, 2.0);
+                        (
+                            id + k as u32,
+                            [c, c + rng.vec3(-1.0, 1.0), c + rng.vec3(-1.0, 1.0)],
+                        )
+                    }
+                })
+                .collect();
+            let pk = TriPack::new(&tris);
+            // aim at a vertex, an edge point or anywhere
+            let (_, t0) = tris[rng.below(n)];
+            let target = match round % 3 {
+                0 => t0[rng.below(3)],
+                1 => t0[0].lerp(t0[1], 0.5),
+                _ => rng.vec3(-2.0, 4.0),
+            };
+            let o = target + rng.unit() * rng.range(1.0, 10.0);
+            let ray = RayPrecomp::new(o, (target - o) * rng.range(0.3, 2.0));
+            let (t_min, t_max) = if round % 5 == 0 {
+                (rng.range(0.0, 0.8), rng.range(0.8, 2.0))
+            } else {
+                (0.0, f32::INFINITY)
+            };
+            let cull = [CullMode::None, CullMode::Back, CullMode::Front][round % 3];
+            let mut expect: Option<(u32, TriHit)> = None;
+            for (id, [a, b, c]) in &tris {
+                if let Some(h) = intersect(&ray, *a, *b, *c, t_min, t_max, cull) {
+                    if expect.is_none_or(|(bid, bh)| h.t < bh.t || (h.t == bh.t && *id < bid)) {
+                        expect = Some((*id, h));
+                    }
+                }
+            }
+            let got = Pack4Ray::new(&ray).first(&ray, &pk, t_min, t_max, cull);
+            assert_eq!(got, expect, "round {round}");
+            checked += usize::from(got.is_some());
+        }
+        assert!(checked > 1000, "{checked}");
     }
 }

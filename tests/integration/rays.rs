@@ -255,3 +255,49 @@ fn sweep_move_catches_a_corner_entering_a_face() {
     assert!(r.by_other_vertex);
     assert!((r.allowed.x - 1.5).abs() < 1e-3, "{}", r.allowed);
 }
+
+#[test]
+fn pick_id_ray_is_pick_ray_compacted_at_every_pixel() {
+    // builtin (22 meshes, transformed) and a mirrored, moved copy of the sphere
+    let mut sphere = crate::support::uv_sphere(24, 17);
+    let node = sphere.mesh_node(0).unwrap();
+    sphere.set_local(
+        node,
+        Transform {
+            translation: Vec3::new(0.3, -0.2, 0.1),
+            rotation: Quat::from_rotation_z(0.4),
+            scale: Vec3::new(-1.0, 0.8, 1.2),
+        },
+    );
+    for (scene, cull) in [
+        (builtin_scene(), CullMode::None),
+        (builtin_scene(), CullMode::Back),
+        (sphere, CullMode::Back),
+    ] {
+        let cam = Camera::auto_frame(&scene.framing_bounds(), 96, 72);
+        let opts = RenderOptions {
+            cull,
+            ..RenderOptions::default()
+        };
+        let f = render(&scene, &cam, opts).unwrap();
+        let mut hits = 0;
+        for y in -1..73 {
+            for x in -1..97 {
+                let full = f.pick_ray(&scene, x, y);
+                let id = f.pick_id_ray(&scene, x, y);
+                assert_eq!(full.is_some(), id.is_some(), "({x},{y})");
+                if let (Some(h), Some(i)) = (full, id) {
+                    hits += 1;
+                    assert_eq!(
+                        (h.mesh, h.triangle, h.global_triangle, h.depth.to_bits()),
+                        (i.mesh, i.triangle, i.global_triangle, i.depth.to_bits()),
+                        "({x},{y})"
+                    );
+                    assert!(h.depth > 0.0 && h.depth < 1.0);
+                    assert!(f.hit(&scene, i, x, y).is_some(), "({x},{y})");
+                }
+            }
+        }
+        assert!(hits > 500, "{hits}");
+    }
+}

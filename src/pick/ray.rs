@@ -647,6 +647,18 @@ impl Frame {
         Some((view.ray(ux, uy), opts, view))
     }
 
+    /// Builds now what ray picks on this frame otherwise build on the first
+    /// one: the top-level BVH over the meshes' world boxes (as rendered) and
+    /// the per-pixel ray setup. The meshes' own BVHs are built by
+    /// [`crate::Mesh::bvh`]. Optional: for timing and for a first pick
+    /// without the one-off cost.
+    pub fn prepare_rays(&self) {
+        let _ = self.xforms.top();
+        if let Some(cam) = self.camera.as_ref() {
+            let _ = self.xforms.view(cam, &self.inv_view_proj);
+        }
+    }
+
     /// The third pick method: a 3D ray through the centre of pixel (x, y),
     /// from the near plane to the far plane, with the frame's cull mode and
     /// the mesh transforms as rendered (like the other two methods; their

@@ -152,14 +152,16 @@ pub fn run(
                     sweep = t.elapsed();
                 }
                 PickMethod::Ray => {
-                    // a fresh copy has no BVHs yet: time building all of them
+                    // a fresh copy has no BVHs yet, a fresh render no top-level
+                    // BVH: time building all of them
                     let fresh = scene.clone();
+                    let frame = renderer.render(scene, camera)?;
                     let t = Instant::now();
                     fresh.meshes().par_iter().for_each(|m| {
                         let _ = m.bvh();
                     });
+                    frame.prepare_rays();
                     setup = t.elapsed();
-                    let frame = renderer.frame();
                     let t = Instant::now();
                     sweep_into(frame, &fresh, method, &mut grid, &tick);
                     sweep = t.elapsed();

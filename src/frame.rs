@@ -5,6 +5,7 @@
 use glam::{DMat4, Mat4, Vec3};
 
 use crate::camera::Camera;
+use crate::pick::cells::DirectCache;
 use crate::raster::rules::{CullMode, DepthTest, FillRule, MAX_FRAME_SIDE};
 use crate::raster::setup::TriSetup;
 use crate::raster::Stats;
@@ -60,6 +61,8 @@ pub struct Frame {
     pub(crate) vertex_offsets: Vec<u32>,
     pub(crate) chunks: Vec<Chunk>,
     pub(crate) stats: Stats,
+    /// The direct picks' index of this render, built on first use.
+    pub(crate) direct: DirectCache,
 }
 
 impl Frame {
@@ -88,6 +91,7 @@ impl Frame {
             vertex_offsets: Vec::new(),
             chunks: Vec::new(),
             stats: Stats::default(),
+            direct: DirectCache::default(),
         })
     }
 

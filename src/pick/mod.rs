@@ -11,6 +11,7 @@
 
 pub(crate) mod buffer;
 pub mod bvh;
+pub(crate) mod cells;
 pub(crate) mod direct;
 pub mod ray;
 #[cfg(test)]

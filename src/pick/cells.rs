@@ -35,7 +35,10 @@ const LEVELS: usize = TILE_ORDER as usize + 1;
 /// since snapped coordinates stay below 2^23), depth plane and draw order.
 #[derive(Clone, Copy, Debug)]
 struct Rec {
-    /// Smallest depth the triangle can produce (the clamp's lower bound).
+    /// Smallest depth the triangle takes in the cell (a pick stops at the
+    /// first record whose bound exceeds the best depth found).
+    z_lo: f32,
+    /// The clamp range of the depth: the vertices' depth range.
     z_min: f32,
     z_max: f32,
     z_ref: f32,
@@ -56,6 +59,7 @@ struct Rec {
 impl Rec {
     fn new(t: &TriSetup, order: u32) -> Self {
         Self {
+            z_lo: t.z_min,
             z_min: t.z_min,
             z_max: t.z_max,
             z_ref: t.z_ref,
@@ -254,7 +258,7 @@ impl TileCells {
             let level = mask.trailing_zeros();
             mask &= mask - 1;
             for r in self.cell(level, lx, ly) {
-                if r.z_min > best_z {
+                if r.z_lo > best_z {
                     break;
                 }
                 if !r.covers(i, j) {
@@ -311,6 +315,8 @@ struct Place {
     cy0: u8,
     /// Bit `2*dy + dx` for cell (cx0 + dx, cy0 + dy).
     cells: u8,
+    /// The triangle's bbox within the tile, tile-relative (x0, y0, x1, y1).
+    bbox: [u8; 4],
 }
 
 /// The level and cells of triangle `t` in the tile with pixel rectangle `rect`.
@@ -354,6 +360,13 @@ fn place(t: &TriSetup, rect: [i32; 4]) -> Place {
         cx0: l[0] as u8,
         cy0: l[1] as u8,
         cells,
+        bbox: [
+            b[0] - rect[0],
+            b[1] - rect[1],
+            b[2] - rect[0],
+            b[3] - rect[1],
+        ]
+        .map(|v| v as u8),
     }
 }
 
@@ -362,7 +375,7 @@ fn place(t: &TriSetup, rect: [i32; 4]) -> Place {
 struct Scratch {
     raw: Vec<Rec>,
     raw_places: Vec<Place>,
-    keys: Vec<(u64, u32)>,
+    entries: Vec<(u64, u32, f32)>,
     fill: Vec<u32>,
 }
 
@@ -380,24 +393,15 @@ fn build_tile(
     tile.recs.clear();
     tile.starts.clear();
     tile.mask = 0;
-    // records and placements in bin order (sequential reads of the setups),
-    // then sorted through (key, position) pairs
+    // records and placements in bin order = draw order (sequential reads of
+    // the setups)
     s.raw.clear();
     s.raw_places.clear();
-    s.keys.clear();
     let mut mask = 0u8;
     for (ci, chunk) in chunks.iter().enumerate() {
         for &idx in &chunk.bins[ti] {
-            let order = bases[ci].wrapping_add(idx);
             let t = &chunk.tris[idx as usize];
-            let key = match test {
-                DepthTest::Less | DepthTest::LessEqual => {
-                    (u64::from(ordered_bits(t.z_min)) << 32) | u64::from(order)
-                }
-                DepthTest::Always => u64::from(u32::MAX - order),
-            };
-            s.keys.push((key, s.raw.len() as u32));
-            s.raw.push(Rec::new(t, order));
+            s.raw.push(Rec::new(t, bases[ci].wrapping_add(idx)));
             let p = place(t, rect);
             if p.cells != 0 {
                 mask |= 1 << p.level;
@@ -408,7 +412,6 @@ fn build_tile(
     if s.raw.is_empty() {
         return;
     }
-    s.keys.sort_unstable_by_key(|k| k.0);
 
     // offsets: one array of `cells + 1` counters per non-empty level
     let mut level_base = [u32::MAX; LEVELS];
@@ -427,8 +430,7 @@ fn build_tile(
         let (cx, cy) = (u32::from(p.cx0) + (bit & 1), u32::from(p.cy0) + (bit >> 1));
         level_base[level as usize] as usize + ((cy << (TILE_ORDER - level)) + cx) as usize
     };
-    for k in &s.keys {
-        let p = &s.raw_places[k.1 as usize];
+    for p in &s.raw_places {
         let mut c = p.cells;
         while c != 0 {
             let bit = c.trailing_zeros();
@@ -450,22 +452,69 @@ fn build_tile(
         }
         total = arr[arr.len() - 1];
     }
-    tile.recs.resize(total as usize, s.raw[0]);
+    // (sort key, record, depth bound) per cell entry, cell by cell
+    s.entries.clear();
+    s.entries.resize(total as usize, (0, 0, 0.0));
     s.fill.clear();
     s.fill.extend_from_slice(starts);
-    for k in &s.keys {
-        let (p, r) = (&s.raw_places[k.1 as usize], &s.raw[k.1 as usize]);
+    let always = test == DepthTest::Always;
+    // for `Always` the cells are filled in descending draw order, which is
+    // their final order; otherwise each cell is sorted by depth bound below
+    let n = s.raw.len();
+    for q in 0..n {
+        let r = if always { n - 1 - q } else { q };
+        let (p, rec) = (&s.raw_places[r], &s.raw[r]);
         let mut c = p.cells;
         while c != 0 {
             let bit = c.trailing_zeros();
             c &= c - 1;
-            let slot = slot(p, bit);
-            tile.recs[s.fill[slot] as usize] = *r;
-            s.fill[slot] += 1;
+            let k = slot(p, bit);
+            let z_lo = if always {
+                rec.z_min
+            } else {
+                cell_depth_bound(rec, p, bit, rect)
+            };
+            let key = (u64::from(ordered_bits(z_lo)) << 32) | u64::from(rec.order);
+            s.entries[s.fill[k] as usize] = (key, r as u32, z_lo);
+            s.fill[k] += 1;
         }
     }
+    if !always {
+        for w in starts.windows(2) {
+            s.entries[w[0] as usize..w[1] as usize].sort_unstable_by_key(|e| e.0);
+        }
+    }
+    tile.recs.extend(s.entries.iter().map(|&(_, r, z_lo)| Rec {
+        z_lo,
+        ..s.raw[r as usize]
+    }));
     tile.level_base = level_base;
     tile.mask = mask;
+}
+
+/// The smallest depth record `r` takes on the pixels of cell `bit` of
+/// placement `p` within its bbox (rect = the tile). The f32 depth formula
+/// is monotone in i and in j (each rounding is), so the minimum over a
+/// rectangle is at a corner: exact, not an estimate. A non-finite plane
+/// falls back to the clamp's lower bound.
+fn cell_depth_bound(r: &Rec, p: &Place, bit: u32, rect: [i32; 4]) -> f32 {
+    if !(r.z_ref.is_finite() && r.dzdx.is_finite() && r.dzdy.is_finite()) {
+        return r.z_min;
+    }
+    let side = 1i32 << p.level;
+    let (cx, cy) = (
+        i32::from(p.cx0) + (bit & 1) as i32,
+        i32::from(p.cy0) + (bit >> 1) as i32,
+    );
+    let b = p.bbox.map(i32::from);
+    let x0 = rect[0] + (cx * side).max(b[0]);
+    let y0 = rect[1] + (cy * side).max(b[1]);
+    let x1 = rect[0] + (cx * side + side - 1).min(b[2]);
+    let y1 = rect[1] + (cy * side + side - 1).min(b[3]);
+    r.depth_at(x0, y0)
+        .min(r.depth_at(x1, y0))
+        .min(r.depth_at(x0, y1))
+        .min(r.depth_at(x1, y1))
 }
 
 impl Frame {

@@ -80,7 +80,9 @@ impl Rec {
     /// the clamp to the viewport does not matter inside it).
     #[inline(always)]
     fn covers(&self, i: i64, j: i64) -> bool {
-        (0..3).all(|k| i64::from(self.dx[k]) * j - i64::from(self.dy[k]) * i + self.c[k] >= 0)
+        let e = |k: usize| i64::from(self.dx[k]) * j - i64::from(self.dy[k]) * i + self.c[k];
+        // all three non-negative <=> no sign bit in their union (one branch)
+        (e(0) | e(1) | e(2)) >= 0
     }
 
     /// [`TriSetup::depth_at`], the same f32 operations.

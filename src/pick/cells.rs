@@ -2,15 +2,17 @@
 //! first direct pick after a render, or by [`Frame::prepare_direct`]).
 //!
 //! Per 64×64 tile, the set-up triangles of the tile's bins become compact
-//! records (the same integer edges and depth plane, `i32` deltas), sorted
-//! for early exit: by their smallest depth for `Less` / `LessEqual`, by
-//! descending draw order for `Always`. Each record is then listed in the
-//! square cells of one level of a per-tile hierarchy (cells of 1, 2, 4, …,
-//! 64 pixels): the level whose cell side is at least the triangle's extent
-//! in the tile, so a record lands in at most 2×2 cells and a cell lists only
-//! triangles about its own size or smaller. A pick visits one cell per
-//! non-empty level of its tile and stops scanning a cell once no remaining
-//! record can win.
+//! records (the same integer edges and depth plane, `i32` deltas) listed in
+//! the square cells of one level of a per-tile hierarchy (cells of 1, 2, 4,
+//! 8 or 16 pixels): the level whose cell side is at least the triangle's
+//! extent in the tile, so a triangle lands in at most 2×2 cells, or the
+//! 16-pixel level for larger ones (at most 5×5 cells; a copy in each, so a
+//! cell's records are contiguous), and a cell lists only triangles about
+//! its own size or smaller, plus the large ones. Each copy carries the exact
+//! minimum depth of its triangle over the cell, and a cell is sorted by it
+//! for `Less` / `LessEqual` (by descending draw order for `Always`). A pick
+//! visits one cell per non-empty level of its tile and stops scanning a cell
+//! once no remaining record can win.
 //!
 //! The answer is the rasterizer's: the same coverage and depth (bit for bit),
 //! and the depth test's tie rule (`Less`: nearest, then first in draw order;
@@ -28,7 +30,8 @@ use crate::raster::bin::{rect_may_cover, TileGrid};
 use crate::raster::rules::{DepthTest, TILE_ORDER};
 use crate::raster::setup::TriSetup;
 
-/// Cell levels per tile: sides 1, 2, 4, …, 64 pixels.
+/// Cell levels per tile: sides 1, 2, 4, …, 64 pixels (those above
+/// [`MAX_LEVEL`] stay empty).
 const LEVELS: usize = TILE_ORDER as usize + 1;
 
 /// One set-up triangle as a pick needs it: edges (`i32` deltas, which fit
@@ -169,6 +172,11 @@ fn ordered_bits(z: f32) -> u32 {
     }
 }
 
+/// The coarsest level used: cells of at most 16 pixels, so a large
+/// triangle's copies carry tight depth bounds (and it lands in at most
+/// 5×5 cells of a tile).
+const MAX_LEVEL: u32 = 4;
+
 /// Level whose cells are at least `ext` pixels wide (`ext` in 1..=64).
 #[inline]
 fn level_of(ext: i32) -> u32 {
@@ -308,15 +316,17 @@ impl TileCells {
     }
 }
 
-/// Where a record goes: its level, the cell range and which of the (at
-/// most 2×2) cells its edges do not rule out.
+/// Where a record goes: its level, the cell range and which of its (at
+/// most 5×5) cells its edges do not rule out.
 #[derive(Clone, Copy)]
 struct Place {
     level: u8,
     cx0: u8,
     cy0: u8,
     /// Bit `2*dy + dx` for cell (cx0 + dx, cy0 + dy).
-    cells: u8,
+    cells: u32,
+    /// Columns of the cell range (bit `cw*dy + dx` is cell (cx0 + dx, cy0 + dy)).
+    cw: u8,
     /// The triangle's bbox within the tile, tile-relative (x0, y0, x1, y1).
     bbox: [u8; 4],
 }
@@ -330,7 +340,7 @@ fn place(t: &TriSetup, rect: [i32; 4]) -> Place {
         t.bbox[3].min(rect[3]),
     ];
     let ext = (b[2] - b[0]).max(b[3] - b[1]) + 1;
-    let level = level_of(ext);
+    let level = level_of(ext).min(MAX_LEVEL);
     let l = [
         b[0] - rect[0],
         b[1] - rect[1],
@@ -338,7 +348,8 @@ fn place(t: &TriSetup, rect: [i32; 4]) -> Place {
         b[3] - rect[1],
     ]
     .map(|v| v >> level);
-    let mut cells = 0u8;
+    let mut cells = 0u32;
+    let cw = l[2] - l[0] + 1;
     if l[0] == l[2] && l[1] == l[3] {
         cells = 1;
     } else {
@@ -352,7 +363,7 @@ fn place(t: &TriSetup, rect: [i32; 4]) -> Place {
                     (rect[1] + cy * side + side - 1).min(b[3]),
                 ];
                 if rect_may_cover(t, r[0], r[1], r[2], r[3]) {
-                    cells |= 1 << (2 * (cy - l[1]) + (cx - l[0]));
+                    cells |= 1 << (cw * (cy - l[1]) + (cx - l[0]));
                 }
             }
         }
@@ -362,6 +373,7 @@ fn place(t: &TriSetup, rect: [i32; 4]) -> Place {
         cx0: l[0] as u8,
         cy0: l[1] as u8,
         cells,
+        cw: cw as u8,
         bbox: [
             b[0] - rect[0],
             b[1] - rect[1],
@@ -429,7 +441,8 @@ fn build_tile(
     starts.resize(len, 0);
     let slot = |p: &Place, bit: u32| -> usize {
         let level = u32::from(p.level);
-        let (cx, cy) = (u32::from(p.cx0) + (bit & 1), u32::from(p.cy0) + (bit >> 1));
+        let cw = u32::from(p.cw);
+        let (cx, cy) = (u32::from(p.cx0) + bit % cw, u32::from(p.cy0) + bit / cw);
         level_base[level as usize] as usize + ((cy << (TILE_ORDER - level)) + cx) as usize
     };
     for p in &s.raw_places {
@@ -505,8 +518,8 @@ fn cell_depth_bound(r: &Rec, p: &Place, bit: u32, rect: [i32; 4]) -> f32 {
     }
     let side = 1i32 << p.level;
     let (cx, cy) = (
-        i32::from(p.cx0) + (bit & 1) as i32,
-        i32::from(p.cy0) + (bit >> 1) as i32,
+        i32::from(p.cx0) + (bit % u32::from(p.cw)) as i32,
+        i32::from(p.cy0) + (bit / u32::from(p.cw)) as i32,
     );
     let b = p.bbox.map(i32::from);
     let x0 = rect[0] + (cx * side).max(b[0]);

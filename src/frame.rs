@@ -1,6 +1,7 @@
 //! The frame: color, depth and ID buffers, plus what the renderer keeps for
 //! picks (the screen-space vertex buffer, the per-triangle setup and the
-//! tile bins of the last render).
+//! tile bins of the last render, and the direct picks' cell index, built on
+//! demand).
 
 use glam::{DMat4, Mat4, Vec3};
 

@@ -350,9 +350,12 @@ fn place(t: &TriSetup, rect: [i32; 4]) -> Place {
     .map(|v| v >> level);
     let mut cells = 0u32;
     let cw = l[2] - l[0] + 1;
+    // a tiny triangle often covers no pixel centre of its bbox: then no
+    // pick can hit it in this tile, and it is left out
+    let empty = ext <= 2 && !(b[1]..=b[3]).any(|j| (b[0]..=b[2]).any(|i| t.covers(i, j)));
     if l[0] == l[2] && l[1] == l[3] {
-        cells = 1;
-    } else {
+        cells = u32::from(!empty);
+    } else if !empty {
         let side = 1i32 << level;
         for cy in l[1]..=l[3] {
             for cx in l[0]..=l[2] {

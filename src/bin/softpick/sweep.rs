@@ -23,6 +23,11 @@ pub fn pick_grid(
     method: PickMethod,
     on_row: &(dyn Fn() + Sync),
 ) -> Vec<Option<(u32, u32)>> {
+    if method == PickMethod::Direct {
+        // build the cell index on all threads before the parallel rows (a
+        // first pick inside them would build it on one)
+        frame.prepare_direct();
+    }
     let w = frame.width() as usize;
     let mut out = vec![None; w * frame.height() as usize];
     out.par_chunks_mut(w).enumerate().for_each(|(y, row)| {

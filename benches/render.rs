@@ -1,5 +1,6 @@
-//! Criterion benchmarks: frame time (depth + ID, and with color) and pick
-//! sweeps on the built-in scene and generated spheres.
+//! Criterion benchmarks: frame time (depth + ID, and with color), pick
+//! sweeps and the direct picks' index on the built-in scene and generated
+//! spheres.
 //! `cargo bench --bench render`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -69,6 +70,41 @@ fn bench(c: &mut Criterion) {
             n
         })
     });
+    g.finish();
+
+    // the direct picks' cell index (built after each render, on the first
+    // direct pick) and a direct sweep through it, on a dense mesh
+    let mut g = c.benchmark_group("direct_index");
+    g.sample_size(10);
+    let (name, scene) = &scenes[1];
+    for (w, h) in [(360u32, 360u32), (1920, 1080)] {
+        let cam = Camera::auto_frame(&scene.framing_bounds(), w, h);
+        let mut r = Renderer::new(RenderOptions {
+            color: false,
+            ..RenderOptions::default()
+        })
+        .unwrap();
+        g.bench_function(format!("{name}/{w}x{h}/render+index"), |b| {
+            b.iter(|| {
+                let f = r.render(scene, &cam).unwrap();
+                f.prepare_direct();
+                f.ids()[0]
+            })
+        });
+        let f = r.render(scene, &cam).unwrap().clone();
+        f.prepare_direct();
+        g.bench_function(format!("{name}/{w}x{h}/direct sweep"), |b| {
+            b.iter(|| {
+                let mut n = 0u32;
+                for y in 0..i64::from(h) {
+                    for x in 0..i64::from(w) {
+                        n += u32::from(f.triangle_at_direct(x, y).is_some());
+                    }
+                }
+                n
+            })
+        });
+    }
     g.finish();
 }
 

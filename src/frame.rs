@@ -1,10 +1,12 @@
 //! The frame: color, depth and ID buffers, plus what the renderer keeps for
 //! picks (the screen-space vertex buffer, the per-triangle setup and the
-//! tile bins of the last render).
+//! tile bins of the last render, and the direct picks' cell index, built on
+//! demand).
 
 use glam::{DMat4, Mat4, Vec3};
 
 use crate::camera::Camera;
+use crate::pick::cells::DirectCache;
 use crate::raster::rules::{CullMode, DepthTest, FillRule, MAX_FRAME_SIDE};
 use crate::raster::setup::{SmallTri, Tri, TriSetup};
 use crate::raster::Stats;
@@ -103,6 +105,8 @@ pub struct Frame {
     pub(crate) vertex_offsets: Vec<u32>,
     pub(crate) chunks: Vec<Chunk>,
     pub(crate) stats: Stats,
+    /// The direct picks' index of this render, built on first use.
+    pub(crate) direct: DirectCache,
 }
 
 impl Frame {
@@ -131,6 +135,7 @@ impl Frame {
             vertex_offsets: Vec::new(),
             chunks: Vec::new(),
             stats: Stats::default(),
+            direct: DirectCache::default(),
         })
     }
 

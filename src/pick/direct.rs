@@ -1,7 +1,8 @@
 //! Direct picks: no ID buffer. The pixel centre is tested against the
-//! set-up triangles binned to its tile, with the same integer edge
-//! functions, depth plane and depth test as the rasterizer, in draw order,
-//! so the answer equals the ID buffer's at every pixel.
+//! set-up triangles near it (found through the frame's cell index, see
+//! [`super::cells`]), with the same integer edge functions, depth plane,
+//! depth test and draw-order ties as the rasterizer, so the answer equals
+//! the ID buffer's at every pixel.
 
 use crate::frame::Frame;
 use crate::pick::{Hit, PickId};
@@ -16,24 +17,7 @@ impl Frame {
     pub fn triangle_at_direct(&self, x: i64, y: i64) -> Option<(u32, f32)> {
         let (x, y) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
         self.index(x, y)?;
-        let bin = TileGrid::new(self.width, self.height).tile_of(x, y);
-        let (i, j) = (x as i32, y as i32);
-        let mut best: Option<(u32, f32)> = None;
-        let mut d = 1.0f32;
-        for chunk in &self.chunks {
-            for &e in &chunk.bins[bin] {
-                let Some(t) = chunk.get(e) else { continue };
-                if !t.covers(i, j) {
-                    continue;
-                }
-                let z = t.depth_at(i, j);
-                if self.depth_test.passes(z, d) {
-                    d = z;
-                    best = Some((t.id(), z));
-                }
-            }
-        }
-        best
+        self.direct_query(x, y)
     }
 
     /// Like [`Frame::pick_id`], but by point-in-triangle tests on the

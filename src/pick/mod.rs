@@ -3,7 +3,8 @@
 //! Three methods answer the same question and agree:
 //! - [`Frame::pick`] (buffer): an O(1) lookup in the ID buffer;
 //! - [`Frame::pick_direct`] (direct): no ID buffer, the point is tested
-//!   against the set-up triangles of the pixel's tile bin with the same
+//!   against the set-up triangles near the pixel (a per-frame cell index
+//!   over the tile bins, built on the first direct pick) with the same
 //!   integer edge functions and depth plane; it returns exactly what
 //!   [`Frame::pick`] returns at every pixel;
 //! - [`Frame::pick_ray`] (ray): a 3D ray through the pixel centre against
@@ -11,6 +12,7 @@
 
 pub(crate) mod buffer;
 pub mod bvh;
+pub(crate) mod cells;
 pub(crate) mod direct;
 pub mod ray;
 #[cfg(test)]

@@ -218,6 +218,7 @@ fn render_into(
     let Scratch { verts, world_pos } = scratch;
     let (w, h) = (camera.width, camera.height);
     frame.resize(w, h);
+    frame.direct.reset();
     frame.camera = Some(*camera);
     frame.inv_view_proj = camera.inverse_view_proj();
     frame.rule = opts.rule;

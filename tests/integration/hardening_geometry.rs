@@ -637,8 +637,7 @@ fn a_million_sub_pixel_triangles() {
         "{:?}",
         f.stats()
     );
-    // buffer and direct picks agree (sampled: each direct pick scans a bin
-    // of ~60,000 triangles)
+    // buffer and direct picks agree (sampled pixels)
     let mut rng = Rng::new(9);
     for _ in 0..1500 {
         let (x, y) = (rng.below(256), rng.below(256));

@@ -3,7 +3,7 @@
 use glam::Vec3;
 use softpick::{
     builtin_scene, render, Camera, CullMode, DepthTest, FillRule, Frame, Mesh, PickMethod,
-    Projection, RenderOptions, Scene, Transform,
+    Projection, RenderOptions, Renderer, Scene, Transform,
 };
 
 use crate::support::Rng;
@@ -319,4 +319,169 @@ fn cull_modes_keep_front_or_back_faces() {
     assert!(n > 1000);
     assert!(odd * 100 <= n, "{odd} of {n} pixels disagree on facing");
     assert!(back.stats().face_culled > 0 && front.stats().face_culled > 0);
+}
+
+/// Direct == buffer at every pixel, triangle and depth bits; returns the
+/// number of covered pixels.
+fn direct_matches_buffer_bits(f: &Frame, what: &str) -> usize {
+    let mut covered = 0;
+    for y in 0..f.height() {
+        for x in 0..f.width() {
+            let a = f
+                .triangle_at(x, y)
+                .map(|t| (t, f.depth()[(y * f.width() + x) as usize].to_bits()));
+            let b = f
+                .triangle_at_direct(i64::from(x), i64::from(y))
+                .map(|(t, z)| (t, z.to_bits()));
+            assert_eq!(a, b, "{what}: pixel ({x},{y})");
+            covered += usize::from(a.is_some());
+        }
+    }
+    covered
+}
+
+fn opts(rule: FillRule, depth_test: DepthTest, cull: CullMode) -> RenderOptions {
+    RenderOptions {
+        rule,
+        depth_test,
+        cull,
+        color: false,
+        ..RenderOptions::default()
+    }
+}
+
+/// Every fill rule × depth test × cull mode, on soups with near-plane
+/// clipping (a clipped triangle's pieces share its ID) and triangles from
+/// sub-pixel to larger than a tile (every cell level of the index).
+#[test]
+fn direct_equals_buffer_every_rule_depth_test_and_cull_mode() {
+    for seed in [3, 11] {
+        let scene = random_scene(seed, 800);
+        for (w, h) in [(200, 150), (131, 257)] {
+            let cam = Camera {
+                width: w,
+                height: h,
+                ..soup_camera()
+            };
+            for rule in FillRule::ALL {
+                for test in [DepthTest::Less, DepthTest::LessEqual, DepthTest::Always] {
+                    for cull in [CullMode::None, CullMode::Back, CullMode::Front] {
+                        let f = render(&scene, &cam, opts(rule, test, cull)).unwrap();
+                        let what = format!("seed {seed} {w}x{h} {rule:?} {test:?} {cull:?}");
+                        assert!(f.stats().clipped > 0, "{what}: expected clipping");
+                        assert!(direct_matches_buffer_bits(&f, &what) > 1000, "{what}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Stacks of triangles at exactly equal depths (duplicates in several
+/// meshes, coplanar overlaps facing an orthographic camera) and at nearly
+/// equal depths (coplanar overlaps on a tilted plane in perspective): the
+/// draw-order tie rule of each depth test decides, as in the rasterizer.
+#[test]
+fn direct_equals_buffer_on_equal_depth_stacks() {
+    let mut rng = Rng::new(77);
+    let mut scene = Scene::new();
+    // one random layer of triangles in the plane z = 0, repeated in four
+    // meshes, plus a fifth mesh of other triangles in the same plane
+    let layer: Vec<Vec3> = (0..600)
+        .map(|_| Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0))
+        .collect();
+    for m in 0..5u32 {
+        let pos: Vec<Vec3> = if m < 4 {
+            layer.clone()
+        } else {
+            (0..600)
+                .map(|_| Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0))
+                .collect()
+        };
+        let tris: Vec<[u32; 3]> = (0..200).map(|t| [3 * t, 3 * t + 1, 3 * t + 2]).collect();
+        let mesh = Mesh::new(format!("layer_{m}"), pos, tris, softpick::palette_color(m)).unwrap();
+        scene.add_mesh(mesh, Transform::IDENTITY, None);
+    }
+    let ortho = Camera {
+        eye: Vec3::new(0.0, 0.0, 3.0),
+        target: Vec3::ZERO,
+        up: Vec3::Y,
+        projection: Projection::Orthographic { height: 2.2 },
+        near: 0.5,
+        far: 10.0,
+        width: 160,
+        height: 120,
+    };
+    let tilted = Camera {
+        eye: Vec3::new(1.5, -2.0, 2.0),
+        projection: Projection::Perspective { fov_y_deg: 50.0 },
+        width: 150,
+        height: 170,
+        ..ortho
+    };
+    for cam in [ortho, tilted] {
+        for rule in FillRule::ALL {
+            for test in [DepthTest::Less, DepthTest::LessEqual, DepthTest::Always] {
+                let f = render(&scene, &cam, opts(rule, test, CullMode::None)).unwrap();
+                let what = format!("{:?} {rule:?} {test:?}", cam.projection);
+                assert!(direct_matches_buffer_bits(&f, &what) > 5000, "{what}");
+            }
+        }
+        // the ties really are decided by draw order: the duplicated layer
+        // shows mesh 0 (first) under Less and a later mesh under LessEqual
+        let first = render(&scene, &cam, RenderOptions::default()).unwrap();
+        let last = render(
+            &scene,
+            &cam,
+            opts(FillRule::TopLeft, DepthTest::LessEqual, CullMode::None),
+        )
+        .unwrap();
+        assert_ne!(first.ids(), last.ids(), "{:?}", cam.projection);
+    }
+}
+
+/// One renderer, re-rendered with another camera, size, depth test and
+/// scene after direct picks were made: the index follows every render; a
+/// clone keeps the index of its own render.
+#[test]
+fn direct_index_follows_every_render() {
+    let soup = random_scene(5, 1200);
+    let other = builtin_scene();
+    let mut r = Renderer::new(RenderOptions::default()).unwrap();
+    let f = r.render(&soup, &soup_camera()).unwrap();
+    direct_matches_buffer_bits(f, "first");
+    let kept = f.clone();
+    let mut moved = soup_camera();
+    moved.eye = Vec3::new(1.0, 0.5, 4.0);
+    moved.width = 257;
+    moved.height = 93;
+    direct_matches_buffer_bits(r.render(&soup, &moved).unwrap(), "moved and resized");
+    r.set_options(opts(FillRule::Inclusive, DepthTest::Always, CullMode::Back));
+    direct_matches_buffer_bits(r.render(&soup, &moved).unwrap(), "always");
+    r.set_options(opts(FillRule::Strict, DepthTest::LessEqual, CullMode::None));
+    direct_matches_buffer_bits(r.render(&soup, &moved).unwrap(), "less-equal");
+    let cam = Camera::auto_frame(&other.framing_bounds(), 70, 300);
+    direct_matches_buffer_bits(r.render(&other, &cam).unwrap(), "other scene");
+    direct_matches_buffer_bits(&kept, "clone of the first frame");
+}
+
+/// The first direct picks of a frame made from a parallel loop (the index
+/// is then built inside a worker) agree with the buffer.
+#[test]
+fn direct_picks_from_a_parallel_loop() {
+    use rayon::prelude::*;
+    let scene = random_scene(8, 2000);
+    let f = render(&scene, &soup_camera(), RenderOptions::default()).unwrap();
+    let w = f.width() as usize;
+    let direct: Vec<Option<u32>> = (0..w * f.height() as usize)
+        .into_par_iter()
+        .map(|p| {
+            f.triangle_at_direct((p % w) as i64, (p / w) as i64)
+                .map(|t| t.0)
+        })
+        .collect();
+    let buffer: Vec<Option<u32>> = (0..w * f.height() as usize)
+        .map(|p| f.triangle_at((p % w) as u32, (p / w) as u32))
+        .collect();
+    assert_eq!(direct, buffer);
 }

@@ -552,24 +552,24 @@ fn first_t(
         let n = &nodes[node];
         if n.count == 0 {
             let (l, r) = (n.index as usize, n.index as usize + 1);
-            let el = br.enter(&nodes[l], t_min, prune);
-            let er = br.enter(&nodes[r], t_min, prune);
-            match (el, er) {
-                (Some(a), Some(b)) => {
+            let (mask, near) = br.enter_pair(n, nodes, t_min, prune);
+            match mask {
+                3 => {
+                    let (a, b) = (near.x, near.y);
                     let (near, far, t_far) = if b < a { (r, l, a) } else { (l, r, b) };
                     stack.push((far as u32, t_far));
                     node = near;
                     continue;
                 }
-                (Some(_), None) => {
+                1 => {
                     node = l;
                     continue;
                 }
-                (None, Some(_)) => {
+                2 => {
                     node = r;
                     continue;
                 }
-                (None, None) => {}
+                _ => {}
             }
         } else {
             let mesh = n.index;

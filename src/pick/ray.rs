@@ -578,15 +578,20 @@ fn first_t(
                 // (no local box test: the mesh BVH's root test is one)
                 // Meshes placed with the identity matrix share one local ray
                 // (computed by the same code from the same matrix).
+                // (by reference: the precomputed ray is not copied per mesh)
+                let own;
                 let local = if x.identity {
-                    *shared.get_or_insert_with(|| local_pre(x, ray, opts.cull))
+                    shared
+                        .get_or_insert_with(|| local_pre(x, ray, opts.cull))
+                        .as_ref()
                 } else {
-                    local_pre(x, ray, opts.cull)
+                    own = local_pre(x, ray, opts.cull);
+                    own.as_ref()
                 };
                 if let Some((pre, cull)) = local {
                     if let Some((tri, h)) =
                         m.bvh()
-                            .first_hit(m.positions(), m.triangles(), &pre, t_min, t_best, cull)
+                            .first_hit(m.positions(), m.triangles(), pre, t_min, t_best, *cull)
                     {
                         let better = best
                             .as_ref()

@@ -467,9 +467,11 @@ struct QuadTest {
     /// (`d = FAR_SLACK`); generic: `inv_dir[axis]` for both.
     inv_near: [Vec4; 3],
     inv_far: [Vec4; 3],
-    /// FAST: plane index (into `Quad::planes`) of each axis' entry and exit.
-    near_plane: [usize; 3],
-    far_plane: [usize; 3],
+    /// FAST: per axis, the direction is negative (the ray enters through
+    /// the `max` plane, `Quad::planes[axis + 3]`, and leaves through the
+    /// `min` plane). Kept as `bool`s so that the plane indices are known to
+    /// be in range (no bounds checks per node).
+    neg: [bool; 3],
     t_min: f32,
 }
 
@@ -487,8 +489,7 @@ impl QuadTest {
             o: [Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z)],
             inv_near: [i.x * lo, i.y * lo, i.z * lo].map(Vec4::splat),
             inv_far: [i.x * hi, i.y * hi, i.z * hi].map(Vec4::splat),
-            near_plane: [0, 1, 2].map(|a| a + 3 * neg[a] as usize),
-            far_plane: [0, 1, 2].map(|a| a + 3 * !neg[a] as usize),
+            neg,
             t_min,
         }
     }
@@ -510,8 +511,9 @@ impl QuadTest {
         if FAST {
             let mut far = Vec4::splat(t_hi);
             for a in 0..3 {
-                let n = (p[self.near_plane[a]] - self.o[a]) * self.inv_near[a];
-                let f = (p[self.far_plane[a]] - self.o[a]) * self.inv_far[a];
+                let neg = usize::from(self.neg[a]);
+                let n = (p[a + 3 * neg] - self.o[a]) * self.inv_near[a];
+                let f = (p[a + 3 * (1 - neg)] - self.o[a]) * self.inv_far[a];
                 near = near.max(n);
                 far = far.min(f);
             }

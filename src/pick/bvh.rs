@@ -763,8 +763,12 @@ impl Bvh {
         t_max: f32,
         cull: CullMode,
     ) -> Option<(u32, TriHit)> {
-        let boxes = QuadTest::new::<FAST>(ray, t_min);
         let tris4 = Pack4Ray::new(ray);
+        if self.root.1 != 0 {
+            // A single leaf (a small mesh): no box test, no stack.
+            return self.leaf_first(ray, &tris4, self.root, t_min, t_max, cull);
+        }
+        let boxes = QuadTest::new::<FAST>(ray, t_min);
         let mut best: Option<(u32, TriHit)> = None;
         let mut t_hi = t_max;
         // Box pruning bound: t_hi plus a little slack (see PRUNE_SLACK).

@@ -487,8 +487,17 @@ impl QuadTest {
         let neg = [i.x < 0.0, i.y < 0.0, i.z < 0.0];
         QuadTest {
             o: [Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z)],
-            inv_near: [i.x * lo, i.y * lo, i.z * lo].map(Vec4::splat),
-            inv_far: [i.x * hi, i.y * hi, i.z * hi].map(Vec4::splat),
+            // (written out: `array::map` here compiled to an outlined call)
+            inv_near: [
+                Vec4::splat(i.x * lo),
+                Vec4::splat(i.y * lo),
+                Vec4::splat(i.z * lo),
+            ],
+            inv_far: [
+                Vec4::splat(i.x * hi),
+                Vec4::splat(i.y * hi),
+                Vec4::splat(i.z * hi),
+            ],
             neg,
             t_min,
         }

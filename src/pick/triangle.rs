@@ -319,9 +319,11 @@ pub(crate) struct Pack4Ray {
 impl Pack4Ray {
     pub(crate) fn new(p: &RayPrecomp) -> Self {
         let o = p.origin;
+        // (written out: `array::map` here compiled to an outlined call)
+        let splat = |r: Vec3A| [Vec4::splat(r.x), Vec4::splat(r.y), Vec4::splat(r.z)];
         Pack4Ray {
-            o: [o.x, o.y, o.z].map(Vec4::splat),
-            rows: p.rows.map(|r| [r.x, r.y, r.z].map(Vec4::splat)),
+            o: [Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z)],
+            rows: [splat(p.rows[0]), splat(p.rows[1]), splat(p.rows[2])],
         }
     }
 

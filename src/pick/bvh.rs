@@ -467,9 +467,11 @@ struct QuadTest {
     /// (`d = FAR_SLACK`); generic: `inv_dir[axis]` for both.
     inv_near: [Vec4; 3],
     inv_far: [Vec4; 3],
-    /// FAST: plane index (into `Quad::planes`) of each axis' entry and exit.
-    near_plane: [usize; 3],
-    far_plane: [usize; 3],
+    /// FAST: per axis, the direction is negative (the ray enters through
+    /// the `max` plane, `Quad::planes[axis + 3]`, and leaves through the
+    /// `min` plane). Kept as `bool`s so that the plane indices are known to
+    /// be in range (no bounds checks per node).
+    neg: [bool; 3],
     t_min: f32,
 }
 
@@ -485,10 +487,18 @@ impl QuadTest {
         let neg = [i.x < 0.0, i.y < 0.0, i.z < 0.0];
         QuadTest {
             o: [Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z)],
-            inv_near: [i.x * lo, i.y * lo, i.z * lo].map(Vec4::splat),
-            inv_far: [i.x * hi, i.y * hi, i.z * hi].map(Vec4::splat),
-            near_plane: [0, 1, 2].map(|a| a + 3 * neg[a] as usize),
-            far_plane: [0, 1, 2].map(|a| a + 3 * !neg[a] as usize),
+            // (written out: `array::map` here compiled to an outlined call)
+            inv_near: [
+                Vec4::splat(i.x * lo),
+                Vec4::splat(i.y * lo),
+                Vec4::splat(i.z * lo),
+            ],
+            inv_far: [
+                Vec4::splat(i.x * hi),
+                Vec4::splat(i.y * hi),
+                Vec4::splat(i.z * hi),
+            ],
+            neg,
             t_min,
         }
     }
@@ -510,8 +520,9 @@ impl QuadTest {
         if FAST {
             let mut far = Vec4::splat(t_hi);
             for a in 0..3 {
-                let n = (p[self.near_plane[a]] - self.o[a]) * self.inv_near[a];
-                let f = (p[self.far_plane[a]] - self.o[a]) * self.inv_far[a];
+                let neg = usize::from(self.neg[a]);
+                let n = (p[a + 3 * neg] - self.o[a]) * self.inv_near[a];
+                let f = (p[a + 3 * (1 - neg)] - self.o[a]) * self.inv_far[a];
                 near = near.max(n);
                 far = far.min(f);
             }
@@ -761,8 +772,12 @@ impl Bvh {
         t_max: f32,
         cull: CullMode,
     ) -> Option<(u32, TriHit)> {
-        let boxes = QuadTest::new::<FAST>(ray, t_min);
         let tris4 = Pack4Ray::new(ray);
+        if self.root.1 != 0 {
+            // A single leaf (a small mesh): no box test, no stack.
+            return self.leaf_first(ray, &tris4, self.root, t_min, t_max, cull);
+        }
+        let boxes = QuadTest::new::<FAST>(ray, t_min);
         let mut best: Option<(u32, TriHit)> = None;
         let mut t_hi = t_max;
         // Box pruning bound: t_hi plus a little slack (see PRUNE_SLACK).

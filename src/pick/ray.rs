@@ -552,24 +552,24 @@ fn first_t(
         let n = &nodes[node];
         if n.count == 0 {
             let (l, r) = (n.index as usize, n.index as usize + 1);
-            let el = br.enter(&nodes[l], t_min, prune);
-            let er = br.enter(&nodes[r], t_min, prune);
-            match (el, er) {
-                (Some(a), Some(b)) => {
+            let (mask, near) = br.enter_pair(n, nodes, t_min, prune);
+            match mask {
+                3 => {
+                    let (a, b) = (near.x, near.y);
                     let (near, far, t_far) = if b < a { (r, l, a) } else { (l, r, b) };
                     stack.push((far as u32, t_far));
                     node = near;
                     continue;
                 }
-                (Some(_), None) => {
+                1 => {
                     node = l;
                     continue;
                 }
-                (None, Some(_)) => {
+                2 => {
                     node = r;
                     continue;
                 }
-                (None, None) => {}
+                _ => {}
             }
         } else {
             let mesh = n.index;
@@ -578,15 +578,20 @@ fn first_t(
                 // (no local box test: the mesh BVH's root test is one)
                 // Meshes placed with the identity matrix share one local ray
                 // (computed by the same code from the same matrix).
+                // (by reference: the precomputed ray is not copied per mesh)
+                let own;
                 let local = if x.identity {
-                    *shared.get_or_insert_with(|| local_pre(x, ray, opts.cull))
+                    shared
+                        .get_or_insert_with(|| local_pre(x, ray, opts.cull))
+                        .as_ref()
                 } else {
-                    local_pre(x, ray, opts.cull)
+                    own = local_pre(x, ray, opts.cull);
+                    own.as_ref()
                 };
                 if let Some((pre, cull)) = local {
                     if let Some((tri, h)) =
                         m.bvh()
-                            .first_hit(m.positions(), m.triangles(), &pre, t_min, t_best, cull)
+                            .first_hit(m.positions(), m.triangles(), pre, t_min, t_best, *cull)
                     {
                         let better = best
                             .as_ref()

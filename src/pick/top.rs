@@ -11,7 +11,7 @@
 //! becomes a median split, so the depth stays below `SAH_DEPTH + 34` (and
 //! so does the traversal stack).
 
-use glam::{Vec3, Vec3A};
+use glam::{Vec3, Vec3A, Vec4, Vec4Swizzles};
 
 use crate::scene::Aabb;
 
@@ -31,6 +31,10 @@ pub(crate) struct Node {
     pub(crate) max: Vec3A,
     pub(crate) index: u32,
     pub(crate) count: u32,
+    /// Interior nodes: the boxes of both children for
+    /// [`BoxRay::enter_pair`], per axis `[left min, right min, left max,
+    /// right max]` (left = the child at `index`). Unused in leaves.
+    pub(crate) kids: [Vec4; 3],
 }
 
 /// BVH over mesh world boxes; empty when no mesh can be hit.
@@ -85,6 +89,7 @@ impl TopLevel {
                 max,
                 index: 0,
                 count: 0,
+                kids: [Vec4::ZERO; 3],
             });
             build_node(&mut nodes, 0, &mut items, 1);
         }
@@ -135,9 +140,12 @@ fn build_node(nodes: &mut Vec<Node>, at: usize, items: &mut [Item], depth: usize
             max,
             index: 0,
             count: 0,
+            kids: [Vec4::ZERO; 3],
         });
     }
     nodes[at].index = first as u32;
+    let (ln, rn) = (nodes[first], nodes[first + 1]);
+    nodes[at].kids = [0, 1, 2].map(|a| Vec4::new(ln.min[a], rn.min[a], ln.max[a], rn.max[a]));
     build_node(nodes, first, l, depth + 1);
     build_node(nodes, first + 1, r, depth + 1);
 }
@@ -206,6 +214,50 @@ impl BoxRay {
             inv: inv_dir.into(),
             zeros: !inv_dir.is_finite(),
         }
+    }
+
+    /// [`BoxRay::enter`] on both children of an interior node: a bit mask
+    /// (bit 0: the child at `index`, bit 1: the one at `index + 1`) and
+    /// their entry distances (lanes 0 and 1).
+    ///
+    /// Without zero direction components this makes the same decisions and,
+    /// up to the sign of a zero, returns the same entry distances as
+    /// [`BoxRay::enter`] on each child: per axis one subtraction and one
+    /// multiplication give both children's `lo` (lanes 0, 1) and `hi`
+    /// (lanes 2, 3), which are then combined exactly as there (no NaN can
+    /// arise: `inv` is finite and the boxes are), and maxima and minima of
+    /// non-NaN values do not depend on their order.
+    #[inline(always)]
+    pub(crate) fn enter_pair(
+        &self,
+        n: &Node,
+        nodes: &[Node],
+        t_min: f32,
+        t_max: f32,
+    ) -> (u32, Vec4) {
+        if self.zeros {
+            let mut mask = 0;
+            let mut near = [0.0; 4];
+            for k in 0..2 {
+                if let Some(t) = self.enter(&nodes[n.index as usize + k], t_min, t_max) {
+                    mask |= 1 << k;
+                    near[k] = t;
+                }
+            }
+            return (mask, Vec4::from_array(near));
+        }
+        let mut near = Vec4::splat(t_min);
+        let mut far_raw = Vec4::INFINITY;
+        for a in 0..3 {
+            let t = (n.kids[a] - Vec4::splat(self.o[a])) * Vec4::splat(self.inv[a]);
+            let s = t.zwxy();
+            near = near.max(t.min(s));
+            far_raw = far_raw.min(t.max(s));
+        }
+        let far = (far_raw * (1.0 + FAR_SLACK))
+            .max(far_raw * (1.0 - FAR_SLACK))
+            .min(Vec4::splat(t_max));
+        (near.cmple(far).bitmask() & 3, near)
     }
 
     /// Entry distance of the node's box within `[t_min, t_max]`, or `None`.

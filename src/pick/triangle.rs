@@ -81,20 +81,31 @@ impl RayPrecomp {
         } else {
             (2, dir.z)
         };
-        let (kx, ky) = match (kz, d < 0.0) {
-            (0, false) => (1, 2),
-            (0, true) => (2, 1),
-            (1, false) => (2, 0),
-            (1, true) => (0, 2),
-            (_, false) => (0, 1),
-            (_, true) => (1, 0),
-        };
+        // One copy of the rest per permutation, so that every index is a
+        // constant (no variable-index loads and stores through the stack).
+        match (kz, d < 0.0) {
+            (0, false) => Self::permuted::<1, 2, 0>(origin, dir, d),
+            (0, true) => Self::permuted::<2, 1, 0>(origin, dir, d),
+            (1, false) => Self::permuted::<2, 0, 1>(origin, dir, d),
+            (1, true) => Self::permuted::<0, 2, 1>(origin, dir, d),
+            (_, false) => Self::permuted::<0, 1, 2>(origin, dir, d),
+            (_, true) => Self::permuted::<1, 0, 2>(origin, dir, d),
+        }
+    }
+
+    /// [`RayPrecomp::new`] for the permutation `(KX, KY, KZ)`; `d = dir[KZ]`.
+    #[inline(always)]
+    fn permuted<const KX: usize, const KY: usize, const KZ: usize>(
+        origin: Vec3,
+        dir: Vec3,
+        d: f32,
+    ) -> Self {
         let dir_a = dir.to_array();
         let valid = d != 0.0 && dir.is_finite() && origin.is_finite();
         // (Sx, Sy, Sz); an invalid ray gets NaN, which makes every edge
         // function NaN, which `intersect` rejects.
         let shear = if valid {
-            Vec3::from(Vec3A::new(dir_a[kx], dir_a[ky], 1.0) / Vec3A::splat(d))
+            Vec3::from(Vec3A::new(dir_a[KX], dir_a[KY], 1.0) / Vec3A::splat(d))
         } else {
             Vec3::NAN
         };
@@ -104,15 +115,15 @@ impl RayPrecomp {
             Vec3A::from_array(v)
         };
         let rows = [
-            unit(kx, 1.0) + unit(kz, -shear.x),
-            unit(ky, 1.0) + unit(kz, -shear.y),
-            unit(kz, shear.z),
+            unit(KX, 1.0) + unit(KZ, -shear.x),
+            unit(KY, 1.0) + unit(KZ, -shear.y),
+            unit(KZ, shear.z),
         ];
         RayPrecomp {
             origin,
             dir,
             inv_dir: Vec3A::from(dir).recip().into(),
-            axes: [kx as u8, ky as u8, kz as u8],
+            axes: [KX as u8, KY as u8, KZ as u8],
             shear,
             rows,
         }
@@ -308,9 +319,11 @@ pub(crate) struct Pack4Ray {
 impl Pack4Ray {
     pub(crate) fn new(p: &RayPrecomp) -> Self {
         let o = p.origin;
+        // (written out: `array::map` here compiled to an outlined call)
+        let splat = |r: Vec3A| [Vec4::splat(r.x), Vec4::splat(r.y), Vec4::splat(r.z)];
         Pack4Ray {
-            o: [o.x, o.y, o.z].map(Vec4::splat),
-            rows: p.rows.map(|r| [r.x, r.y, r.z].map(Vec4::splat)),
+            o: [Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z)],
+            rows: [splat(p.rows[0]), splat(p.rows[1]), splat(p.rows[2])],
         }
     }
 

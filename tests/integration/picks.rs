@@ -194,6 +194,19 @@ fn compact_picks_equal_full_picks_every_method() {
         found[0], found[1],
         "buffer and direct cover the same pixels"
     );
+    // runs of pixels give what single picks give, runs leaving the frame included
+    for m in PickMethod::ALL {
+        for y in [0u32, 20, 45, 71, 72, 500] {
+            for (x, len) in [(0u32, 96usize), (10, 40), (90, 20), (96, 3), (400, 2)] {
+                let mut row = vec![None; len];
+                f.pick_id_span(m, &scene, x, y, &mut row);
+                for (k, got) in row.iter().enumerate() {
+                    let want = f.pick_id_with(m, &scene, i64::from(x) + k as i64, i64::from(y));
+                    assert_eq!(*got, want, "{m:?} span at ({x},{y}) +{k}");
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -42,7 +42,7 @@ pub fn pick_grid(
 }
 
 /// The timed sweep: every pixel of `frame` picked with the compact pick
-/// ([`Frame::pick_id_with`]: mesh, triangle and depth), rows in parallel,
+/// ([`Frame::pick_id_span`] per row: mesh, triangle and depth), rows in parallel,
 /// into `out` in the raw ID format (global triangle + 1, 0 = nothing), the
 /// `.u32` the peers' sweeps write. `out` is allocated by the caller before
 /// the clock starts, as the peers' output arrays are.
@@ -54,14 +54,16 @@ pub fn sweep_into(
     on_row: &(dyn Fn() + Sync),
 ) {
     let w = frame.width() as usize;
-    out.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
-        for (x, cell) in row.iter_mut().enumerate() {
-            *cell = frame
-                .pick_id_with(method, scene, x as i64, y as i64)
-                .map_or(softpick::NO_TRIANGLE, |h| h.global_triangle + 1);
-        }
-        on_row();
-    });
+    out.par_chunks_mut(w).enumerate().for_each_init(
+        || vec![None; w],
+        |picks, (y, row)| {
+            frame.pick_id_span(method, scene, 0, y as u32, picks);
+            for (cell, p) in row.iter_mut().zip(picks.iter()) {
+                *cell = p.map_or(softpick::NO_TRIANGLE, |h| h.global_triangle + 1);
+            }
+            on_row();
+        },
+    );
 }
 
 /// The result of one method (also the `--json` line).

@@ -520,7 +520,12 @@ fn viewer_picks_highlights_saves_and_exits() {
         .collect();
     assert!(left.len() < boxed.len() && !left.is_empty(), "{left:?}");
     xdotool(display, &["keydown", "ctrl"]);
+    // the viewer reads the key state once per frame: let one frame see Ctrl
+    // down before the drag starts, and the release before Ctrl goes up
+    // (without the waits a loaded machine occasionally dropped the modifier)
+    std::thread::sleep(Duration::from_millis(150));
     drag(c, d);
+    std::thread::sleep(Duration::from_millis(150));
     xdotool(display, &["keyup", "ctrl"]);
     let got = expect_line(&out, "select ", "the Ctrl box");
     assert_eq!(got, select_line(SelectMode::Visible, &left, &scene));

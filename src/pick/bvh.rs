@@ -405,6 +405,7 @@ fn leaf_packs(
     // packs for any number of threads
     let packs: Vec<TriPack> = leaves
         .par_iter()
+        .with_min_len(PAR_BUILD_MIN / LEAF_MAX)
         .flat_map_iter(|&(first, count)| {
             prims[first as usize..(first + count) as usize]
                 .chunks(4)
@@ -606,13 +607,19 @@ impl Bvh {
             lo: Vec3A::NAN,
             hi: Vec3A::NAN,
         };
+        // (small meshes stay on the calling thread: `with_min_len` keeps
+        // rayon from splitting, so no other thread is woken for them)
         let mut refs: Vec<Box3> = tris
             .par_iter()
+            .with_min_len(PAR_BUILD_MIN)
             .map(|t| tri_box(t).unwrap_or(invalid))
             .collect();
-        let mut ids: Vec<u32> = (0..tris.len() as u32).into_par_iter().collect();
+        let mut ids: Vec<u32> = (0..tris.len() as u32)
+            .into_par_iter()
+            .with_min_len(PAR_BUILD_MIN)
+            .collect();
         let is_valid = |r: &Box3| !r.lo.x.is_nan();
-        if !refs.par_iter().all(is_valid) {
+        if !refs.par_iter().with_min_len(PAR_BUILD_MIN).all(is_valid) {
             let keep: Vec<bool> = refs.iter().map(is_valid).collect();
             let mut k = keep.iter();
             refs.retain(|_| *k.next().unwrap_or(&false));
@@ -624,6 +631,7 @@ impl Bvh {
         }
         let (bounds, cbounds) = refs
             .par_iter()
+            .with_min_len(PAR_BUILD_MIN)
             .fold(
                 || (Box3::EMPTY, Box3::EMPTY),
                 |(b, c), r| (b.union(r), c.grow(r.center())),

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use crate::frame::{Chunk, Frame};
 use crate::raster::bin::{rect_may_cover, TileGrid};
 use crate::raster::rules::{DepthTest, TILE_ORDER};
-use crate::raster::setup::{clamp_depth, Tri};
+use crate::raster::setup::{DepthPlane, Tri};
 
 /// Cell levels per tile: sides 1, 2, 4, …, 64 pixels (those above
 /// [`MAX_LEVEL`] stay empty).
@@ -42,11 +42,8 @@ struct Rec {
     /// first record whose bound exceeds the best depth found).
     z_lo: f32,
     /// The clamp range of the depth: the vertices' depth range.
-    z_min: f32,
-    z_max: f32,
-    z_ref: f32,
-    dzdx: f32,
-    dzdy: f32,
+    /// The triangle's depth plane.
+    plane: DepthPlane,
     /// The depth plane's reference pixel (the bbox corner).
     x0: u16,
     y0: u16,
@@ -76,12 +73,8 @@ impl Rec {
     fn new(t: Tri<'_>, order: u32) -> Self {
         match t {
             Tri::Big(t) => Self {
-                z_lo: t.z_min,
-                z_min: t.z_min,
-                z_max: t.z_max,
-                z_ref: t.z_ref,
-                dzdx: t.dzdx,
-                dzdy: t.dzdy,
+                z_lo: t.plane.z_min,
+                plane: t.plane,
                 x0: t.bbox[0] as u16,
                 y0: t.bbox[1] as u16,
                 cov: Cov::Edges {
@@ -93,12 +86,8 @@ impl Rec {
                 id: t.id,
             },
             Tri::Small(t) => Self {
-                z_lo: t.z_min,
-                z_min: t.z_min,
-                z_max: t.z_max,
-                z_ref: t.z_ref,
-                dzdx: t.dzdx,
-                dzdy: t.dzdy,
+                z_lo: t.plane.z_min,
+                plane: t.plane,
                 x0: t.x0,
                 y0: t.y0,
                 cov: Cov::Mask(t.mask),
@@ -129,12 +118,8 @@ impl Rec {
     /// [`crate::raster::setup::TriSetup::depth_at`], the same f32 operations.
     #[inline(always)]
     fn depth_at(&self, i: i32, j: i32) -> f32 {
-        let zr = self.z_ref + self.dzdy * (j - i32::from(self.y0)) as f32;
-        clamp_depth(
-            zr + self.dzdx * (i - i32::from(self.x0)) as f32,
-            self.z_min,
-            self.z_max,
-        )
+        self.plane
+            .at(i - i32::from(self.x0), j - i32::from(self.y0))
     }
 }
 
@@ -536,7 +521,7 @@ fn build_tile(
             c &= c - 1;
             let k = slot(p, bit);
             let z_lo = if always {
-                rec.z_min
+                rec.plane.z_min
             } else {
                 cell_depth_bound(rec, p, bit, rect)
             };
@@ -564,8 +549,9 @@ fn build_tile(
 /// rectangle is at a corner: exact, not an estimate. A non-finite plane
 /// falls back to the clamp's lower bound.
 fn cell_depth_bound(r: &Rec, p: &Place, bit: u32, rect: [i32; 4]) -> f32 {
-    if !(r.z_ref.is_finite() && r.dzdx.is_finite() && r.dzdy.is_finite()) {
-        return r.z_min;
+    let pl = &r.plane;
+    if !(pl.z_ref.is_finite() && pl.dzdx.is_finite() && pl.dzdy.is_finite()) {
+        return pl.z_min;
     }
     let side = 1i32 << p.level;
     let (cx, cy) = (

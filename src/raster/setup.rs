@@ -26,14 +26,8 @@ pub(crate) struct TriSetup {
     pub c: [i64; 3],
     /// Inclusive pixel bounds x0, y0, x1, y1, clamped to the viewport.
     pub bbox: [i32; 4],
-    /// Depth plane: `z(i, j) = (z_ref + dzdy*(j - y0)) + dzdx*(i - x0)` with (x0, y0) = bbox min.
-    pub z_ref: f32,
-    pub dzdx: f32,
-    pub dzdy: f32,
-    /// Depth range of the vertices: interpolated depth is clamped to it, so
-    /// a sliver whose plane is steep cannot extrapolate out of range.
-    pub z_min: f32,
-    pub z_max: f32,
+    /// Depth over the pixels, from the bbox corner (x0, y0) = bbox min.
+    pub plane: DepthPlane,
     /// Global triangle index.
     pub id: u32,
     /// Flat shaded color 0x00RRGGBB.
@@ -48,7 +42,7 @@ pub(crate) const SMALL_SIDE: i32 = 8;
 /// functions as [`TriSetup::covers`], as a bit mask (bit `8*dj + di` for
 /// pixel `(x0 + di, y0 + dj)`), and the same depth plane with the same
 /// corner, so every depth is bit-identical to the [`TriSetup`] it came
-/// from. 48 bytes instead of 120: most triangles of dense meshes are
+/// from. 40 bytes instead of 120: most triangles of dense meshes are
 /// this small, and the tile rasterizer and the picks read them without
 /// edge functions or divisions.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -58,11 +52,8 @@ pub(crate) struct SmallTri {
     /// Box corner (the [`TriSetup::bbox`] minimum).
     pub x0: u16,
     pub y0: u16,
-    pub z_ref: f32,
-    pub dzdx: f32,
-    pub dzdy: f32,
-    pub z_min: f32,
-    pub z_max: f32,
+    /// The [`TriSetup`]'s depth plane (the same corner).
+    pub plane: DepthPlane,
     pub id: u32,
     pub color: u32,
 }
@@ -105,19 +96,14 @@ impl SmallTri {
     /// Depth at pixel (i, j), the same formula and operations as [`TriSetup::depth_at`].
     #[inline(always)]
     pub fn depth_at(&self, i: i32, j: i32) -> f32 {
-        self.depth_in_row(self.depth_row(j), i - i32::from(self.x0))
+        self.plane
+            .at(i - i32::from(self.x0), j - i32::from(self.y0))
     }
 
     /// See [`TriSetup::depth_row`].
     #[inline(always)]
     pub fn depth_row(&self, j: i32) -> f32 {
-        self.z_ref + self.dzdy * (j - i32::from(self.y0)) as f32
-    }
-
-    /// See [`TriSetup::depth_in_row`].
-    #[inline(always)]
-    pub fn depth_in_row(&self, zr: f32, di: i32) -> f32 {
-        clamp_depth(zr + self.dzdx * di as f32, self.z_min, self.z_max)
+        self.plane.row(j - i32::from(self.y0))
     }
 
     /// The covered span [lo, hi] of row j within [x0, x1] (empty if lo > hi);
@@ -225,23 +211,16 @@ impl TriSetup {
         (0..3).all(|k| self.dx[k] * j - self.dy[k] * i + self.c[k] >= 0)
     }
 
-    /// Depth at pixel (i, j), the same f32 operations the rasterizer uses.
+    /// The depth plane's value on row j (see [`DepthPlane::row`]).
     #[inline(always)]
     pub fn depth_row(&self, j: i32) -> f32 {
-        self.z_ref + self.dzdy * (j - self.bbox[1]) as f32
+        self.plane.row(j - self.bbox[1])
     }
 
-    /// Depth at pixel (i, j): `clamp(depth_row(j) + dzdx*(i - x0), z_min, z_max)`.
+    /// Depth at pixel (i, j), the same f32 operations the rasterizer uses.
     #[inline(always)]
     pub fn depth_at(&self, i: i32, j: i32) -> f32 {
-        self.depth_in_row(self.depth_row(j), i - self.bbox[0])
-    }
-
-    /// Depth at column offset `di` (from the bbox corner) of a row whose
-    /// [`TriSetup::depth_row`] is `zr`. The one formula every depth comes from.
-    #[inline(always)]
-    pub fn depth_in_row(&self, zr: f32, di: i32) -> f32 {
-        clamp_depth(zr + self.dzdx * di as f32, self.z_min, self.z_max)
+        self.plane.at(i - self.bbox[0], j - self.bbox[1])
     }
 
     /// The covered span [lo, hi] of row j within [x0, x1] (empty if lo > hi).
@@ -385,18 +364,18 @@ pub(crate) fn setup_edges(
             f64::from(z[k]),
         ]
     });
-    s.z_min = z.iter().copied().fold(f32::INFINITY, f32::min);
-    s.z_max = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    s.plane.z_min = z.iter().copied().fold(f32::INFINITY, f32::min);
+    s.plane.z_max = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     if line {
-        s.z_ref = s.z_min;
+        s.plane.z_ref = s.plane.z_min;
     } else {
         // a float triangle that snapping made non-degenerate falls back to
         // the snapped positions
         let (a, b, c) = depth_plane(&exact)
             .unwrap_or_else(|| depth_plane(&snapped).unwrap_or((0.0, 0.0, f64::from(z[0]))));
-        s.dzdx = a as f32;
-        s.dzdy = b as f32;
-        s.z_ref = c as f32;
+        s.plane.dzdx = a as f32;
+        s.plane.dzdy = b as f32;
+        s.plane.z_ref = c as f32;
     }
     Ok(s)
 }
@@ -424,14 +403,46 @@ fn small(s: &TriSetup) -> Option<SmallTri> {
         mask,
         x0: x0 as u16,
         y0: y0 as u16,
-        z_ref: s.z_ref,
-        dzdx: s.dzdx,
-        dzdy: s.dzdy,
-        z_min: s.z_min,
-        z_max: s.z_max,
+        plane: s.plane,
         id: s.id,
         color: s.color,
     })
+}
+
+/// A triangle's depth over the pixels, relative to a corner pixel (x0, y0):
+/// `z(x0 + di, y0 + dj) = clamp((z_ref + dzdy*dj) + dzdx*di, z_min, z_max)`
+/// in f32, in that order. The one formula every depth comes from: the tile
+/// rasterizer (a row at a time), both set-up forms and the direct picks'
+/// records, so their depths are bit-identical.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct DepthPlane {
+    pub z_ref: f32,
+    pub dzdx: f32,
+    pub dzdy: f32,
+    /// Depth range of the vertices: interpolated depth is clamped to it, so
+    /// a sliver whose plane is steep cannot extrapolate out of range.
+    pub z_min: f32,
+    pub z_max: f32,
+}
+
+impl DepthPlane {
+    /// The unclamped value at the start of row offset `dj`.
+    #[inline(always)]
+    pub fn row(&self, dj: i32) -> f32 {
+        self.z_ref + self.dzdy * dj as f32
+    }
+
+    /// The depth at column offset `di` of a row whose [`DepthPlane::row`] is `zr`.
+    #[inline(always)]
+    pub fn in_row(&self, zr: f32, di: i32) -> f32 {
+        clamp_depth(zr + self.dzdx * di as f32, self.z_min, self.z_max)
+    }
+
+    /// The depth at offset (di, dj) from the corner.
+    #[inline(always)]
+    pub fn at(&self, di: i32, dj: i32) -> f32 {
+        self.in_row(self.row(dj), di)
+    }
 }
 
 /// `z` clamped to `[lo, hi]` (`lo`, `hi` not NaN; a NaN `z` gives `lo`,
@@ -485,6 +496,13 @@ mod tests {
             fx: snap(x) as i32,
             fy: snap(y) as i32,
         }
+    }
+
+    /// The two forms' sizes, which the documentation quotes.
+    #[test]
+    fn setup_record_sizes() {
+        assert_eq!(std::mem::size_of::<TriSetup>(), 120);
+        assert_eq!(std::mem::size_of::<SmallTri>(), 40);
     }
 
     /// Small triangles' masks cover exactly the pixels the edge functions

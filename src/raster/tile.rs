@@ -106,7 +106,7 @@ fn raster_small(
         while bits != 0 {
             let di = bits.trailing_zeros();
             bits &= bits - 1;
-            let z = t.depth_in_row(zr, di as i32);
+            let z = t.plane.in_row(zr, di as i32);
             let k = row + di as usize;
             if let Some(d) = band.depth.get_mut(k) {
                 if pass(z, *d) {
@@ -147,7 +147,7 @@ fn raster_tri(
         match band.color.as_deref_mut() {
             None => {
                 for (k, (d, i)) in drow.iter_mut().zip(irow.iter_mut()).enumerate() {
-                    let z = t.depth_in_row(zr, first + k as i32);
+                    let z = t.plane.in_row(zr, first + k as i32);
                     let m = 0u32.wrapping_sub(u32::from(pass(z, *d)));
                     *d = f32::from_bits(blend(m, z.to_bits(), d.to_bits()));
                     *i = blend(m, id, *i);
@@ -161,7 +161,7 @@ fn raster_tri(
                     .zip(crow.iter_mut())
                     .enumerate()
                 {
-                    let z = t.depth_in_row(zr, first + k as i32);
+                    let z = t.plane.in_row(zr, first + k as i32);
                     let m = 0u32.wrapping_sub(u32::from(pass(z, *d)));
                     *d = f32::from_bits(blend(m, z.to_bits(), d.to_bits()));
                     *i = blend(m, id, *i);

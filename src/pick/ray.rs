@@ -163,9 +163,18 @@ fn mesh_passes(opts: &RayOptions<'_>, id: MeshId) -> bool {
     opts.filter.is_none_or(|f| f(id))
 }
 
-fn make_hit(scene: &Scene, mesh: MeshId, lr: &LocalRay, ray: &Ray, tri: u32, h: TriHit) -> Hit {
+/// The full hit record of triangle `tri` of `mesh`, placed by `world`
+/// (`mirrored`: its determinant is negative, which flips the facing).
+fn make_hit(
+    scene: &Scene,
+    mesh: MeshId,
+    (world, mirrored): (&Mat4, bool),
+    ray: &Ray,
+    tri: u32,
+    h: TriHit,
+) -> Hit {
     let m = &scene.meshes()[mesh as usize];
-    let p = m.triangle(tri).map(|q| lr.world.transform_point3(q));
+    let p = m.triangle(tri).map(|q| world.transform_point3(q));
     let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
     Hit {
         mesh,
@@ -177,7 +186,7 @@ fn make_hit(scene: &Scene, mesh: MeshId, lr: &LocalRay, ray: &Ray, tri: u32, h: 
         position: ray.at(h.t),
         barycentric: h.bary,
         normal: n,
-        front_face: h.front != lr.mirrored,
+        front_face: h.front != mirrored,
     }
 }
 
@@ -374,21 +383,7 @@ impl<'a> RayCaster<'a> {
 
     fn expand(&self, ray: &Ray, mesh: MeshId, tri: u32, h: TriHit) -> Hit {
         let x = &self.xforms[mesh as usize];
-        let m = &self.scene.meshes()[mesh as usize];
-        let p = m.triangle(tri).map(|q| x.world.transform_point3(q));
-        let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
-        Hit {
-            mesh,
-            mesh_name: m.name_arc().clone(),
-            triangle: tri,
-            global_triangle: self.scene.global_triangle(mesh, tri),
-            depth: f32::NAN,
-            distance: h.t * ray.direction.length(),
-            position: ray.at(h.t),
-            barycentric: h.bary,
-            normal: n,
-            front_face: h.front != x.mirrored,
-        }
+        make_hit(self.scene, mesh, (&x.world, x.mirrored), ray, tri, h)
     }
 
     /// The nearest hit as (mesh, triangle, hit): the top-level BVH is
@@ -467,7 +462,7 @@ impl<'a> RayCaster<'a> {
             );
             out.extend(
                 tmp.iter()
-                    .map(|&(tri, h)| make_hit(scene, mesh, &lr, ray, tri, h)),
+                    .map(|&(tri, h)| make_hit(scene, mesh, (&lr.world, lr.mirrored), ray, tri, h)),
             );
         }
         out.sort_by(|a, b| {
@@ -506,7 +501,9 @@ impl<'a> RayCaster<'a> {
                 }
             }
         }
-        best.map(|(_, mesh, tri, h, lr)| make_hit(scene, mesh, &lr, ray, tri, h))
+        best.map(|(_, mesh, tri, h, lr)| {
+            make_hit(scene, mesh, (&lr.world, lr.mirrored), ray, tri, h)
+        })
     }
 }
 

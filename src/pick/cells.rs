@@ -71,29 +71,28 @@ enum Cov {
 
 impl Rec {
     fn new(t: Tri<'_>, order: u32) -> Self {
-        match t {
-            Tri::Big(t) => Self {
-                z_lo: t.plane.z_min,
-                plane: t.plane,
-                x0: t.bbox[0] as u16,
-                y0: t.bbox[1] as u16,
-                cov: Cov::Edges {
+        let (plane, x0, y0, cov, id) = match t {
+            Tri::Big(t) => (
+                t.plane,
+                t.bbox[0] as u16,
+                t.bbox[1] as u16,
+                Cov::Edges {
                     dx: t.dx.map(|d| d as i32),
                     dy: t.dy.map(|d| d as i32),
                     c: t.c,
                 },
-                order,
-                id: t.id,
-            },
-            Tri::Small(t) => Self {
-                z_lo: t.plane.z_min,
-                plane: t.plane,
-                x0: t.x0,
-                y0: t.y0,
-                cov: Cov::Mask(t.mask),
-                order,
-                id: t.id,
-            },
+                t.id,
+            ),
+            Tri::Small(t) => (t.plane, t.x0, t.y0, Cov::Mask(t.mask), t.id),
+        };
+        Self {
+            z_lo: plane.z_min,
+            plane,
+            x0,
+            y0,
+            cov,
+            order,
+            id,
         }
     }
 

@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
-use softpick::{Camera, Frame, PickMethod, RenderOptions, Renderer, Scene};
+use softpick::{Camera, Frame, PickId, PickMethod, RenderOptions, Renderer, Scene};
 
 use crate::common::{say, say_json_lines, Res};
 
 /// Picks every pixel of `frame` (rows in parallel) with the compact pick
-/// ([`Frame::pick_id_with`]), returning per pixel the (mesh, global
+/// ([`Frame::pick_id_span`] per row), returning per pixel the (mesh, global
 /// triangle) of the hit. `on_row` is called after each row.
 pub fn pick_grid(
     frame: &Frame,
@@ -23,20 +23,9 @@ pub fn pick_grid(
     method: PickMethod,
     on_row: &(dyn Fn() + Sync),
 ) -> Vec<Option<(u32, u32)>> {
-    if method == PickMethod::Direct {
-        // build the cell index on all threads before the parallel rows (a
-        // first pick inside them would build it on one)
-        frame.prepare_direct();
-    }
-    let w = frame.width() as usize;
-    let mut out = vec![None; w * frame.height() as usize];
-    out.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
-        for (x, cell) in row.iter_mut().enumerate() {
-            *cell = frame
-                .pick_id_with(method, scene, x as i64, y as i64)
-                .map(|h| (h.mesh, h.global_triangle));
-        }
-        on_row();
+    let mut out = vec![None; frame.width() as usize * frame.height() as usize];
+    pick_rows(frame, scene, method, &mut out, on_row, |p| {
+        p.map(|h| (h.mesh, h.global_triangle))
     });
     out
 }
@@ -53,13 +42,33 @@ pub fn sweep_into(
     out: &mut [u32],
     on_row: &(dyn Fn() + Sync),
 ) {
+    pick_rows(frame, scene, method, out, on_row, |p| {
+        p.map_or(softpick::NO_TRIANGLE, |h| h.global_triangle + 1)
+    });
+}
+
+/// Every row of `frame` picked with [`Frame::pick_id_span`] (rows in
+/// parallel, one row of picks per worker), each pick stored in `out` through
+/// `cell`. The direct method's cell index is built first, on all threads (a
+/// first pick inside the rows would build it on one).
+fn pick_rows<T: Send>(
+    frame: &Frame,
+    scene: &Scene,
+    method: PickMethod,
+    out: &mut [T],
+    on_row: &(dyn Fn() + Sync),
+    cell: impl Fn(Option<PickId>) -> T + Sync,
+) {
+    if method == PickMethod::Direct {
+        frame.prepare_direct();
+    }
     let w = frame.width() as usize;
     out.par_chunks_mut(w).enumerate().for_each_init(
         || vec![None; w],
         |picks, (y, row)| {
             frame.pick_id_span(method, scene, 0, y as u32, picks);
-            for (cell, p) in row.iter_mut().zip(picks.iter()) {
-                *cell = p.map_or(softpick::NO_TRIANGLE, |h| h.global_triangle + 1);
+            for (c, &p) in row.iter_mut().zip(picks.iter()) {
+                *c = cell(p);
             }
             on_row();
         },

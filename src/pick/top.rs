@@ -37,6 +37,19 @@ pub(crate) struct Node {
     pub(crate) kids: [Vec4; 3],
 }
 
+impl Node {
+    /// A node with its box; `build_node` fills in the rest.
+    fn unfilled(min: Vec3A, max: Vec3A) -> Self {
+        Node {
+            min,
+            max,
+            index: 0,
+            count: 0,
+            kids: [Vec4::ZERO; 3],
+        }
+    }
+}
+
 /// BVH over mesh world boxes; empty when no mesh can be hit.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct TopLevel {
@@ -84,13 +97,7 @@ impl TopLevel {
         let mut nodes = Vec::with_capacity(2 * items.len());
         if !items.is_empty() {
             let (min, max) = bounds_of(&items);
-            nodes.push(Node {
-                min,
-                max,
-                index: 0,
-                count: 0,
-                kids: [Vec4::ZERO; 3],
-            });
+            nodes.push(Node::unfilled(min, max));
             build_node(&mut nodes, 0, &mut items, 1);
         }
         TopLevel { nodes }
@@ -135,13 +142,7 @@ fn build_node(nodes: &mut Vec<Node>, at: usize, items: &mut [Item], depth: usize
     let first = nodes.len();
     for part in [&*l, &*r] {
         let (min, max) = bounds_of(part);
-        nodes.push(Node {
-            min,
-            max,
-            index: 0,
-            count: 0,
-            kids: [Vec4::ZERO; 3],
-        });
+        nodes.push(Node::unfilled(min, max));
     }
     nodes[at].index = first as u32;
     let (ln, rn) = (nodes[first], nodes[first + 1]);

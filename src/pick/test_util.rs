@@ -31,6 +31,12 @@ impl Rng {
         Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
     }
 
+    /// A random triangle with corners in the cube [lo, hi]³ (three
+    /// [`Rng::vec3`] draws, in corner order).
+    pub(crate) fn tri(&mut self, lo: f32, hi: f32) -> [Vec3; 3] {
+        [self.vec3(lo, hi), self.vec3(lo, hi), self.vec3(lo, hi)]
+    }
+
     /// A random unit vector.
     pub(crate) fn unit(&mut self) -> Vec3 {
         loop {

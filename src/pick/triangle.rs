@@ -668,11 +668,7 @@ mod tests {
         let mut rng = Rng(3);
         let mut seen = [0usize; 2];
         for _ in 0..20000 {
-            let tri = [
-                rng.vec3(-1.0, 1.0),
-                rng.vec3(-1.0, 1.0),
-                rng.vec3(-1.0, 1.0),
-            ];
+            let tri = rng.tri(-1.0, 1.0);
             let o = rng.vec3(-3.0, 3.0);
             let target = tri[0] * 0.2 + tri[1] * 0.3 + tri[2] * 0.5;
             let d = (target - o) * rng.range(0.1, 10.0);
@@ -699,11 +695,7 @@ mod tests {
         let mut rng = Rng(4);
         let mut hits = 0;
         for _ in 0..50000 {
-            let tri = [
-                rng.vec3(-1.0, 1.0),
-                rng.vec3(-1.0, 1.0),
-                rng.vec3(-1.0, 1.0),
-            ];
+            let tri = rng.tri(-1.0, 1.0);
             let o = rng.vec3(-4.0, 4.0);
             let d = rng.vec3(-1.0, 1.0) - o;
             let got = hit(o, d, tri, CullMode::None);
@@ -741,11 +733,7 @@ mod tests {
         let mut rng = Rng(5);
         let mut n = 0;
         for _ in 0..20000 {
-            let tri = [
-                rng.vec3(-1.0, 1.0),
-                rng.vec3(-1.0, 1.0),
-                rng.vec3(-1.0, 1.0),
-            ];
+            let tri = rng.tri(-1.0, 1.0);
             let o = rng.vec3(-4.0, 4.0);
             let d = rng.vec3(-1.0, 1.0) - o;
             let r = RayPrecomp::new(o, d);
@@ -788,11 +776,7 @@ mod tests {
         // Random triangles, rays within their plane.
         let mut rng = Rng(6);
         for _ in 0..2000 {
-            let tri = [
-                rng.vec3(-1.0, 1.0),
-                rng.vec3(-1.0, 1.0),
-                rng.vec3(-1.0, 1.0),
-            ];
+            let tri = rng.tri(-1.0, 1.0);
             let o = tri[0] * 2.0 - tri[1];
             let d = tri[1] - tri[0];
             let r = hit(o, d, tri, CullMode::None);
@@ -856,11 +840,7 @@ mod tests {
         // Generic triangles: the origin lies on the surface up to rounding.
         let mut rng = Rng(7);
         for _ in 0..2000 {
-            let tri = [
-                rng.vec3(-1.0, 1.0),
-                rng.vec3(-1.0, 1.0),
-                rng.vec3(-1.0, 1.0),
-            ];
+            let tri = rng.tri(-1.0, 1.0);
             let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
             let o = tri[0] * 0.3 + tri[1] * 0.3 + tri[2] * 0.4;
             let d = rng.unit();
@@ -881,11 +861,7 @@ mod tests {
         for scale in [1e6f32, 1e-6, 1e18, 1e-18, 1e-21] {
             let mut n = 0;
             for _ in 0..5000 {
-                let tri = [
-                    rng.vec3(-1.0, 1.0),
-                    rng.vec3(-1.0, 1.0),
-                    rng.vec3(-1.0, 1.0),
-                ];
+                let tri = rng.tri(-1.0, 1.0);
                 let o = rng.vec3(-4.0, 4.0);
                 let b = [
                     rng.range(0.05, 1.0),

@@ -369,6 +369,29 @@ impl Scene {
         self.tri_offset.last().copied().unwrap_or(0)
     }
 
+    /// Builds every mesh's BVH now ([`Mesh::bvh`]) instead of on the first
+    /// ray query that needs it. Meshes are built in parallel when the scene
+    /// is large; a small scene is built on the calling thread (waking the
+    /// thread pool would cost more than the build).
+    ///
+    /// ```
+    /// let scene = softpick::builtin_scene();
+    /// scene.build_bvhs();
+    /// assert!(scene.meshes().iter().all(|m| m.bvh().triangle_count() > 0));
+    /// ```
+    pub fn build_bvhs(&self) {
+        use rayon::prelude::*;
+        if (self.triangle_count() as usize) < crate::pick::bvh::PAR_BUILD_MIN {
+            self.meshes.iter().for_each(|m| {
+                let _ = m.bvh();
+            });
+        } else {
+            self.meshes.par_iter().for_each(|m| {
+                let _ = m.bvh();
+            });
+        }
+    }
+
     /// First global triangle index of each mesh, plus the total at the end.
     #[must_use]
     pub fn triangle_offsets(&self) -> &[u32] {

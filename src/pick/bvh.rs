@@ -58,7 +58,7 @@ const COST_TRAVERSAL: f32 = 1.0;
 /// widest centroid axis only.
 const ALL_AXES_BELOW: usize = 64;
 /// Nodes with at least this many triangles build their children in parallel.
-const PAR_BUILD_MIN: usize = 4096;
+pub(crate) const PAR_BUILD_MIN: usize = 4096;
 /// Nodes with at least this many triangles bin in parallel.
 const PAR_BIN_MIN: usize = 1 << 15;
 /// Relative slack when pruning boxes against the current closest hit, so
@@ -403,21 +403,27 @@ fn leaf_packs(
     }
     // in parallel, in leaf order (rayon's collect keeps it): the same
     // packs for any number of threads
-    let packs: Vec<TriPack> = leaves
-        .par_iter()
-        .with_min_len(PAR_BUILD_MIN / LEAF_MAX)
-        .flat_map_iter(|&(first, count)| {
-            prims[first as usize..(first + count) as usize]
-                .chunks(4)
-                .map(|chunk| {
-                    let mut four = [(0u32, [Vec3::ZERO; 3]); 4];
-                    for (slot, &id) in four.iter_mut().zip(chunk) {
-                        *slot = (id, tris[id as usize].map(|v| positions[v as usize]));
-                    }
-                    TriPack::new(&four[..chunk.len()])
-                })
-        })
-        .collect();
+    let leaf = |&(first, count): &ChildRef| {
+        prims[first as usize..(first + count) as usize]
+            .chunks(4)
+            .map(|chunk| {
+                let mut four = [(0u32, [Vec3::ZERO; 3]); 4];
+                for (slot, &id) in four.iter_mut().zip(chunk) {
+                    *slot = (id, tris[id as usize].map(|v| positions[v as usize]));
+                }
+                TriPack::new(&four[..chunk.len()])
+            })
+    };
+    // (small trees on the calling thread, see `Bvh::build_impl`)
+    let packs: Vec<TriPack> = if prims.len() < PAR_BUILD_MIN {
+        leaves.iter().flat_map(leaf).collect()
+    } else {
+        leaves
+            .par_iter()
+            .with_min_len(PAR_BUILD_MIN / LEAF_MAX)
+            .flat_map_iter(leaf)
+            .collect()
+    };
     debug_assert_eq!(packs.len(), n as usize);
     (packs, start)
 }
@@ -607,19 +613,30 @@ impl Bvh {
             lo: Vec3A::NAN,
             hi: Vec3A::NAN,
         };
-        // (small meshes stay on the calling thread: `with_min_len` keeps
-        // rayon from splitting, so no other thread is woken for them)
-        let mut refs: Vec<Box3> = tris
-            .par_iter()
-            .with_min_len(PAR_BUILD_MIN)
-            .map(|t| tri_box(t).unwrap_or(invalid))
-            .collect();
-        let mut ids: Vec<u32> = (0..tris.len() as u32)
-            .into_par_iter()
-            .with_min_len(PAR_BUILD_MIN)
-            .collect();
+        // Small meshes are built on the calling thread without rayon: a
+        // parallel iterator called from outside the pool hands its work to
+        // a pool thread and waits for it, which costs more than the whole
+        // build of a few hundred triangles once the pool has gone to sleep.
+        let small = tris.len() < PAR_BUILD_MIN;
         let is_valid = |r: &Box3| !r.lo.x.is_nan();
-        if !refs.par_iter().with_min_len(PAR_BUILD_MIN).all(is_valid) {
+        let (mut refs, mut ids, all_valid): (Vec<Box3>, Vec<u32>, bool) = if small {
+            let refs: Vec<Box3> = tris.iter().map(|t| tri_box(t).unwrap_or(invalid)).collect();
+            let all = refs.iter().all(is_valid);
+            (refs, (0..tris.len() as u32).collect(), all)
+        } else {
+            let refs: Vec<Box3> = tris
+                .par_iter()
+                .with_min_len(PAR_BUILD_MIN)
+                .map(|t| tri_box(t).unwrap_or(invalid))
+                .collect();
+            let all = refs.par_iter().with_min_len(PAR_BUILD_MIN).all(is_valid);
+            let ids = (0..tris.len() as u32)
+                .into_par_iter()
+                .with_min_len(PAR_BUILD_MIN)
+                .collect();
+            (refs, ids, all)
+        };
+        if !all_valid {
             let keep: Vec<bool> = refs.iter().map(is_valid).collect();
             let mut k = keep.iter();
             refs.retain(|_| *k.next().unwrap_or(&false));
@@ -629,17 +646,16 @@ impl Bvh {
         if refs.is_empty() {
             return Bvh::default();
         }
-        let (bounds, cbounds) = refs
-            .par_iter()
-            .with_min_len(PAR_BUILD_MIN)
-            .fold(
-                || (Box3::EMPTY, Box3::EMPTY),
-                |(b, c), r| (b.union(r), c.grow(r.center())),
-            )
-            .reduce(
-                || (Box3::EMPTY, Box3::EMPTY),
-                |(b0, c0), (b1, c1)| (b0.union(&b1), c0.union(&c1)),
-            );
+        let grow = |(b, c): (Box3, Box3), r: &Box3| (b.union(r), c.grow(r.center()));
+        let empty = (Box3::EMPTY, Box3::EMPTY);
+        let (bounds, cbounds) = if small {
+            refs.iter().fold(empty, grow)
+        } else {
+            refs.par_iter()
+                .with_min_len(PAR_BUILD_MIN)
+                .fold(|| empty, grow)
+                .reduce(|| empty, |(b0, c0), (b1, c1)| (b0.union(&b1), c0.union(&c1)))
+        };
         let sub = build_par(&mut refs, &mut ids, 0, bounds, cbounds, 1);
         drop(refs);
         let (quads, root, depth) = match Kid::of_sub(&sub) {

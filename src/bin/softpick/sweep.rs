@@ -187,9 +187,7 @@ pub fn run(
                     let fresh = scene.clone();
                     let frame = renderer.render(scene, camera)?;
                     let t = Instant::now();
-                    fresh.meshes().par_iter().for_each(|m| {
-                        let _ = m.bvh();
-                    });
+                    fresh.build_bvhs();
                     frame.prepare_rays();
                     setup = t.elapsed();
                     let t = Instant::now();

@@ -91,6 +91,8 @@ pub fn run(
         })?;
     let (w, h) = (camera.width, camera.height);
     let floor = fill_floor(&pool, w as usize * h as usize, frames);
+    // (its threads would otherwise compete with the renderer's while they wind down)
+    drop(pool);
     let list: &[bool] = match passes {
         Passes::Ids => &[false],
         Passes::Color => &[true],

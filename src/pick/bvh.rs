@@ -456,6 +456,13 @@ impl<T: Copy + Default, const N: usize> Stack<T, N> {
         }
     }
 
+    /// Empties the stack (keeping the spill vector's memory).
+    #[inline(always)]
+    pub(crate) fn clear(&mut self) {
+        self.n = 0;
+        self.more.clear();
+    }
+
     #[inline(always)]
     pub(crate) fn pop(&mut self) -> Option<T> {
         if let Some(v) = self.more.pop() {
@@ -465,6 +472,10 @@ impl<T: Copy + Default, const N: usize> Stack<T, N> {
         Some(self.top[self.n])
     }
 }
+
+/// The traversal stack of [`Bvh::first_hit`]: (node or first primitive,
+/// count, entry distance).
+pub(crate) type MeshStack = Stack<(u32, u32, f32), 16>;
 
 /// Per-ray constants for testing the four children of a [`Quad`] at once.
 struct QuadTest {
@@ -749,16 +760,31 @@ impl Bvh {
         // The tree's own leaf-ordered copy of the triangles (`packs`, made
         // from these same arrays at build time) is what is tested.
         let _ = (positions, tris);
+        self.first_hit_in(ray, t_min, t_max, cull, &mut MeshStack::new())
+    }
+
+    /// [`Bvh::first_hit`] with the traversal stack given, so that a loop
+    /// over many rays sets one up once (it is reset here).
+    #[inline]
+    pub(crate) fn first_hit_in(
+        &self,
+        ray: &RayPrecomp,
+        t_min: f32,
+        t_max: f32,
+        cull: CullMode,
+        stack: &mut MeshStack,
+    ) -> Option<(u32, TriHit)> {
         let range_ok = t_min <= t_max; // false for NaN
         if self.is_empty() || !ray.is_valid() || !range_ok {
             return None;
         }
+        stack.clear();
         // No separate root-box test: testing the root's children rejects a
         // ray that misses everything just as fast.
         if ray.inv_dir().is_finite() && t_min >= 0.0 {
-            self.first_hit_impl::<true>(ray, t_min, t_max, cull)
+            self.first_hit_impl::<true>(ray, t_min, t_max, cull, stack)
         } else {
-            self.first_hit_impl::<false>(ray, t_min, t_max, cull)
+            self.first_hit_impl::<false>(ray, t_min, t_max, cull, stack)
         }
     }
 
@@ -795,6 +821,7 @@ impl Bvh {
         t_min: f32,
         t_max: f32,
         cull: CullMode,
+        stack: &mut MeshStack,
     ) -> Option<(u32, TriHit)> {
         let tris4 = Pack4Ray::new(ray);
         if self.root.1 != 0 {
@@ -806,7 +833,6 @@ impl Bvh {
         let mut t_hi = t_max;
         // Box pruning bound: t_hi plus a little slack (see PRUNE_SLACK).
         let mut prune = t_max;
-        let mut stack = Stack::<(u32, u32, f32), 16>::new();
         let (mut index, mut count) = self.root;
         loop {
             if count == 0 {

@@ -153,6 +153,14 @@ impl Frame {
         y: u32,
         out: &mut [Option<PickId>],
     ) {
+        if method == PickMethod::Ray {
+            let mut scratch = ray::RayScratch::new();
+            for (k, o) in out.iter_mut().enumerate() {
+                let x = i64::from(x) + k as i64;
+                *o = self.pick_id_ray_in(scene, x, i64::from(y), &mut scratch);
+            }
+            return;
+        }
         if method != PickMethod::Buffer {
             for (k, o) in out.iter_mut().enumerate() {
                 *o = self.pick_id_with(method, scene, i64::from(x) + k as i64, i64::from(y));

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
 
-use super::bvh::Stack;
+use super::bvh::{MeshStack, Stack};
 use super::top::{BoxRay, TopLevel};
 use super::triangle::{RayPrecomp, TriHit};
 use super::{Hit, PickId};
@@ -519,6 +519,23 @@ fn first_in(scene: &Scene, xforms: &Xforms, ray: &Ray, opts: &RayOptions<'_>) ->
     first_t(scene, xforms, ray, opts.near / len, opts.far / len, opts)
 }
 
+/// The traversal stacks of [`first_t_in`] (top level and mesh level), set
+/// up once for a loop over many rays (an array each: setting one up per
+/// ray costs as much as a node test).
+pub(crate) struct RayScratch {
+    top: Stack<(u32, f32), 16>,
+    mesh: MeshStack,
+}
+
+impl RayScratch {
+    pub(crate) fn new() -> Self {
+        Self {
+            top: Stack::new(),
+            mesh: MeshStack::new(),
+        }
+    }
+}
+
 /// [`first_in`] with the range given in units of the ray parameter `t`
 /// (`opts.near` and `opts.far` are not used).
 fn first_t(
@@ -528,6 +545,20 @@ fn first_t(
     t_min: f32,
     t_max0: f32,
     opts: &RayOptions<'_>,
+) -> Option<RawHit> {
+    first_t_in(scene, xforms, ray, t_min, t_max0, opts, &mut RayScratch::new())
+}
+
+/// [`first_t`] with the traversal stacks given.
+#[allow(clippy::too_many_arguments)]
+fn first_t_in(
+    scene: &Scene,
+    xforms: &Xforms,
+    ray: &Ray,
+    t_min: f32,
+    t_max0: f32,
+    opts: &RayOptions<'_>,
+    scratch: &mut RayScratch,
 ) -> Option<RawHit> {
     let valid = ray.origin.is_finite() && ray.direction.is_finite();
     if !valid || ray.direction == Vec3::ZERO || !(t_min <= t_max0) {
@@ -541,7 +572,8 @@ fn first_t(
     // Box pruning bound: the closest hit plus a little slack, so rounding
     // in the box tests never hides an equal-distance hit of a lower mesh.
     let mut prune = t_max0;
-    let mut stack = Stack::<(u32, f32), 16>::new();
+    let stack = &mut scratch.top;
+    stack.clear();
     let mut node = 0usize;
     let mut shared: Option<Option<(RayPrecomp, CullMode)>> = None;
     br.enter(nodes.first()?, t_min, prune)?;
@@ -588,7 +620,7 @@ fn first_t(
                 if let Some((pre, cull)) = local {
                     if let Some((tri, h)) =
                         m.bvh()
-                            .first_hit(m.positions(), m.triangles(), pre, t_min, t_best, *cull)
+                            .first_hit_in(pre, t_min, t_best, *cull, &mut scratch.mesh)
                     {
                         let better = best
                             .as_ref()
@@ -681,12 +713,24 @@ impl Frame {
     /// building the full hit record.
     #[must_use]
     pub fn pick_id_ray(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
+        self.pick_id_ray_in(scene, x, y, &mut RayScratch::new())
+    }
+
+    /// [`Frame::pick_id_ray`] with the traversal stacks given (a row of
+    /// picks sets them up once).
+    pub(crate) fn pick_id_ray_in(
+        &self,
+        scene: &Scene,
+        x: i64,
+        y: i64,
+        scratch: &mut RayScratch,
+    ) -> Option<PickId> {
         let (ray, opts, view) = self.pixel_ray(x, y)?;
         let (mesh, triangle, h) = if self.xforms.len() == scene.meshes().len() {
-            first_t(scene, &self.xforms, &ray, 0.0, 1.0, &opts)
+            first_t_in(scene, &self.xforms, &ray, 0.0, 1.0, &opts, scratch)
         } else {
             let caster = RayCaster::new(scene);
-            first_t(scene, &caster.xforms, &ray, 0.0, 1.0, &opts)
+            first_t_in(scene, &caster.xforms, &ray, 0.0, 1.0, &opts, scratch)
         }?;
         Some(PickId {
             mesh,

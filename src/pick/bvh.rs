@@ -665,7 +665,10 @@ impl Bvh {
             refs.par_iter()
                 .with_min_len(PAR_BUILD_MIN)
                 .fold(|| empty, grow)
-                .reduce(|| empty, |(b0, c0), (b1, c1)| (b0.union(&b1), c0.union(&c1)))
+                .reduce(
+                    || empty,
+                    |(b0, c0), (b1, c1)| (b0.union(&b1), c0.union(&c1)),
+                )
         };
         let sub = build_par(&mut refs, &mut ids, 0, bounds, cbounds, 1);
         drop(refs);

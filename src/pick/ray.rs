@@ -546,7 +546,15 @@ fn first_t(
     t_max0: f32,
     opts: &RayOptions<'_>,
 ) -> Option<RawHit> {
-    first_t_in(scene, xforms, ray, t_min, t_max0, opts, &mut RayScratch::new())
+    first_t_in(
+        scene,
+        xforms,
+        ray,
+        t_min,
+        t_max0,
+        opts,
+        &mut RayScratch::new(),
+    )
 }
 
 /// [`first_t`] with the traversal stacks given.

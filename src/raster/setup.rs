@@ -383,6 +383,73 @@ pub(crate) fn setup_edges(
 /// The mask form of a triangle whose box is at most 8×8; `None` when it
 /// covers no pixel centre at all.
 fn small(s: &TriSetup) -> Option<SmallTri> {
+    let [x0, y0, ..] = s.bbox;
+    let mask = small_mask(s);
+    (mask != 0).then_some(SmallTri {
+        mask,
+        x0: x0 as u16,
+        y0: y0 as u16,
+        plane: s.plane,
+        id: s.id,
+        color: s.color,
+    })
+}
+
+/// The coverage mask of a small triangle's box (bit `8*dj + di` for pixel
+/// `(x0 + di, y0 + dj)`).
+fn small_mask(s: &TriSetup) -> u64 {
+    let [x0, y0, ..] = s.bbox;
+    // edge values at the box corner; over the box each changes by at
+    // most 8 * (|dx| + |dy|), so when that stays in i32 the mask is made
+    // eight pixels at a time in i32 lanes (the same integers). Only a
+    // huge triangle clipped by the viewport to a small box can fail this.
+    let e0: [i64; 3] =
+        std::array::from_fn(|k| s.dx[k] * i64::from(y0) - s.dy[k] * i64::from(x0) + s.c[k]);
+    let fits = (0..3)
+        .all(|k| e0[k].abs() + i64::from(SMALL_SIDE) * (s.dx[k].abs() + s.dy[k].abs()) < 1 << 31);
+    if fits {
+        small_mask_i32(s, e0)
+    } else {
+        small_mask_i64(s)
+    }
+}
+
+/// The coverage mask of a small triangle's box, a row of eight lanes at a
+/// time: `e0` are the edge values at the box corner, all values in the
+/// box fit in i32.
+#[inline]
+fn small_mask_i32(s: &TriSetup, e0: [i64; 3]) -> u64 {
+    let [x0, y0, x1, y1] = s.bbox;
+    let cols = (1u32 << (x1 - x0 + 1)) - 1;
+    let dx: [i32; 3] = s.dx.map(|d| d as i32);
+    let dy: [i32; 3] = s.dy.map(|d| d as i32);
+    let e0 = e0.map(|e| e as i32);
+    const LANE: [i32; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
+    const BIT: [u32; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
+    // per edge, the step to each lane (no vector multiply in SSE2)
+    let step: [[i32; 8]; 3] = std::array::from_fn(|k| LANE.map(|l| dy[k] * l));
+    let mut mask = 0u64;
+    for dj in 0..=(y1 - y0) {
+        // OR of the three edge values per pixel: negative iff one is
+        let mut acc = [0i32; 8];
+        for (k, st) in step.iter().enumerate() {
+            let row = e0[k] + dx[k] * dj;
+            for (a, d) in acc.iter_mut().zip(st) {
+                *a |= row - d;
+            }
+        }
+        // bit i set iff lane i is not negative
+        let bits = acc
+            .iter()
+            .zip(BIT)
+            .fold(0u32, |m, (a, b)| m | (((!a) >> 31) as u32 & b));
+        mask |= u64::from(bits & cols) << (8 * dj);
+    }
+    mask
+}
+
+/// [`small_mask_i32`] in i64, for any box.
+fn small_mask_i64(s: &TriSetup) -> u64 {
     let [x0, y0, x1, y1] = s.bbox;
     let mut mask = 0u64;
     for j in y0..=y1 {
@@ -399,14 +466,7 @@ fn small(s: &TriSetup) -> Option<SmallTri> {
             }
         }
     }
-    (mask != 0).then_some(SmallTri {
-        mask,
-        x0: x0 as u16,
-        y0: y0 as u16,
-        plane: s.plane,
-        id: s.id,
-        color: s.color,
-    })
+    mask
 }
 
 /// A triangle's depth over the pixels, relative to a corner pixel (x0, y0):
@@ -523,6 +583,8 @@ mod tests {
                 match setup(v, rule, CullMode::None, 320, 200, 7, 0) {
                     Ok(Setup::Small(s)) => {
                         smalls += 1;
+                        // the i32 lanes and the plain i64 loop agree
+                        assert_eq!(small_mask(&e), small_mask_i64(&e));
                         for j in e.bbox[1] - 2..=e.bbox[3] + 2 {
                             for i in e.bbox[0] - 2..=e.bbox[2] + 2 {
                                 assert_eq!(s.covers(i, j), e.covers(i, j), "({i},{j}) {e:?}");
@@ -548,5 +610,31 @@ mod tests {
             }
         }
         assert!(smalls > 1000, "{smalls}");
+    }
+
+    /// A huge triangle whose part inside the viewport is at most 8×8
+    /// pixels is set up as a mask too (its box is clamped to the
+    /// viewport); its edge deltas are large, and the mask is still exact.
+    #[test]
+    fn viewport_clipped_giant_triangles_make_exact_masks() {
+        let far = 16_000.0;
+        for (a, b) in [(5.5, 6.25), (7.9, 3.0), (2.0, 7.99)] {
+            let v = [win(-far, -far), win(a, b), win(-far, b)];
+            let v = [&v[0], &v[1], &v[2]];
+            let e = setup_edges(v, FillRule::TopLeft, CullMode::None, 320, 200, 3, 0).unwrap();
+            let Ok(Setup::Small(s)) = setup(v, FillRule::TopLeft, CullMode::None, 320, 200, 3, 0)
+            else {
+                panic!("not a mask: {e:?}");
+            };
+            assert!(e.dx.iter().chain(&e.dy).any(|d| d.abs() > 1 << 21), "{e:?}");
+            assert_eq!(small_mask(&e), small_mask_i64(&e));
+            // some pixel covered, some not
+            assert!(s.mask != 0 && s.mask != u64::MAX, "{:x}", s.mask);
+            for j in 0..12 {
+                for i in 0..12 {
+                    assert_eq!(s.covers(i, j), e.covers(i, j), "({i},{j})");
+                }
+            }
+        }
     }
 }

@@ -37,7 +37,7 @@
 //! Queries and [`Bvh::validate`] must still be given the same `positions`
 //! and `tris` the tree was built from.
 
-use glam::{BVec3A, Vec3, Vec3A, Vec3Swizzles, Vec4};
+use glam::{BVec3A, Mat4, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
 use crate::pick::triangle::{intersect, Pack4Ray, RayPrecomp, TriHit, TriPack};
 use crate::raster::rules::CullMode;
@@ -477,6 +477,10 @@ impl<T: Copy + Default, const N: usize> Stack<T, N> {
 /// count, entry distance).
 pub(crate) type MeshStack = Stack<(u32, u32, f32), 16>;
 
+/// The traversal stack of [`Bvh::first_hit_x4`]: (node or first primitive,
+/// count, the rays entering it as a bit mask, their entry distances).
+pub(crate) type PacketStack = Stack<(u32, u32, u32, Vec4), 16>;
+
 /// Per-ray constants for testing the four children of a [`Quad`] at once.
 struct QuadTest {
     /// Splatted origin per axis.
@@ -906,6 +910,147 @@ impl Bvh {
                 };
                 if t_enter <= prune {
                     (index, count) = (i, c);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// [`Bvh::first_hit_in`] for up to four rays at once (`None` lanes are
+    /// skipped), each with its own cull mode and range end: one walk of
+    /// the tree, the nodes any of the rays enters, with every box and
+    /// triangle test made per ray exactly as the one-ray traversal makes it
+    /// (a ray tests a child only where its own box test passes, with its
+    /// own pruning bound), so each lane's answer is the one
+    /// [`Bvh::first_hit_in`] gives for its ray. Coherent rays (neighbouring
+    /// pixels) share most of their walk; the walk's bookkeeping is paid
+    /// once for the four.
+    pub(crate) fn first_hit_x4(
+        &self,
+        rays: [Option<(&RayPrecomp, CullMode)>; 4],
+        t_min: f32,
+        t_max: [f32; 4],
+        stack: &mut PacketStack,
+        single: &mut MeshStack,
+    ) -> [Option<(u32, TriHit)>; 4] {
+        let mut out = [None; 4];
+        let mut live = 0u32;
+        let mut fast = true;
+        for (r, ray) in rays.iter().enumerate() {
+            if let Some((ray, _)) = ray {
+                if !self.is_empty() && ray.is_valid() && t_min <= t_max[r] {
+                    live |= 1 << r;
+                    fast &= ray.inv_dir().is_finite() && t_min >= 0.0;
+                }
+            }
+        }
+        if live == 0 {
+            return out;
+        }
+        if !fast || self.root.1 != 0 {
+            // zero direction components (the generic slab), or a single
+            // leaf (no tree to share): one ray at a time
+            for (r, ray) in rays.iter().enumerate() {
+                if let (true, Some((ray, cull))) = (live >> r & 1 != 0, ray) {
+                    out[r] = self.first_hit_in(ray, t_min, t_max[r], *cull, single);
+                }
+            }
+            return out;
+        }
+        // per-ray constants (lanes outside `live` are filled with the first
+        // live ray's and never read)
+        let Some(first) = rays[live.trailing_zeros() as usize] else {
+            return out;
+        };
+        let lane: [(&RayPrecomp, CullMode); 4] = std::array::from_fn(|r| rays[r].unwrap_or(first));
+        let pre: [&RayPrecomp; 4] = lane.map(|(p, _)| p);
+        let cull: [CullMode; 4] = lane.map(|(_, c)| c);
+        let boxes: [QuadTest; 4] = std::array::from_fn(|r| QuadTest::new::<true>(pre[r], t_min));
+        let tris4: [Pack4Ray; 4] = std::array::from_fn(|r| Pack4Ray::new(pre[r]));
+        let mut t_hi = t_max;
+        let mut prune = t_max;
+        stack.clear();
+        let (mut index, mut count) = self.root;
+        let mut mask = live;
+        loop {
+            if count == 0 {
+                let q = &self.quads[index as usize];
+                // ray r's hits in bits 4r..4r+4 (bit 4r + k: child k), its
+                // entry distances (lanes: children) and, per child, the
+                // nearest entry over the rays
+                let mut hits = 0u32;
+                let mut near = [Vec4::INFINITY; 4];
+                let mut m = mask;
+                while m != 0 {
+                    let r = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let (hit, n) = boxes[r].test::<true>(q, prune[r]);
+                    hits |= hit << (4 * r);
+                    near[r] = n;
+                }
+                if hits != 0 {
+                    // per child k, the rays entering it: bits k, k+4, k+8,
+                    // k+12 gathered into bits 12..16 by one multiplication
+                    // (the sixteen partial products land on distinct bits)
+                    let rays_of = |k: usize| ((((hits >> k) & 0x1111) * 0x1248) >> 12) & 0xf;
+                    let kids = (hits | hits >> 4 | hits >> 8 | hits >> 12) & 0xf;
+                    // lanes: children; columns after the transpose: per child the rays
+                    let by_kid = Mat4::from_cols(near[0], near[1], near[2], near[3]).transpose();
+                    // children front to back by their nearest entry over the rays
+                    let mut order = [(0f32, 0usize); 4];
+                    let mut n = 0;
+                    let mut h = kids;
+                    while h != 0 {
+                        let k = h.trailing_zeros() as usize;
+                        h &= h - 1;
+                        // (a ray that misses child k still brings its slab
+                        // distance: the order only steers pruning, any
+                        // order gives the same answers)
+                        let d = by_kid.col(k).min_element();
+                        let mut j = n;
+                        while j > 0 && order[j - 1].0 < d {
+                            order[j] = order[j - 1];
+                            j -= 1;
+                        }
+                        order[j] = (d, k);
+                        n += 1;
+                    }
+                    for &(_, k) in &order[..n - 1] {
+                        stack.push((q.index[k], q.count[k], rays_of(k), by_kid.col(k)));
+                    }
+                    let k = order[n - 1].1;
+                    (index, count, mask) = (q.index[k], q.count[k], rays_of(k));
+                    continue;
+                }
+            } else {
+                let mut m = mask;
+                while m != 0 {
+                    let r = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let Some((id, h)) =
+                        self.leaf_first(pre[r], &tris4[r], (index, count), t_min, t_hi[r], cull[r])
+                    else {
+                        continue;
+                    };
+                    let better = match out[r] {
+                        None => true,
+                        Some((bid, bh)) => h.t < bh.t || (h.t == bh.t && id < bid),
+                    };
+                    if better {
+                        out[r] = Some((id, h));
+                        t_hi[r] = h.t;
+                        prune[r] = h.t + h.t.abs() * PRUNE_SLACK;
+                    }
+                }
+            }
+            // Pop the next node still in range of one of its rays.
+            loop {
+                let Some((i, c, rm, t_enter)) = stack.pop() else {
+                    return out;
+                };
+                let still = rm & t_enter.cmple(Vec4::from_array(prune)).bitmask();
+                if still != 0 {
+                    (index, count, mask) = (i, c, still);
                     break;
                 }
             }
@@ -2128,6 +2273,65 @@ mod tests {
             bvh.validate(&pos, &tris).unwrap();
             assert_eq!(bvh.triangle_count(), n);
         }
+    }
+
+    /// The four-ray walk gives each lane exactly what the one-ray walk
+    /// gives its ray: coherent packets (one origin, nearby targets, as
+    /// neighbouring pixels), incoherent ones, empty lanes, per-lane range
+    /// ends and cull modes, rays with zero direction components.
+    #[test]
+    fn four_ray_walk_equals_one_ray_walks() {
+        let mut rng = Rng(0x4a11_0000_0000_0004);
+        let (sphere_p, sphere_t) = uv_sphere(60, 40, Vec3::new(0.3, -0.2, 0.1), 2.0);
+        let (grid_p, grid_t) = crate::pick::test_util::grid(24, 0.4, &mut rng);
+        let meshes = [(sphere_p, sphere_t), (grid_p, grid_t), soup(3000, &mut rng)];
+        let culls = [CullMode::None, CullMode::Back, CullMode::Front];
+        let (mut stack, mut single) = (PacketStack::new(), MeshStack::new());
+        let mut hits = 0;
+        for (pos, tris) in &meshes {
+            let bvh = Bvh::build(pos, tris);
+            let b = bvh.root_bounds();
+            for i in 0..1500 {
+                let rays: [RayPrecomp; 4] = if i % 3 == 0 {
+                    std::array::from_fn(|_| random_ray(&mut rng, pos, tris, &b).0)
+                } else {
+                    let o = in_box(
+                        &mut rng,
+                        &Aabb {
+                            min: b.min * 3.0,
+                            max: b.max * 3.0,
+                        },
+                    );
+                    let target = in_box(&mut rng, &b);
+                    let step = rng.vec3(-0.05, 0.05);
+                    std::array::from_fn(|r| {
+                        let mut d = target + step * r as f32 - o;
+                        if i % 50 == 1 {
+                            d.y = 0.0; // a zero component: the generic slab
+                        }
+                        RayPrecomp::new(o, d)
+                    })
+                };
+                let t_min = if i % 7 == 0 { 0.5 } else { 0.0 };
+                let t_max: [f32; 4] =
+                    std::array::from_fn(|_| [f32::INFINITY, 1.0, 2.5][rng.below(3)]);
+                let cull: [CullMode; 4] = std::array::from_fn(|_| culls[rng.below(3)]);
+                let used: [bool; 4] = std::array::from_fn(|_| rng.below(8) != 0);
+                let lanes: [Option<(&RayPrecomp, CullMode)>; 4] =
+                    std::array::from_fn(|r| used[r].then_some((&rays[r], cull[r])));
+                let got = bvh.first_hit_x4(lanes, t_min, t_max, &mut stack, &mut single);
+                for r in 0..4 {
+                    let want = if used[r] {
+                        bvh.first_hit(pos, tris, &rays[r], t_min, t_max[r], cull[r])
+                    } else {
+                        None
+                    };
+                    assert_eq!(got[r], want, "packet {i} lane {r}");
+                    hits += usize::from(want.is_some());
+                }
+            }
+        }
+        assert!(hits > 4000, "{hits}");
     }
 
     #[test]

@@ -154,10 +154,21 @@ impl Frame {
         out: &mut [Option<PickId>],
     ) {
         if method == PickMethod::Ray {
+            // four neighbouring pixels' rays at a time (one walk of the BVHs
+            // for the four), the rest one by one
             let mut scratch = ray::RayScratch::new();
-            for (k, o) in out.iter_mut().enumerate() {
-                let x = i64::from(x) + k as i64;
-                *o = self.pick_id_ray_in(scene, x, i64::from(y), &mut scratch);
+            let mut k = 0;
+            while k < out.len() {
+                let px = x.saturating_add(k as u32);
+                if out.len() - k >= 4
+                    && self.pick_id_ray_x4(scene, px, y, &mut out[k..], &mut scratch)
+                {
+                    k += 4;
+                    continue;
+                }
+                out[k] =
+                    self.pick_id_ray_in(scene, i64::from(x) + k as i64, i64::from(y), &mut scratch);
+                k += 1;
             }
             return;
         }

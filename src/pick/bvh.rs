@@ -770,6 +770,12 @@ impl Bvh {
         self.first_hit_in(ray, t_min, t_max, cull, &mut MeshStack::new())
     }
 
+    /// Is the whole tree one leaf (a small mesh: no box to test)?
+    #[inline]
+    pub(crate) fn is_single_leaf(&self) -> bool {
+        self.root.1 != 0
+    }
+
     /// [`Bvh::first_hit`] with the traversal stack given, so that a loop
     /// over many rays sets one up once (it is reset here).
     #[inline]

@@ -635,7 +635,39 @@ fn first_t_x4(
         } else {
             let id = n.index;
             let (m, x) = (&meshes[id as usize], &xforms[id as usize]);
-            if mesh_passes(opts, id) {
+            if mesh_passes(opts, id) && m.bvh().is_single_leaf() {
+                // a small mesh: no tree walk to share, one ray at a time
+                let mut bits = mask;
+                while bits != 0 {
+                    let r = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let own;
+                    let local = if x.identity {
+                        if shared[r].is_none() {
+                            shared[r] = Some(local_pre(x, &rays[r], opts.cull));
+                        }
+                        shared[r].as_ref().and_then(Option::as_ref)
+                    } else {
+                        own = local_pre(x, &rays[r], opts.cull);
+                        own.as_ref()
+                    };
+                    let Some((pre, cull)) = local else {
+                        continue;
+                    };
+                    let Some((tri, h)) = m.bvh().first_hit_in(pre, t_min, t_best[r], *cull, mesh)
+                    else {
+                        continue;
+                    };
+                    let better = out[r]
+                        .as_ref()
+                        .is_none_or(|b| h.t < b.2.t || (h.t == b.2.t && id < b.0));
+                    if better {
+                        out[r] = Some((id, tri, h));
+                        t_best[r] = h.t;
+                        prune[r] = h.t + h.t.abs() * PRUNE_SLACK;
+                    }
+                }
+            } else if mesh_passes(opts, id) {
                 let mut own: [Option<(RayPrecomp, CullMode)>; 4] = std::array::from_fn(|_| None);
                 let mut bits = mask;
                 while bits != 0 {

@@ -596,6 +596,52 @@ fn shade(color: [u8; 3], p: [Vec3; 3], cam: &Camera) -> u32 {
         Projection::Orthographic { .. } => (cam.eye - cam.target).normalize_or_zero(),
     };
     let k = 0.25 + 0.75 * n.dot(v).abs();
-    let c = color.map(|x| (f32::from(x) * k).round().clamp(0.0, 255.0) as u32);
+    let c = color.map(|x| round_channel(f32::from(x) * k));
     (c[0] << 16) | (c[1] << 8) | c[2]
+}
+
+/// `x.round().clamp(0.0, 255.0) as u32` for `x >= 0` (and 0 for NaN), without
+/// the libm call `f32::round` compiles to on SSE2: for `x >= 0` truncation is
+/// the floor, `x - floor(x)` is exact, and a fraction of one half rounds up
+/// (away from zero), as `round` does.
+#[inline(always)]
+fn round_channel(x: f32) -> u32 {
+    let i = x as i32; // saturating; NaN gives 0
+    let r = i + i32::from(x - i as f32 >= 0.5);
+    r.clamp(0, 255) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_channel;
+
+    /// The shading's channel rounding equals `round().clamp(0, 255)` on
+    /// every shaded value range (a stride through all f32 bit patterns of
+    /// [0, 256], the halves and their neighbours), and NaN gives 0.
+    #[test]
+    fn channel_rounding_equals_round_and_clamp() {
+        let reference = |x: f32| x.round().clamp(0.0, 255.0) as u32;
+        let mut checked = 0;
+        let top = 256.5f32.to_bits();
+        let mut b = 0u32;
+        while b <= top {
+            let x = f32::from_bits(b);
+            assert_eq!(round_channel(x), reference(x), "{x:e} ({b:#x})");
+            b += 61;
+            checked += 1;
+        }
+        for k in 0..=256 {
+            let h = k as f32 + 0.5;
+            for x in [
+                h,
+                f32::from_bits(h.to_bits() - 1),
+                f32::from_bits(h.to_bits() + 1),
+            ] {
+                assert_eq!(round_channel(x), reference(x), "{x:e}");
+            }
+        }
+        assert_eq!(round_channel(f32::NAN), 0);
+        assert_eq!(reference(f32::NAN), 0);
+        assert!(checked > 10_000_000, "{checked}");
+    }
 }

@@ -925,19 +925,15 @@ impl Frame {
         if out.len() < 4 || self.xforms.len() != scene.meshes().len() {
             return false;
         }
-        let mut rays = [Ray::new(Vec3::ZERO, Vec3::ZERO); 4];
-        let mut setup = None;
-        for (r, ray) in rays.iter_mut().enumerate() {
-            let Some((ray_r, opts, view)) = self.pixel_ray(i64::from(x) + r as i64, i64::from(y))
-            else {
-                return false;
-            };
-            *ray = ray_r;
-            setup = Some((opts, view));
-        }
-        let Some((opts, view)) = setup else {
+        // the setup `pixel_ray` makes per pixel, once for the four
+        let Some((first, opts, view)) = self.pixel_ray(i64::from(x), i64::from(y)) else {
             return false;
         };
+        if self.index(x.saturating_add(3), y).is_none() || x > u32::MAX - 3 {
+            return false;
+        }
+        let rays: [Ray; 4] =
+            std::array::from_fn(|r| if r == 0 { first } else { view.ray(x + r as u32, y) });
         let hits = first_t_x4(scene, &self.xforms, &rays, 0.0, 1.0, &opts, scratch);
         for ((o, hit), ray) in out.iter_mut().zip(hits).zip(&rays) {
             *o = hit.map(|(mesh, triangle, h)| PickId {

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
 
 use super::bvh::{MeshStack, PacketStack, Stack};
-use super::top::{BoxRay, TopLevel};
+use super::top::{BoxRay, BoxRay4, TopLevel};
 use super::triangle::{RayPrecomp, TriHit};
 use super::{Hit, PickId};
 use crate::camera::{Camera, Ray};
@@ -587,6 +587,7 @@ fn first_t_x4(
     } = scratch;
     stack.clear();
     let mut node = 0usize;
+    let four = BoxRay4::new(&brs);
     // per ray, the local ray shared by the meshes placed with the identity
     // matrix, once computed
     let mut shared: [Option<Option<(RayPrecomp, CullMode)>>; 4] = std::array::from_fn(|_| None);
@@ -596,18 +597,25 @@ fn first_t_x4(
             let (l, rt) = (n.index as usize, n.index as usize + 1);
             let (mut ml, mut mr) = (0u32, 0u32);
             let (mut nl, mut nr) = ([f32::INFINITY; 4], [f32::INFINITY; 4]);
-            let mut m = mask;
-            while m != 0 {
-                let r = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let (hit, near) = brs[r].enter_pair(n, nodes, t_min, prune[r]);
-                if hit & 1 != 0 {
-                    ml |= 1 << r;
-                    nl[r] = near.x;
-                }
-                if hit & 2 != 0 {
-                    mr |= 1 << r;
-                    nr[r] = near.y;
+            if let Some(b4) = &four {
+                // the four rays side by side (the same per-ray operations)
+                let [(hl, dl), (hr, dr)] = b4.enter_pair(n, t_min, Vec4::from_array(prune));
+                (ml, mr) = (hl & mask, hr & mask);
+                (nl, nr) = (dl.to_array(), dr.to_array());
+            } else {
+                let mut m = mask;
+                while m != 0 {
+                    let r = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let (hit, near) = brs[r].enter_pair(n, nodes, t_min, prune[r]);
+                    if hit & 1 != 0 {
+                        ml |= 1 << r;
+                        nl[r] = near.x;
+                    }
+                    if hit & 2 != 0 {
+                        mr |= 1 << r;
+                        nr[r] = near.y;
+                    }
                 }
             }
             let min4 = |v: [f32; 4]| v[0].min(v[1]).min(v[2].min(v[3]));
@@ -932,8 +940,13 @@ impl Frame {
         if self.index(x.saturating_add(3), y).is_none() || x > u32::MAX - 3 {
             return false;
         }
-        let rays: [Ray; 4] =
-            std::array::from_fn(|r| if r == 0 { first } else { view.ray(x + r as u32, y) });
+        let rays: [Ray; 4] = std::array::from_fn(|r| {
+            if r == 0 {
+                first
+            } else {
+                view.ray(x + r as u32, y)
+            }
+        });
         let hits = first_t_x4(scene, &self.xforms, &rays, 0.0, 1.0, &opts, scratch);
         for ((o, hit), ray) in out.iter_mut().zip(hits).zip(&rays) {
             *o = hit.map(|(mesh, triangle, h)| PickId {

@@ -285,6 +285,55 @@ impl BoxRay {
     }
 }
 
+/// Four rays' [`BoxRay`]s side by side (lanes: rays), for the four-ray walk
+/// of the top level: [`BoxRay4::enter_pair`] makes, per lane, the very
+/// operations [`BoxRay::enter_pair`] makes for that ray (one subtraction and
+/// one multiplication per plane, then minima and maxima, which do not depend
+/// on their order without NaN), so the decisions and distances are the same.
+pub(crate) struct BoxRay4 {
+    o: [Vec4; 3],
+    inv: [Vec4; 3],
+}
+
+impl BoxRay4 {
+    /// `None` when one of the rays has a zero direction component (its
+    /// robust slab test differs).
+    pub(crate) fn new(rays: &[BoxRay; 4]) -> Option<Self> {
+        if rays.iter().any(|r| r.zeros) {
+            return None;
+        }
+        let lane = |f: &dyn Fn(&BoxRay) -> f32| {
+            Vec4::new(f(&rays[0]), f(&rays[1]), f(&rays[2]), f(&rays[3]))
+        };
+        Some(Self {
+            o: [lane(&|r| r.o.x), lane(&|r| r.o.y), lane(&|r| r.o.z)],
+            inv: [lane(&|r| r.inv.x), lane(&|r| r.inv.y), lane(&|r| r.inv.z)],
+        })
+    }
+
+    /// Both children of an interior node against the four rays, each within
+    /// `[t_min, prune[lane]]`: per child, the rays entering it (bit mask) and
+    /// their entry distances.
+    #[inline(always)]
+    pub(crate) fn enter_pair(&self, n: &Node, t_min: f32, prune: Vec4) -> [(u32, Vec4); 2] {
+        let child = |c: usize| {
+            let mut near = Vec4::splat(t_min);
+            let mut far_raw = Vec4::INFINITY;
+            for a in 0..3 {
+                let lo = (Vec4::splat(n.kids[a][c]) - self.o[a]) * self.inv[a];
+                let hi = (Vec4::splat(n.kids[a][c + 2]) - self.o[a]) * self.inv[a];
+                near = near.max(lo.min(hi));
+                far_raw = far_raw.min(lo.max(hi));
+            }
+            let far = (far_raw * (1.0 + FAR_SLACK))
+                .max(far_raw * (1.0 - FAR_SLACK))
+                .min(prune);
+            (near.cmple(far).bitmask(), near)
+        };
+        [child(0), child(1)]
+    }
+}
+
 /// As in `bvh`: outward rounding of the exit distance.
 const FAR_SLACK: f32 = 1.0 / 1048576.0;
 
@@ -312,6 +361,56 @@ mod tests {
         }
         assert!(seen.iter().all(|&s| s == 1));
         assert!(max_depth <= DEPTH_BOUND, "depth {max_depth}");
+    }
+
+    /// Four rays side by side make exactly the one-ray decisions and
+    /// distances on every interior node (bit for bit), each ray with its
+    /// own pruning bound.
+    #[test]
+    fn four_lane_pair_test_equals_one_ray_tests() {
+        let mut rng = Rng(0x4a11_b0c5);
+        let boxes: Vec<(u32, Aabb)> = (0..400u32)
+            .map(|i| {
+                let c = rng.vec3(-50.0, 50.0);
+                let h = rng.vec3(0.1, 6.0);
+                (
+                    i,
+                    Aabb {
+                        min: c - h,
+                        max: c + h,
+                    },
+                )
+            })
+            .collect();
+        let t = TopLevel::build(boxes.into_iter());
+        let mut entered = 0;
+        for _ in 0..300 {
+            let o = rng.vec3(-80.0, 80.0);
+            let target = rng.vec3(-40.0, 40.0);
+            let step = rng.vec3(-2.0, 2.0);
+            let rays: [BoxRay; 4] = std::array::from_fn(|r| {
+                let d = target + step * r as f32 - o;
+                BoxRay::new(o, d.recip())
+            });
+            let b4 = BoxRay4::new(&rays).unwrap();
+            let t_min = [0.0, 0.3][rng.below(2)];
+            let prune: [f32; 4] = std::array::from_fn(|_| [f32::INFINITY, 1.0, 0.6][rng.below(3)]);
+            for n in t.nodes.iter().filter(|n| n.count == 0) {
+                let four = b4.enter_pair(n, t_min, Vec4::from_array(prune));
+                for (r, ray) in rays.iter().enumerate() {
+                    let (hit, near) = ray.enter_pair(n, &t.nodes, t_min, prune[r]);
+                    for c in 0..2 {
+                        let (mask, dist) = four[c];
+                        assert_eq!(mask >> r & 1, hit >> c & 1, "lane {r} child {c}");
+                        if hit >> c & 1 != 0 {
+                            entered += 1;
+                            assert_eq!(dist[r].to_bits(), near[c].to_bits(), "lane {r} child {c}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(entered > 5000, "{entered}");
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Triangle setup (llvmpipe's `lp_setup_tri`): snapped fixed-point edges,
 //! bounding box, depth plane and fill-rule bias, once per triangle.
 
+use glam::Vec4;
+
 use super::rules::{floor_div, snapped_area, CullMode, FillRule, SUBPIXEL_BITS, SUBPIXEL_ONE};
 
 /// A window-space vertex ready for setup: f32 window position and depth,
@@ -425,7 +427,6 @@ fn small_mask_i32(s: &TriSetup, e0: [i64; 3]) -> u64 {
     let dy: [i32; 3] = s.dy.map(|d| d as i32);
     let e0 = e0.map(|e| e as i32);
     const LANE: [i32; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
-    const BIT: [u32; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
     // per edge, the step to each lane (no vector multiply in SSE2)
     let step: [[i32; 8]; 3] = std::array::from_fn(|k| LANE.map(|l| dy[k] * l));
     let mut mask = 0u64;
@@ -438,11 +439,18 @@ fn small_mask_i32(s: &TriSetup, e0: [i64; 3]) -> u64 {
                 *a |= row - d;
             }
         }
-        // bit i set iff lane i is not negative
-        let bits = acc
-            .iter()
-            .zip(BIT)
-            .fold(0u32, |m, (a, b)| m | (((!a) >> 31) as u32 & b));
+        // bit i set iff lane i is not negative: the sign bits, read four
+        // lanes at a time as f32 sign bits (one movemask each)
+        let signs = |q: &[i32]| {
+            Vec4::new(
+                f32::from_bits(q[0] as u32),
+                f32::from_bits(q[1] as u32),
+                f32::from_bits(q[2] as u32),
+                f32::from_bits(q[3] as u32),
+            )
+            .is_negative_bitmask()
+        };
+        let bits = !(signs(&acc[..4]) | signs(&acc[4..]) << 4);
         mask |= u64::from(bits & cols) << (8 * dj);
     }
     mask

@@ -11,6 +11,11 @@ pub const GUARD_BAND_PX: f32 = 16_384.0;
 pub const TILE_SIZE: u32 = 64;
 /// log2 of [`TILE_SIZE`].
 pub const TILE_ORDER: u32 = 6;
+/// Rows of a raster band: the unit of parallel work (one writer per band)
+/// and of clearing. A divisor of [`TILE_SIZE`], so a band lies in one row of
+/// tiles and draws those tiles' triangles clipped to its rows.
+pub const BAND_ROWS: u32 = 32;
+const _: () = assert!(BAND_ROWS > 0 && TILE_SIZE.is_multiple_of(BAND_ROWS));
 
 /// Largest OBJ file [`crate::load_obj`] and [`crate::load_obj_bytes`] accept, in bytes (1 GiB).
 pub const MAX_OBJ_BYTES: u64 = 1 << 30;

@@ -340,25 +340,28 @@ fn render_into(
 
 fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
     let w = frame.width;
-    let band_len = TILE_SIZE as usize * w as usize;
+    let band_rows = crate::limits::BAND_ROWS as usize;
+    let band_len = band_rows * w as usize;
     let chunks = &frame.chunks;
     let tiles_x = grid.tiles_x as usize;
     let test = opts.depth_test;
     let width = w as usize;
-    let run = |ty: usize, depth: &mut [f32], ids: &mut [u32], mut color: Option<&mut [u32]>| {
+    let run = |band: usize, depth: &mut [f32], ids: &mut [u32], mut color: Option<&mut [u32]>| {
         depth.fill(1.0);
         ids.fill(NO_TRIANGLE);
         if let Some(c) = color.as_deref_mut() {
             c.fill(BACKGROUND);
         }
+        let y0 = band * band_rows;
         let mut band = tile::Band {
-            y0: (ty * TILE_SIZE as usize) as i32,
+            y0: y0 as i32,
             width,
             depth,
             ids,
             color,
         };
-        tile::raster_band(&mut band, ty, tiles_x, chunks, test);
+        // the band's rows lie in one row of tiles (BAND_ROWS divides TILE_SIZE)
+        tile::raster_band(&mut band, y0 / TILE_SIZE as usize, tiles_x, chunks, test);
     };
     let bands = frame
         .depth
@@ -368,9 +371,9 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
     if opts.color {
         bands
             .zip(frame.color.par_chunks_mut(band_len))
-            .for_each(|((ty, (d, i)), c)| run(ty, d, i, Some(c)));
+            .for_each(|((b, (d, i)), c)| run(b, d, i, Some(c)));
     } else {
-        bands.for_each(|(ty, (d, i))| run(ty, d, i, None));
+        bands.for_each(|(b, (d, i))| run(b, d, i, None));
     }
 }
 

@@ -541,6 +541,29 @@ impl RayScratch {
     }
 }
 
+/// The four rays' closest hits so far, their distances and pruning bounds.
+struct Best4 {
+    hit: [Option<RawHit>; 4],
+    t: [f32; 4],
+    prune: [f32; 4],
+}
+
+impl Best4 {
+    /// Ray r hit triangle `tri` of mesh `mesh`: kept when nearer, or as near
+    /// and of a lower mesh (the one-ray rule of [`first_t_in`]).
+    #[inline(always)]
+    fn offer(&mut self, r: usize, mesh: MeshId, tri: u32, h: TriHit) {
+        let better = self.hit[r]
+            .as_ref()
+            .is_none_or(|b| h.t < b.2.t || (h.t == b.2.t && mesh < b.0));
+        if better {
+            self.hit[r] = Some((mesh, tri, h));
+            self.t[r] = h.t;
+            self.prune[r] = h.t + h.t.abs() * PRUNE_SLACK;
+        }
+    }
+}
+
 /// [`first_t_in`] for four rays at once: one walk of the top-level BVH and
 /// of each mesh's BVH ([`crate::Bvh`]'s four-ray walk) for the four, every
 /// box and triangle test made per ray exactly as [`first_t_in`] makes it,
@@ -556,7 +579,7 @@ fn first_t_x4(
     opts: &RayOptions<'_>,
     scratch: &mut RayScratch,
 ) -> [Option<RawHit>; 4] {
-    let mut out: [Option<RawHit>; 4] = [None; 4];
+    let out: [Option<RawHit>; 4] = [None; 4];
     if !(t_min <= t_max0) {
         return out;
     }
@@ -567,12 +590,15 @@ fn first_t_x4(
     let meshes = scene.meshes();
     let brs: [BoxRay; 4] =
         std::array::from_fn(|r| BoxRay::new(rays[r].origin, rays[r].direction.recip()));
-    let mut t_best = [t_max0; 4];
-    let mut prune = [t_max0; 4];
+    let mut best = Best4 {
+        hit: out,
+        t: [t_max0; 4],
+        prune: [t_max0; 4],
+    };
     let mut mask = 0u32;
     for (r, ray) in rays.iter().enumerate() {
         let valid = ray.origin.is_finite() && ray.direction.is_finite();
-        if valid && ray.direction != Vec3::ZERO && brs[r].enter(root, t_min, prune[r]).is_some() {
+        if valid && ray.direction != Vec3::ZERO && brs[r].enter(root, t_min, t_max0).is_some() {
             mask |= 1 << r;
         }
     }
@@ -599,7 +625,7 @@ fn first_t_x4(
             let (mut nl, mut nr) = ([f32::INFINITY; 4], [f32::INFINITY; 4]);
             if let Some(b4) = &four {
                 // the four rays side by side (the same per-ray operations)
-                let [(hl, dl), (hr, dr)] = b4.enter_pair(n, t_min, Vec4::from_array(prune));
+                let [(hl, dl), (hr, dr)] = b4.enter_pair(n, t_min, Vec4::from_array(best.prune));
                 (ml, mr) = (hl & mask, hr & mask);
                 (nl, nr) = (dl.to_array(), dr.to_array());
             } else {
@@ -607,7 +633,7 @@ fn first_t_x4(
                 while m != 0 {
                     let r = m.trailing_zeros() as usize;
                     m &= m - 1;
-                    let (hit, near) = brs[r].enter_pair(n, nodes, t_min, prune[r]);
+                    let (hit, near) = brs[r].enter_pair(n, nodes, t_min, best.prune[r]);
                     if hit & 1 != 0 {
                         ml |= 1 << r;
                         nl[r] = near.x;
@@ -662,17 +688,9 @@ fn first_t_x4(
                     let Some((pre, cull)) = local else {
                         continue;
                     };
-                    let Some((tri, h)) = m.bvh().first_hit_in(pre, t_min, t_best[r], *cull, mesh)
-                    else {
-                        continue;
-                    };
-                    let better = out[r]
-                        .as_ref()
-                        .is_none_or(|b| h.t < b.2.t || (h.t == b.2.t && id < b.0));
-                    if better {
-                        out[r] = Some((id, tri, h));
-                        t_best[r] = h.t;
-                        prune[r] = h.t + h.t.abs() * PRUNE_SLACK;
+                    if let Some((tri, h)) = m.bvh().first_hit_in(pre, t_min, best.t[r], *cull, mesh)
+                    {
+                        best.offer(r, id, tri, h);
                     }
                 }
             } else if mesh_passes(opts, id) {
@@ -700,27 +718,19 @@ fn first_t_x4(
                     };
                     local.map(|(p, c)| (p, *c))
                 });
-                let hits = m.bvh().first_hit_x4(lanes, t_min, t_best, mesh4, mesh);
+                let hits = m.bvh().first_hit_x4(lanes, t_min, best.t, mesh4, mesh);
                 for (r, hit) in hits.into_iter().enumerate() {
-                    let Some((tri, h)) = hit else {
-                        continue;
-                    };
-                    let better = out[r]
-                        .as_ref()
-                        .is_none_or(|b| h.t < b.2.t || (h.t == b.2.t && id < b.0));
-                    if better {
-                        out[r] = Some((id, tri, h));
-                        t_best[r] = h.t;
-                        prune[r] = h.t + h.t.abs() * PRUNE_SLACK;
+                    if let Some((tri, h)) = hit {
+                        best.offer(r, id, tri, h);
                     }
                 }
             }
         }
         loop {
             let Some((i, rm, t_enter)) = stack.pop() else {
-                return out;
+                return best.hit;
             };
-            let still = rm & t_enter.cmple(Vec4::from_array(prune)).bitmask();
+            let still = rm & t_enter.cmple(Vec4::from_array(best.prune)).bitmask();
             if still != 0 {
                 (node, mask) = (i as usize, still);
                 break;

@@ -342,6 +342,23 @@ mod tests {
     use super::*;
     use crate::pick::test_util::Rng;
 
+    /// `n` boxes (ids 0..n) centred in [-50, 50]³ with half-sizes in [0.1, max_half].
+    fn random_boxes(rng: &mut Rng, n: usize, max_half: f32) -> Vec<(u32, Aabb)> {
+        (0..n as u32)
+            .map(|i| {
+                let c = rng.vec3(-50.0, 50.0);
+                let h = rng.vec3(0.1, max_half);
+                (
+                    i,
+                    Aabb {
+                        min: c - h,
+                        max: c + h,
+                    },
+                )
+            })
+            .collect()
+    }
+
     fn check(t: &TopLevel, n: usize) {
         let mut seen = vec![0u32; n];
         let mut stack = vec![(0usize, 1usize)];
@@ -369,20 +386,7 @@ mod tests {
     #[test]
     fn four_lane_pair_test_equals_one_ray_tests() {
         let mut rng = Rng(0x4a11_b0c5);
-        let boxes: Vec<(u32, Aabb)> = (0..400u32)
-            .map(|i| {
-                let c = rng.vec3(-50.0, 50.0);
-                let h = rng.vec3(0.1, 6.0);
-                (
-                    i,
-                    Aabb {
-                        min: c - h,
-                        max: c + h,
-                    },
-                )
-            })
-            .collect();
-        let t = TopLevel::build(boxes.into_iter());
+        let t = TopLevel::build(random_boxes(&mut rng, 400, 6.0).into_iter());
         let mut entered = 0;
         for _ in 0..300 {
             let o = rng.vec3(-80.0, 80.0);
@@ -417,20 +421,10 @@ mod tests {
     fn every_box_in_one_leaf_and_bounded_depth() {
         let mut rng = Rng(7);
         for n in [1usize, 2, 3, 17, 500] {
-            let boxes: Vec<(u32, Aabb)> = (0..n as u32)
-                .map(|i| {
-                    let c = rng.vec3(-50.0, 50.0);
-                    let h = rng.vec3(0.1, 3.0);
-                    (
-                        i,
-                        Aabb {
-                            min: c - h,
-                            max: c + h,
-                        },
-                    )
-                })
-                .collect();
-            check(&TopLevel::build(boxes.into_iter()), n);
+            check(
+                &TopLevel::build(random_boxes(&mut rng, n, 3.0).into_iter()),
+                n,
+            );
         }
         // identical boxes (median splits) and a long chain of growing boxes
         let same = (0..300u32).map(|i| {

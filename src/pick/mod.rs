@@ -159,9 +159,11 @@ impl Frame {
             let mut scratch = ray::RayScratch::new();
             let mut k = 0;
             while k < out.len() {
-                let px = x.saturating_add(k as u32);
+                let px = u32::try_from(k).ok().and_then(|k| x.checked_add(k));
                 if out.len() - k >= 4
-                    && self.pick_id_ray_x4(scene, px, y, &mut out[k..], &mut scratch)
+                    && px.is_some_and(|px| {
+                        self.pick_id_ray_x4(scene, px, y, &mut out[k..], &mut scratch)
+                    })
                 {
                     k += 4;
                     continue;

@@ -1,14 +1,14 @@
 //! OBJ bytes → load → render (64×48, automatic camera) → picks with every
 //! method. The loader must return a scene or an OBJ error naming the file
 //! (never panic); a loaded scene renders with its automatic camera; buffer
-//! and direct picks agree; nothing drawn or picked touches a non-finite
-//! vertex.
+//! and direct picks agree, rows of ray picks equal single ray picks;
+//! nothing drawn or picked touches a non-finite vertex.
 #![no_main]
 
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use softpick::{load_obj_bytes, render, Camera, RenderOptions};
+use softpick::{load_obj_bytes, render, Camera, PickMethod, RenderOptions};
 
 fuzz_target!(|data: &[u8]| {
     let path = Path::new("fuzz.obj");
@@ -59,5 +59,15 @@ fuzz_target!(|data: &[u8]| {
             assert!(finite(h.global_triangle), "ray hit a non-finite triangle");
         }
         let _ = frame.pick_all(&scene, x, y);
+    }
+    // rows of ray picks (four pixels per BVH walk) equal single ray picks,
+    // rows running off the frame included
+    for (x0, y, len) in [(0u32, 24u32, 64usize), (61, 5, 9), (2, 47, 7)] {
+        let mut row = vec![None; len];
+        frame.pick_id_span(PickMethod::Ray, &scene, x0, y, &mut row);
+        for (k, got) in row.iter().enumerate() {
+            let x = i64::from(x0) + k as i64;
+            assert_eq!(*got, frame.pick_id_ray(&scene, x, y.into()), "ray row at ({x},{y})");
+        }
     }
 });

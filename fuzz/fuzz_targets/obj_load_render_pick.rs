@@ -67,7 +67,11 @@ fuzz_target!(|data: &[u8]| {
         frame.pick_id_span(PickMethod::Ray, &scene, x0, y, &mut row);
         for (k, got) in row.iter().enumerate() {
             let x = i64::from(x0) + k as i64;
-            assert_eq!(*got, frame.pick_id_ray(&scene, x, y.into()), "ray row at ({x},{y})");
+            assert_eq!(
+                *got,
+                frame.pick_id_ray(&scene, x, y.into()),
+                "ray row at ({x},{y})"
+            );
         }
     }
 });

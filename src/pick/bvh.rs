@@ -39,7 +39,7 @@
 
 use glam::{BVec3A, Mat4, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
-use crate::pick::triangle::{intersect, Pack4Ray, RayPrecomp, TriHit, TriPack};
+use crate::pick::triangle::{intersect, precedes, Pack4Ray, RayPrecomp, TriHit, TriPack};
 use crate::raster::rules::CullMode;
 
 /// Number of SAH bins per axis.
@@ -818,7 +818,7 @@ impl Bvh {
         let mut t_hi = t_hi;
         for pk in &self.packs[start..start + n] {
             if let Some((id, h)) = tris4.first(ray, pk, t_min, t_hi, cull) {
-                if best.is_none_or(|(bid, bh)| h.t < bh.t || (h.t == bh.t && id < bid)) {
+                if precedes(id, h.t, best.map(|(bid, bh)| (bid, bh.t))) {
                     best = Some((id, h));
                     t_hi = h.t;
                 }
@@ -899,11 +899,7 @@ impl Bvh {
             } else if let Some((id, h)) =
                 self.leaf_first(ray, &tris4, (index, count), t_min, t_hi, cull)
             {
-                let better = match best {
-                    None => true,
-                    Some((bid, bh)) => h.t < bh.t || (h.t == bh.t && id < bid),
-                };
-                if better {
+                if precedes(id, h.t, best.map(|(bid, bh)| (bid, bh.t))) {
                     best = Some((id, h));
                     t_hi = h.t;
                     prune = t_hi + t_hi.abs() * PRUNE_SLACK;
@@ -1038,11 +1034,7 @@ impl Bvh {
                     else {
                         continue;
                     };
-                    let better = match out[r] {
-                        None => true,
-                        Some((bid, bh)) => h.t < bh.t || (h.t == bh.t && id < bid),
-                    };
-                    if better {
+                    if precedes(id, h.t, out[r].map(|(bid, bh)| (bid, bh.t))) {
                         out[r] = Some((id, h));
                         t_hi[r] = h.t;
                         prune[r] = h.t + h.t.abs() * PRUNE_SLACK;

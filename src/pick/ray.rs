@@ -11,7 +11,7 @@ use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
 
 use super::bvh::{MeshStack, PacketStack, Stack};
 use super::top::{BoxRay, BoxRay4, TopLevel};
-use super::triangle::{RayPrecomp, TriHit};
+use super::triangle::{precedes, RayPrecomp, TriHit};
 use super::{Hit, PickId};
 use crate::camera::{Camera, Ray};
 use crate::frame::Frame;
@@ -553,10 +553,7 @@ impl Best4 {
     /// and of a lower mesh (the one-ray rule of [`first_t_in`]).
     #[inline(always)]
     fn offer(&mut self, r: usize, mesh: MeshId, tri: u32, h: TriHit) {
-        let better = self.hit[r]
-            .as_ref()
-            .is_none_or(|b| h.t < b.2.t || (h.t == b.2.t && mesh < b.0));
-        if better {
+        if precedes(mesh, h.t, self.hit[r].map(|b| (b.0, b.2.t))) {
             self.hit[r] = Some((mesh, tri, h));
             self.t[r] = h.t;
             self.prune[r] = h.t + h.t.abs() * PRUNE_SLACK;
@@ -833,10 +830,7 @@ fn first_t_in(
                         m.bvh()
                             .first_hit_in(pre, t_min, t_best, *cull, &mut scratch.mesh)
                     {
-                        let better = best
-                            .as_ref()
-                            .is_none_or(|b| h.t < b.2.t || (h.t == b.2.t && mesh < b.0));
-                        if better {
+                        if precedes(mesh, h.t, best.map(|b| (b.0, b.2.t))) {
                             best = Some((mesh, tri, h));
                             t_best = h.t;
                             prune = t_best + t_best.abs() * PRUNE_SLACK;

@@ -28,6 +28,14 @@ use glam::{Mat3A, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
 use crate::raster::rules::CullMode;
 
+/// The first-hit order of every query: does a hit at distance `t` of
+/// triangle (or mesh) `id` come before `best` (its id and distance), being
+/// nearer, or as near with a lower id?
+#[inline(always)]
+pub(crate) fn precedes(id: u32, t: f32, best: Option<(u32, f32)>) -> bool {
+    best.is_none_or(|(bid, bt)| t < bt || (t == bt && id < bid))
+}
+
 /// A ray–triangle intersection.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TriHit {
@@ -382,7 +390,7 @@ impl Pack4Ray {
         fast &= !out.bitmask();
         let mut best: Option<(u32, TriHit)> = None;
         let mut take = |id: u32, h: TriHit| {
-            if best.is_none_or(|(bid, bh)| h.t < bh.t || (h.t == bh.t && id < bid)) {
+            if precedes(id, h.t, best.map(|(bid, bh)| (bid, bh.t))) {
                 best = Some((id, h));
             }
         };

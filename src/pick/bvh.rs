@@ -473,6 +473,19 @@ impl<T: Copy + Default, const N: usize> Stack<T, N> {
     }
 }
 
+/// The indices of the set bits of `mask`, lowest first (the rays or
+/// children a bit mask selects).
+#[inline(always)]
+pub(crate) fn set_bits(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let k = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            k
+        })
+    })
+}
+
 /// The traversal stack of [`Bvh::first_hit`]: (node or first primitive,
 /// count, entry distance).
 pub(crate) type MeshStack = Stack<(u32, u32, f32), 16>;
@@ -982,10 +995,7 @@ impl Bvh {
                 // nearest entry over the rays
                 let mut hits = 0u32;
                 let mut near = [Vec4::INFINITY; 4];
-                let mut m = mask;
-                while m != 0 {
-                    let r = m.trailing_zeros() as usize;
-                    m &= m - 1;
+                for r in set_bits(mask) {
                     let (hit, n) = boxes[r].test::<true>(q, prune[r]);
                     hits |= hit << (4 * r);
                     near[r] = n;
@@ -1001,10 +1011,7 @@ impl Bvh {
                     // children front to back by their nearest entry over the rays
                     let mut order = [(0f32, 0usize); 4];
                     let mut n = 0;
-                    let mut h = kids;
-                    while h != 0 {
-                        let k = h.trailing_zeros() as usize;
-                        h &= h - 1;
+                    for k in set_bits(kids) {
                         // (a ray that misses child k still brings its slab
                         // distance: the order only steers pruning, any
                         // order gives the same answers)
@@ -1025,10 +1032,7 @@ impl Bvh {
                     continue;
                 }
             } else {
-                let mut m = mask;
-                while m != 0 {
-                    let r = m.trailing_zeros() as usize;
-                    m &= m - 1;
+                for r in set_bits(mask) {
                     let Some((id, h)) =
                         self.leaf_first(pre[r], &tris4[r], (index, count), t_min, t_hi[r], cull[r])
                     else {

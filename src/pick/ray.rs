@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
 
-use super::bvh::{MeshStack, PacketStack, Stack};
+use super::bvh::{set_bits, MeshStack, PacketStack, Stack};
 use super::top::{BoxRay, BoxRay4, TopLevel};
 use super::triangle::{precedes, RayPrecomp, TriHit};
 use super::{Hit, PickId};
@@ -626,10 +626,7 @@ fn first_t_x4(
                 (ml, mr) = (hl & mask, hr & mask);
                 (nl, nr) = (dl.to_array(), dr.to_array());
             } else {
-                let mut m = mask;
-                while m != 0 {
-                    let r = m.trailing_zeros() as usize;
-                    m &= m - 1;
+                for r in set_bits(mask) {
                     let (hit, near) = brs[r].enter_pair(n, nodes, t_min, best.prune[r]);
                     if hit & 1 != 0 {
                         ml |= 1 << r;
@@ -666,59 +663,45 @@ fn first_t_x4(
         } else {
             let id = n.index;
             let (m, x) = (&meshes[id as usize], &xforms[id as usize]);
-            if mesh_passes(opts, id) && m.bvh().is_single_leaf() {
-                // a small mesh: no tree walk to share, one ray at a time
-                let mut bits = mask;
-                while bits != 0 {
-                    let r = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let own;
-                    let local = if x.identity {
-                        if shared[r].is_none() {
-                            shared[r] = Some(local_pre(x, &rays[r], opts.cull));
-                        }
-                        shared[r].as_ref().and_then(Option::as_ref)
-                    } else {
-                        own = local_pre(x, &rays[r], opts.cull);
-                        own.as_ref()
-                    };
-                    let Some((pre, cull)) = local else {
-                        continue;
-                    };
-                    if let Some((tri, h)) = m.bvh().first_hit_in(pre, t_min, best.t[r], *cull, mesh)
-                    {
-                        best.offer(r, id, tri, h);
-                    }
-                }
-            } else if mesh_passes(opts, id) {
+            if mesh_passes(opts, id) {
+                // the mesh's local rays (those of identity-placed meshes
+                // computed once per ray and shared)
                 let mut own: [Option<(RayPrecomp, CullMode)>; 4] = std::array::from_fn(|_| None);
-                let mut bits = mask;
-                while bits != 0 {
-                    let r = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
+                for r in set_bits(mask) {
                     if x.identity {
-                        if shared[r].is_none() {
-                            shared[r] = Some(local_pre(x, &rays[r], opts.cull));
-                        }
+                        shared[r].get_or_insert_with(|| local_pre(x, &rays[r], opts.cull));
                     } else {
                         own[r] = local_pre(x, &rays[r], opts.cull);
                     }
                 }
-                let lanes: [Option<(&RayPrecomp, CullMode)>; 4] = std::array::from_fn(|r| {
-                    if mask >> r & 1 == 0 {
-                        return None;
-                    }
-                    let local = if x.identity {
+                let local = |r: usize| {
+                    let l = if x.identity {
                         shared[r].as_ref().and_then(Option::as_ref)
                     } else {
                         own[r].as_ref()
                     };
-                    local.map(|(p, c)| (p, *c))
-                });
-                let hits = m.bvh().first_hit_x4(lanes, t_min, best.t, mesh4, mesh);
-                for (r, hit) in hits.into_iter().enumerate() {
-                    if let Some((tri, h)) = hit {
-                        best.offer(r, id, tri, h);
+                    l.map(|(p, c)| (p, *c))
+                };
+                if m.bvh().is_single_leaf() {
+                    // a small mesh: no tree walk to share, one ray at a time
+                    for r in set_bits(mask) {
+                        let Some((pre, cull)) = local(r) else {
+                            continue;
+                        };
+                        if let Some((tri, h)) =
+                            m.bvh().first_hit_in(pre, t_min, best.t[r], cull, mesh)
+                        {
+                            best.offer(r, id, tri, h);
+                        }
+                    }
+                } else {
+                    let lanes: [Option<(&RayPrecomp, CullMode)>; 4] =
+                        std::array::from_fn(|r| if mask >> r & 1 == 0 { None } else { local(r) });
+                    let hits = m.bvh().first_hit_x4(lanes, t_min, best.t, mesh4, mesh);
+                    for (r, hit) in hits.into_iter().enumerate() {
+                        if let Some((tri, h)) = hit {
+                            best.offer(r, id, tri, h);
+                        }
                     }
                 }
             }
@@ -941,7 +924,10 @@ impl Frame {
         let Some((first, opts, view)) = self.pixel_ray(i64::from(x), i64::from(y)) else {
             return false;
         };
-        if self.index(x.saturating_add(3), y).is_none() || x > u32::MAX - 3 {
+        if x.checked_add(3)
+            .and_then(|last| self.index(last, y))
+            .is_none()
+        {
             return false;
         }
         let rays: [Ray; 4] = std::array::from_fn(|r| {

@@ -156,7 +156,7 @@ impl Frame {
         if method == PickMethod::Ray {
             // four neighbouring pixels' rays at a time (one walk of the BVHs
             // for the four), the rest one by one
-            let mut scratch = ray::RayScratch::new();
+            let mut scratch = ray::RowScratch::new();
             let mut k = 0;
             while k < out.len() {
                 let px = u32::try_from(k).ok().and_then(|k| x.checked_add(k));
@@ -168,8 +168,12 @@ impl Frame {
                     k += 4;
                     continue;
                 }
-                out[k] =
-                    self.pick_id_ray_in(scene, i64::from(x) + k as i64, i64::from(y), &mut scratch);
+                out[k] = self.pick_id_ray_in(
+                    scene,
+                    i64::from(x) + k as i64,
+                    i64::from(y),
+                    &mut scratch.one,
+                );
                 k += 1;
             }
             return;

@@ -525,9 +525,6 @@ fn first_in(scene: &Scene, xforms: &Xforms, ray: &Ray, opts: &RayOptions<'_>) ->
 pub(crate) struct RayScratch {
     top: Stack<(u32, f32), 16>,
     mesh: MeshStack,
-    /// The four-ray walks' stacks: (node, rays, entry distances).
-    top4: Stack<(u32, u32, Vec4), 16>,
-    mesh4: PacketStack,
 }
 
 impl RayScratch {
@@ -535,6 +532,23 @@ impl RayScratch {
         Self {
             top: Stack::new(),
             mesh: MeshStack::new(),
+        }
+    }
+}
+
+/// The stacks of a row of ray picks: the four-ray walks' (node, rays, entry
+/// distances) and, for the pixels picked one at a time and the single-leaf
+/// meshes, the one-ray stacks (a single pick sets up only those).
+pub(crate) struct RowScratch {
+    pub(crate) one: RayScratch,
+    top4: Stack<(u32, u32, Vec4), 16>,
+    mesh4: PacketStack,
+}
+
+impl RowScratch {
+    pub(crate) fn new() -> Self {
+        Self {
+            one: RayScratch::new(),
             top4: Stack::new(),
             mesh4: PacketStack::new(),
         }
@@ -574,7 +588,7 @@ fn first_t_x4(
     t_min: f32,
     t_max0: f32,
     opts: &RayOptions<'_>,
-    scratch: &mut RayScratch,
+    scratch: &mut RowScratch,
 ) -> [Option<RawHit>; 4] {
     let out: [Option<RawHit>; 4] = [None; 4];
     if !(t_min <= t_max0) {
@@ -602,11 +616,10 @@ fn first_t_x4(
     if mask == 0 {
         return out;
     }
-    let RayScratch {
+    let RowScratch {
         top4: stack,
         mesh4,
-        mesh,
-        ..
+        one: RayScratch { mesh, .. },
     } = scratch;
     stack.clear();
     let mut node = 0usize;
@@ -915,7 +928,7 @@ impl Frame {
         x: u32,
         y: u32,
         out: &mut [Option<PickId>],
-        scratch: &mut RayScratch,
+        scratch: &mut RowScratch,
     ) -> bool {
         if out.len() < 4 || self.xforms.len() != scene.meshes().len() {
             return false;

@@ -24,7 +24,10 @@
 //! Conventions (NDC depth range, y direction, winding, fill rules) are all
 //! in [`rules`].
 
-#![forbid(unsafe_code)]
+// Safe Rust throughout, except `pick::dispatch`: the one `unsafe` call runs
+// the AVX2 build of a row of ray picks after checking the CPU (measured win
+// in BENCHMARKS.md); no other module may use `unsafe`.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 // `!(a > b)` is deliberate throughout: it is true for NaN, which must be rejected.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]

@@ -791,7 +791,7 @@ impl Bvh {
 
     /// [`Bvh::first_hit`] with the traversal stack given, so that a loop
     /// over many rays sets one up once (it is reset here).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn first_hit_in(
         &self,
         ray: &RayPrecomp,
@@ -940,6 +940,7 @@ impl Bvh {
     /// [`Bvh::first_hit_in`] gives for its ray. Coherent rays (neighbouring
     /// pixels) share most of their walk; the walk's bookkeeping is paid
     /// once for the four.
+    #[inline(always)]
     pub(crate) fn first_hit_x4(
         &self,
         rays: [Option<(&RayPrecomp, CullMode)>; 4],

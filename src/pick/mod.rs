@@ -14,6 +14,7 @@ pub(crate) mod buffer;
 pub mod bvh;
 pub(crate) mod cells;
 pub(crate) mod direct;
+mod dispatch;
 pub mod ray;
 #[cfg(test)]
 mod test_util;
@@ -154,28 +155,7 @@ impl Frame {
         out: &mut [Option<PickId>],
     ) {
         if method == PickMethod::Ray {
-            // four neighbouring pixels' rays at a time (one walk of the BVHs
-            // for the four), the rest one by one
-            let mut scratch = ray::RowScratch::new();
-            let mut k = 0;
-            while k < out.len() {
-                let px = u32::try_from(k).ok().and_then(|k| x.checked_add(k));
-                if out.len() - k >= 4
-                    && px.is_some_and(|px| {
-                        self.pick_id_ray_x4(scene, px, y, &mut out[k..], &mut scratch)
-                    })
-                {
-                    k += 4;
-                    continue;
-                }
-                out[k] = self.pick_id_ray_in(
-                    scene,
-                    i64::from(x) + k as i64,
-                    i64::from(y),
-                    &mut scratch.one,
-                );
-                k += 1;
-            }
+            dispatch::ray_row(self, scene, x, y, out);
             return;
         }
         if method != PickMethod::Buffer {

@@ -235,6 +235,7 @@ impl Xforms {
         self.view = OnceLock::new();
     }
 
+    #[inline(always)]
     fn top(&self) -> &TopLevel {
         self.top.get_or_init(|| {
             TopLevel::build(
@@ -249,6 +250,7 @@ impl Xforms {
 
     /// The per-pixel ray setup of `cam` (made at most once; the frame's
     /// camera does not change without [`Xforms::clear`]).
+    #[inline(always)]
     fn view(&self, cam: &Camera, inv: &DMat4) -> Option<&ViewRays> {
         self.view.get_or_init(|| ViewRays::new(cam, inv)).as_ref()
     }
@@ -304,7 +306,7 @@ impl ViewRays {
 
     /// The ray through the centre of pixel (x, y) from its point on the near
     /// plane (t = 0) to its point on the far plane (t = 1).
-    #[inline]
+    #[inline(always)]
     fn ray(&self, x: u32, y: u32) -> Ray {
         let nx = (f64::from(x) + 0.5) * self.sx - 1.0;
         let ny = 1.0 - (f64::from(y) + 0.5) * self.sy;
@@ -319,7 +321,7 @@ impl ViewRays {
 
     /// Window depth of a world point (NaN behind the eye), as
     /// [`Camera::project`] computes it.
-    #[inline]
+    #[inline(always)]
     fn depth(&self, p: Vec3) -> f32 {
         let clip = self.view_proj * Vec4::new(p.x, p.y, p.z, 1.0);
         if clip.w <= 0.0 {
@@ -581,6 +583,7 @@ impl Best4 {
 /// each ray pruned by its own closest hit, so lane r holds what
 /// [`first_t_in`] returns for `rays[r]`.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn first_t_x4(
     scene: &Scene,
     xforms: &Xforms,
@@ -755,6 +758,7 @@ fn first_t(
 
 /// [`first_t`] with the traversal stacks given.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn first_t_in(
     scene: &Scene,
     xforms: &Xforms,
@@ -870,6 +874,7 @@ impl Frame {
     /// The pick ray through the centre of pixel (x, y), from the near plane
     /// (t = 0) to the far plane (t = 1), its options, and the frame's ray
     /// setup.
+    #[inline(always)]
     fn pixel_ray(&self, x: i64, y: i64) -> Option<(Ray, RayOptions<'static>, &ViewRays)> {
         let (ux, uy) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
         self.index(ux, uy)?;
@@ -917,11 +922,43 @@ impl Frame {
         self.pick_id_ray_in(scene, x, y, &mut RayScratch::new())
     }
 
+    /// The ray picks of pixels `(x + k, y)` into `out[k]`: four
+    /// neighbouring pixels' rays at a time (one walk of the BVHs for the
+    /// four), the rest one by one. Inlined into both builds of
+    /// [`super::dispatch::ray_row`].
+    #[inline(always)]
+    pub(crate) fn ray_row(&self, scene: &Scene, x: u32, y: u32, out: &mut [Option<PickId>]) {
+        let mut scratch = RowScratch::new();
+        let mut k = 0;
+        while k < out.len() {
+            // (a `match`, not a closure: a closure would not be inlined
+            // into the AVX2 build)
+            let four = match u32::try_from(k).ok().and_then(|k| x.checked_add(k)) {
+                Some(px) if out.len() - k >= 4 => {
+                    self.pick_id_ray_x4(scene, px, y, &mut out[k..], &mut scratch)
+                }
+                _ => false,
+            };
+            if four {
+                k += 4;
+                continue;
+            }
+            out[k] = self.pick_id_ray_in(
+                scene,
+                i64::from(x) + k as i64,
+                i64::from(y),
+                &mut scratch.one,
+            );
+            k += 1;
+        }
+    }
+
     /// [`Frame::pick_id_ray`] for the four pixels `(x .. x + 4, y)` at once
     /// (one walk of the BVHs for the four rays, see `first_t_x4`), into
     /// `out[..4]`; `false` (nothing written) when one of them is outside the
     /// frame or the frame has no ray setup, for the caller to pick them one
     /// at a time.
+    #[inline(always)]
     pub(crate) fn pick_id_ray_x4(
         &self,
         scene: &Scene,
@@ -964,6 +1001,7 @@ impl Frame {
 
     /// [`Frame::pick_id_ray`] with the traversal stacks given (a row of
     /// picks sets them up once).
+    #[inline(always)]
     pub(crate) fn pick_id_ray_in(
         &self,
         scene: &Scene,
@@ -1115,7 +1153,8 @@ mod tests {
     /// Rows of ray picks (four neighbouring pixels per walk of the BVHs)
     /// give exactly the single picks, on random multi-mesh scenes (rotated,
     /// mirrored, duplicated meshes) from random eyes, every cull mode, rows
-    /// starting anywhere and of any length.
+    /// starting anywhere and of any length; and the rows run (the AVX2
+    /// build of `dispatch` where the CPU has it) equal the baseline build's.
     #[test]
     fn four_ray_rows_equal_single_ray_picks() {
         let mut rng = Rng(0x4a11_0000_0000_0044);
@@ -1138,6 +1177,11 @@ mod tests {
                 for (x0, len) in [(0u32, 80usize), (1, 79), (37, 6), (74, 9), (78, 3)] {
                     let mut row = vec![None; len];
                     f.pick_id_span(crate::PickMethod::Ray, &s, x0, y, &mut row);
+                    // the baseline build of the row equals the one run
+                    // (the AVX2 build where the CPU has it)
+                    let mut base = vec![None; len];
+                    super::super::dispatch::ray_row_baseline(f, &s, x0, y, &mut base);
+                    assert_eq!(row, base, "round {round} row {y} from {x0}");
                     for (k, got) in row.iter().enumerate() {
                         let x = i64::from(x0) + k as i64;
                         let want = f.pick_id_ray(&s, x, i64::from(y));

@@ -209,6 +209,7 @@ pub(crate) struct BoxRay {
 }
 
 impl BoxRay {
+    #[inline(always)]
     pub(crate) fn new(origin: Vec3, inv_dir: Vec3) -> Self {
         Self {
             o: origin.into(),
@@ -298,6 +299,7 @@ pub(crate) struct BoxRay4 {
 impl BoxRay4 {
     /// `None` when one of the rays has a zero direction component (its
     /// robust slab test differs).
+    #[inline(always)]
     pub(crate) fn new(rays: &[BoxRay; 4]) -> Option<Self> {
         if rays.iter().any(|r| r.zeros) {
             return None;

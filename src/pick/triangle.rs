@@ -78,6 +78,7 @@ impl RayPrecomp {
     ///
     /// A zero or non-finite `dir`, or a non-finite `origin`, gives a ray that
     /// never hits anything (see [`RayPrecomp::is_valid`]).
+    #[inline(always)]
     pub fn new(origin: Vec3, dir: Vec3) -> Self {
         let a = dir.abs();
         // (kx, ky, kz): kz is the dominant axis; kx, ky cyclic after it, swapped
@@ -325,6 +326,7 @@ pub(crate) struct Pack4Ray {
 }
 
 impl Pack4Ray {
+    #[inline(always)]
     pub(crate) fn new(p: &RayPrecomp) -> Self {
         let o = p.origin;
         // (written out: `array::map` here compiled to an outlined call)

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
+use glam::{DMat4, DVec4, Mat4, Vec3, Vec4};
 
 use super::bvh::{set_bits, MeshStack, PacketStack, Stack};
 use super::top::{BoxRay, BoxRay4, TopLevel};
@@ -279,10 +279,10 @@ impl std::ops::Deref for Xforms {
 /// unprojections; and the view-projection, for the window depth of a hit.
 #[derive(Clone, Debug)]
 struct ViewRays {
-    c0: [f64; 4],
-    c1: [f64; 4],
-    near_w: [f64; 4],
-    far_w: [f64; 4],
+    c0: DVec4,
+    c1: DVec4,
+    near_w: DVec4,
+    far_w: DVec4,
     /// `2 / width`, `2 / height`.
     sx: f64,
     sy: f64,
@@ -291,13 +291,12 @@ struct ViewRays {
 
 impl ViewRays {
     fn new(cam: &Camera, inv: &DMat4) -> Option<Self> {
-        let c = |k: usize| inv.col(k).to_array();
         let (c2, c3) = (inv.col(2), inv.col(3));
         Some(Self {
-            c0: c(0),
-            c1: c(1),
-            near_w: (c3 - c2).to_array(),
-            far_w: (c3 + c2).to_array(),
+            c0: inv.col(0),
+            c1: inv.col(1),
+            near_w: c3 - c2,
+            far_w: c3 + c2,
             sx: 2.0 / f64::from(cam.width),
             sy: 2.0 / f64::from(cam.height),
             view_proj: cam.view_proj(),
@@ -310,12 +309,14 @@ impl ViewRays {
     fn ray(&self, x: u32, y: u32) -> Ray {
         let nx = (f64::from(x) + 0.5) * self.sx - 1.0;
         let ny = 1.0 - (f64::from(y) + 0.5) * self.sy;
-        let a: [f64; 4] = std::array::from_fn(|k| self.c0[k] * nx + self.c1[k] * ny);
-        let point = |w: &[f64; 4]| {
-            let h: [f64; 4] = std::array::from_fn(|k| a[k] + w[k]);
-            (DVec3::new(h[0], h[1], h[2]) * (1.0 / h[3])).as_vec3()
+        // (vector arithmetic, per component the same operations as a loop;
+        // `array::from_fn` here compiled to an outlined call per ray)
+        let a = self.c0 * nx + self.c1 * ny;
+        let point = |w: DVec4| {
+            let h = a + w;
+            (h.truncate() * (1.0 / h.w)).as_vec3()
         };
-        let (near, far_point) = (point(&self.near_w), point(&self.far_w));
+        let (near, far_point) = (point(self.near_w), point(self.far_w));
         Ray::new(near, far_point - near)
     }
 
@@ -980,13 +981,14 @@ impl Frame {
         {
             return false;
         }
-        let rays: [Ray; 4] = std::array::from_fn(|r| {
-            if r == 0 {
-                first
-            } else {
-                view.ray(x + r as u32, y)
-            }
-        });
+        // (written out: `array::from_fn` here compiled to an outlined call
+        // per ray, outside the AVX2 build)
+        let rays: [Ray; 4] = [
+            first,
+            view.ray(x + 1, y),
+            view.ray(x + 2, y),
+            view.ray(x + 3, y),
+        ];
         let hits = first_t_x4(scene, &self.xforms, &rays, 0.0, 1.0, &opts, scratch);
         for ((o, hit), ray) in out.iter_mut().zip(hits).zip(&rays) {
             *o = hit.map(|(mesh, triangle, h)| PickId {

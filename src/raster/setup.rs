@@ -416,30 +416,56 @@ fn small_mask(s: &TriSetup) -> u64 {
     }
 }
 
-/// The coverage mask of a small triangle's box, a row of eight lanes at a
-/// time: `e0` are the edge values at the box corner, all values in the
-/// box fit in i32.
+/// The coverage mask of a small triangle's box, eight lanes at a time: a
+/// row of up to eight pixels, or two rows of a box at most four pixels
+/// wide (most small triangles: half the passes). `e0` are the edge values
+/// at the box corner; all values in the box and the row after it fit in
+/// i32 (the row after it: the second row of a last pair).
 #[inline]
 fn small_mask_i32(s: &TriSetup, e0: [i64; 3]) -> u64 {
+    if s.bbox[2] - s.bbox[0] < 4 {
+        small_mask_lanes::<true>(s, e0)
+    } else {
+        small_mask_lanes::<false>(s, e0)
+    }
+}
+
+/// [`small_mask_i32`] for boxes at most four pixels wide (`NARROW`: lane l
+/// is pixel (l % 4, l / 4) of a pair of rows) or any (lane l is pixel l of
+/// a row).
+#[inline(always)]
+fn small_mask_lanes<const NARROW: bool>(s: &TriSetup, e0: [i64; 3]) -> u64 {
     let [x0, y0, x1, y1] = s.bbox;
+    let h = y1 - y0 + 1;
     let cols = (1u32 << (x1 - x0 + 1)) - 1;
     let dx: [i32; 3] = s.dx.map(|d| d as i32);
     let dy: [i32; 3] = s.dy.map(|d| d as i32);
     let e0 = e0.map(|e| e as i32);
     const LANE: [i32; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
-    // per edge, the step to each lane (no vector multiply in SSE2)
-    let step: [[i32; 8]; 3] = std::array::from_fn(|k| LANE.map(|l| dy[k] * l));
+    // per edge, the step to each lane (no vector multiply in SSE2): the
+    // edge value of pixel (di, dj) is e0 + dx*dj - dy*di
+    let step: [[i32; 8]; 3] = std::array::from_fn(|k| {
+        LANE.map(|l| {
+            if NARROW {
+                dy[k] * (l & 3) - dx[k] * (l >> 2)
+            } else {
+                dy[k] * l
+            }
+        })
+    });
+    let rows = if NARROW { 2 } else { 1 };
     let mut mask = 0u64;
-    for dj in 0..=(y1 - y0) {
+    let mut dj = 0;
+    while dj < h {
         // OR of the three edge values per pixel: negative iff one is
         let mut acc = [0i32; 8];
         for (k, st) in step.iter().enumerate() {
-            let row = e0[k] + dx[k] * dj;
+            let first = e0[k] + dx[k] * dj;
             for (a, d) in acc.iter_mut().zip(st) {
-                *a |= row - d;
+                *a |= first - d;
             }
         }
-        // bit i set iff lane i is not negative: the sign bits, read four
+        // bit l set iff lane l is not negative: the sign bits, read four
         // lanes at a time as f32 sign bits (one movemask each)
         let signs = |q: &[i32]| {
             Vec4::new(
@@ -451,7 +477,18 @@ fn small_mask_i32(s: &TriSetup, e0: [i64; 3]) -> u64 {
             .is_negative_bitmask()
         };
         let bits = !(signs(&acc[..4]) | signs(&acc[4..]) << 4);
-        mask |= u64::from(bits & cols) << (8 * dj);
+        let pass = if NARROW {
+            // row dj in the low four bits, row dj + 1 in the high four
+            (bits & cols) | ((bits >> 4) & cols) << 8
+        } else {
+            bits & cols
+        };
+        mask |= u64::from(pass) << (8 * dj);
+        dj += rows;
+    }
+    // the second row of the last pair can lie past the box
+    if NARROW && h < 8 {
+        mask &= (1u64 << (8 * h)) - 1;
     }
     mask
 }

@@ -400,20 +400,99 @@ fn small(s: &TriSetup) -> Option<SmallTri> {
 /// The coverage mask of a small triangle's box (bit `8*dj + di` for pixel
 /// `(x0 + di, y0 + dj)`).
 fn small_mask(s: &TriSetup) -> u64 {
-    let [x0, y0, ..] = s.bbox;
-    // edge values at the box corner; over the box each changes by at
-    // most 8 * (|dx| + |dy|), so when that stays in i32 the mask is made
-    // eight pixels at a time in i32 lanes (the same integers). Only a
-    // huge triangle clipped by the viewport to a small box can fail this.
-    let e0: [i64; 3] =
-        std::array::from_fn(|k| s.dx[k] * i64::from(y0) - s.dy[k] * i64::from(x0) + s.c[k]);
-    let fits = (0..3)
-        .all(|k| e0[k].abs() + i64::from(SMALL_SIDE) * (s.dx[k].abs() + s.dy[k].abs()) < 1 << 31);
-    if fits {
+    // edge values at the box corner; over the box (and the row after it)
+    // each changes by at most 8 * (|dx| + |dy|). While that stays below
+    // 2^24 every value is an f32 integer: the mask is made eight pixels at
+    // a time in f32 lanes, exactly (the edge deltas of a small triangle are
+    // at most a few thousand subpixels, so nearly always). Else in i32
+    // lanes up to 2^31 (what the compiler makes of them is scalar code);
+    // only a huge triangle clipped by the viewport to a small box needs
+    // i64.
+    let e0 = corner_values(s);
+    let reach = (0..3)
+        .map(|k| e0[k].abs() + i64::from(SMALL_SIDE) * (s.dx[k].abs() + s.dy[k].abs()))
+        .max()
+        .unwrap_or(0);
+    let narrow = s.bbox[2] - s.bbox[0] < 4;
+    if reach < 1 << 24 {
+        if narrow {
+            small_mask_f32::<true>(s, e0)
+        } else {
+            small_mask_f32::<false>(s, e0)
+        }
+    } else if reach < 1 << 31 {
         small_mask_i32(s, e0)
     } else {
         small_mask_i64(s)
     }
+}
+
+/// The edge values at a box corner.
+fn corner_values(s: &TriSetup) -> [i64; 3] {
+    let [x0, y0, ..] = s.bbox;
+    std::array::from_fn(|k| s.dx[k] * i64::from(y0) - s.dy[k] * i64::from(x0) + s.c[k])
+}
+
+/// The lane layout of [`small_mask_f32`]: lane `l` is pixel `(col, row)`
+/// from the corner of a pass, a row of eight pixels or (`NARROW`, boxes at
+/// most four pixels wide: half the passes) two rows of four.
+#[inline(always)]
+const fn lane<const NARROW: bool>(l: i32) -> (i32, i32) {
+    if NARROW {
+        (l & 3, l >> 2)
+    } else {
+        (l, 0)
+    }
+}
+
+/// The coverage mask of a small triangle's box, eight pixels at a time in
+/// f32 lanes: `e0` are the edge values at the box corner, every value in
+/// the box and the row after it is an integer below 2^24 in magnitude, so
+/// each subtraction is exact and the sign bits are those of the integers
+/// (the same answers as [`small_mask_i64`], tested).
+#[inline(always)]
+fn small_mask_f32<const NARROW: bool>(s: &TriSetup, e0: [i64; 3]) -> u64 {
+    let [x0, y0, x1, y1] = s.bbox;
+    let h = y1 - y0 + 1;
+    let cols = (1u32 << (x1 - x0 + 1)) - 1;
+    let dx: [i32; 3] = s.dx.map(|d| d as i32);
+    let dy: [i32; 3] = s.dy.map(|d| d as i32);
+    let e0 = e0.map(|e| e as i32);
+    // per edge, the step to each lane: pixel (di, dj) has the edge value
+    // e0 + dx*dj - dy*di
+    let step = |k: usize, base: i32| {
+        let d = |l: i32| {
+            let (c, r) = lane::<NARROW>(base + l);
+            (dy[k] * c - dx[k] * r) as f32
+        };
+        Vec4::new(d(0), d(1), d(2), d(3))
+    };
+    let lo = [step(0, 0), step(1, 0), step(2, 0)];
+    let hi = [step(0, 4), step(1, 4), step(2, 4)];
+    let rows = if NARROW { 2 } else { 1 };
+    let mut mask = 0u64;
+    let mut dj = 0;
+    while dj < h {
+        // per pixel the least of the three edge values: negative iff one is
+        let first = |k: usize| Vec4::splat((e0[k] + dx[k] * dj) as f32);
+        let (f0, f1, f2) = (first(0), first(1), first(2));
+        let min_lo = (f0 - lo[0]).min(f1 - lo[1]).min(f2 - lo[2]);
+        let min_hi = (f0 - hi[0]).min(f1 - hi[1]).min(f2 - hi[2]);
+        let bits = !(min_lo.is_negative_bitmask() | min_hi.is_negative_bitmask() << 4);
+        let pass = if NARROW {
+            // row dj in the low four bits, row dj + 1 in the high four
+            (bits & cols) | ((bits >> 4) & cols) << 8
+        } else {
+            bits & cols
+        };
+        mask |= u64::from(pass) << (8 * dj);
+        dj += rows;
+    }
+    // the second row of the last pair can lie past the box
+    if NARROW && h < 8 {
+        mask &= (1u64 << (8 * h)) - 1;
+    }
+    mask
 }
 
 /// The coverage mask of a small triangle's box, eight lanes at a time: a
@@ -628,8 +707,10 @@ mod tests {
                 match setup(v, rule, CullMode::None, 320, 200, 7, 0) {
                     Ok(Setup::Small(s)) => {
                         smalls += 1;
-                        // the i32 lanes and the plain i64 loop agree
+                        // the f32 lanes, the i32 lanes and the plain i64
+                        // loop agree
                         assert_eq!(small_mask(&e), small_mask_i64(&e));
+                        assert_eq!(small_mask_i32(&e, corner_values(&e)), small_mask_i64(&e));
                         for j in e.bbox[1] - 2..=e.bbox[3] + 2 {
                             for i in e.bbox[0] - 2..=e.bbox[2] + 2 {
                                 assert_eq!(s.covers(i, j), e.covers(i, j), "({i},{j}) {e:?}");

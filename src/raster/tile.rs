@@ -97,7 +97,10 @@ fn raster_small(
     }
     let cols = (0xffu32 >> (7 - c1)) & !((1u32 << c0) - 1);
     let id = t.id + 1;
-    for j in y0.max(rect[1])..=(y0 + 7).min(rect[3]) {
+    // rows up to the mask's last non-empty one (most small triangles span
+    // two or three of the box's eight)
+    let last = y0 + (63 - t.mask.leading_zeros() as i32) / 8;
+    for j in y0.max(rect[1])..=last.min(rect[3]) {
         let mut bits = t.row_bits(j) & cols;
         if bits == 0 {
             continue;

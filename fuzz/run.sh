@@ -6,8 +6,9 @@
 #
 # Only a stable toolchain is installed here: RUSTC_BOOTSTRAP=1 lets it take
 # the nightly-only flags cargo-fuzz passes (-Z...). No sanitizer (softpick
-# forbids unsafe code); the targets are built with debug assertions, so
-# integer overflow panics too.
+# denies unsafe code but for the feature-checked AVX2 dispatch of ray rows);
+# the targets are built with debug assertions, so integer overflow panics
+# too.
 set -euo pipefail
 secs=${1:-60}
 cd "$(dirname "$0")/.."

@@ -403,34 +403,26 @@ fn small_mask(s: &TriSetup) -> u64 {
     // edge values at the box corner; over the box (and the row after it)
     // each changes by at most 8 * (|dx| + |dy|). While that stays below
     // 2^24 every value is an f32 integer: the mask is made eight pixels at
-    // a time in f32 lanes, exactly (the edge deltas of a small triangle are
-    // at most a few thousand subpixels, so nearly always). Else in i32
-    // lanes up to 2^31 (what the compiler makes of them is scalar code);
-    // only a huge triangle clipped by the viewport to a small box needs
-    // i64.
-    let e0 = corner_values(s);
+    // a time in f32 lanes, exactly. A box of at most 8×8 pixel centres
+    // around its own vertices has edge values of a few ten thousand at
+    // most, so only a big triangle clipped by the viewport to a small box
+    // takes the plain i64 loop. (i32 lanes, tried first, compiled to
+    // scalar code.)
+    let [x0, y0, ..] = s.bbox;
+    let e0: [i64; 3] =
+        std::array::from_fn(|k| s.dx[k] * i64::from(y0) - s.dy[k] * i64::from(x0) + s.c[k]);
     let reach = (0..3)
         .map(|k| e0[k].abs() + i64::from(SMALL_SIDE) * (s.dx[k].abs() + s.dy[k].abs()))
         .max()
         .unwrap_or(0);
     let narrow = s.bbox[2] - s.bbox[0] < 4;
-    if reach < 1 << 24 {
-        if narrow {
-            small_mask_f32::<true>(s, e0)
-        } else {
-            small_mask_f32::<false>(s, e0)
-        }
-    } else if reach < 1 << 31 {
-        small_mask_i32(s, e0)
-    } else {
+    if reach >= 1 << 24 {
         small_mask_i64(s)
+    } else if narrow {
+        small_mask_f32::<true>(s, e0)
+    } else {
+        small_mask_f32::<false>(s, e0)
     }
-}
-
-/// The edge values at a box corner.
-fn corner_values(s: &TriSetup) -> [i64; 3] {
-    let [x0, y0, ..] = s.bbox;
-    std::array::from_fn(|k| s.dx[k] * i64::from(y0) - s.dy[k] * i64::from(x0) + s.c[k])
 }
 
 /// The lane layout of [`small_mask_f32`]: lane `l` is pixel `(col, row)`
@@ -495,84 +487,7 @@ fn small_mask_f32<const NARROW: bool>(s: &TriSetup, e0: [i64; 3]) -> u64 {
     mask
 }
 
-/// The coverage mask of a small triangle's box, eight lanes at a time: a
-/// row of up to eight pixels, or two rows of a box at most four pixels
-/// wide (most small triangles: half the passes). `e0` are the edge values
-/// at the box corner; all values in the box and the row after it fit in
-/// i32 (the row after it: the second row of a last pair).
-#[inline]
-fn small_mask_i32(s: &TriSetup, e0: [i64; 3]) -> u64 {
-    if s.bbox[2] - s.bbox[0] < 4 {
-        small_mask_lanes::<true>(s, e0)
-    } else {
-        small_mask_lanes::<false>(s, e0)
-    }
-}
-
-/// [`small_mask_i32`] for boxes at most four pixels wide (`NARROW`: lane l
-/// is pixel (l % 4, l / 4) of a pair of rows) or any (lane l is pixel l of
-/// a row).
-#[inline(always)]
-fn small_mask_lanes<const NARROW: bool>(s: &TriSetup, e0: [i64; 3]) -> u64 {
-    let [x0, y0, x1, y1] = s.bbox;
-    let h = y1 - y0 + 1;
-    let cols = (1u32 << (x1 - x0 + 1)) - 1;
-    let dx: [i32; 3] = s.dx.map(|d| d as i32);
-    let dy: [i32; 3] = s.dy.map(|d| d as i32);
-    let e0 = e0.map(|e| e as i32);
-    const LANE: [i32; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
-    // per edge, the step to each lane (no vector multiply in SSE2): the
-    // edge value of pixel (di, dj) is e0 + dx*dj - dy*di
-    let step: [[i32; 8]; 3] = std::array::from_fn(|k| {
-        LANE.map(|l| {
-            if NARROW {
-                dy[k] * (l & 3) - dx[k] * (l >> 2)
-            } else {
-                dy[k] * l
-            }
-        })
-    });
-    let rows = if NARROW { 2 } else { 1 };
-    let mut mask = 0u64;
-    let mut dj = 0;
-    while dj < h {
-        // OR of the three edge values per pixel: negative iff one is
-        let mut acc = [0i32; 8];
-        for (k, st) in step.iter().enumerate() {
-            let first = e0[k] + dx[k] * dj;
-            for (a, d) in acc.iter_mut().zip(st) {
-                *a |= first - d;
-            }
-        }
-        // bit l set iff lane l is not negative: the sign bits, read four
-        // lanes at a time as f32 sign bits (one movemask each)
-        let signs = |q: &[i32]| {
-            Vec4::new(
-                f32::from_bits(q[0] as u32),
-                f32::from_bits(q[1] as u32),
-                f32::from_bits(q[2] as u32),
-                f32::from_bits(q[3] as u32),
-            )
-            .is_negative_bitmask()
-        };
-        let bits = !(signs(&acc[..4]) | signs(&acc[4..]) << 4);
-        let pass = if NARROW {
-            // row dj in the low four bits, row dj + 1 in the high four
-            (bits & cols) | ((bits >> 4) & cols) << 8
-        } else {
-            bits & cols
-        };
-        mask |= u64::from(pass) << (8 * dj);
-        dj += rows;
-    }
-    // the second row of the last pair can lie past the box
-    if NARROW && h < 8 {
-        mask &= (1u64 << (8 * h)) - 1;
-    }
-    mask
-}
-
-/// [`small_mask_i32`] in i64, for any box.
+/// [`small_mask_f32`] in i64, for any box.
 fn small_mask_i64(s: &TriSetup) -> u64 {
     let [x0, y0, x1, y1] = s.bbox;
     let mut mask = 0u64;
@@ -707,10 +622,8 @@ mod tests {
                 match setup(v, rule, CullMode::None, 320, 200, 7, 0) {
                     Ok(Setup::Small(s)) => {
                         smalls += 1;
-                        // the f32 lanes, the i32 lanes and the plain i64
-                        // loop agree
+                        // the f32 lanes and the plain i64 loop agree
                         assert_eq!(small_mask(&e), small_mask_i64(&e));
-                        assert_eq!(small_mask_i32(&e, corner_values(&e)), small_mask_i64(&e));
                         for j in e.bbox[1] - 2..=e.bbox[3] + 2 {
                             for i in e.bbox[0] - 2..=e.bbox[2] + 2 {
                                 assert_eq!(s.covers(i, j), e.covers(i, j), "({i},{j}) {e:?}");

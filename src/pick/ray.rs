@@ -926,7 +926,7 @@ impl Frame {
     /// The ray picks of pixels `(x + k, y)` into `out[k]`: four
     /// neighbouring pixels' rays at a time (one walk of the BVHs for the
     /// four), the rest one by one. Inlined into both builds of
-    /// [`super::dispatch::ray_row`].
+    /// `dispatch::ray_row` (this is the baseline one).
     #[inline(always)]
     pub(crate) fn ray_row(&self, scene: &Scene, x: u32, y: u32, out: &mut [Option<PickId>]) {
         let mut scratch = RowScratch::new();
@@ -1182,7 +1182,7 @@ mod tests {
                     // the baseline build of the row equals the one run
                     // (the AVX2 build where the CPU has it)
                     let mut base = vec![None; len];
-                    super::super::dispatch::ray_row_baseline(f, &s, x0, y, &mut base);
+                    f.ray_row(&s, x0, y, &mut base);
                     assert_eq!(row, base, "round {round} row {y} from {x0}");
                     for (k, got) in row.iter().enumerate() {
                         let x = i64::from(x0) + k as i64;

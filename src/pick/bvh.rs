@@ -68,6 +68,40 @@ const PRUNE_SLACK: f32 = 1.0 / 65536.0;
 /// bound of Ize, "Robust BVH Ray Traversal" (JCGT 2013), with margin.
 const FAR_SLACK: f32 = 1.0 / 1048576.0;
 
+/// A slab exit distance rounded outward by [`FAR_SLACK`] (whatever its sign),
+/// as every box test of the mesh and top-level walks does.
+#[inline(always)]
+pub(crate) fn far_out(far: f32) -> f32 {
+    (far * (1.0 + FAR_SLACK)).max(far * (1.0 - FAR_SLACK))
+}
+
+/// [`far_out`] per lane.
+#[inline(always)]
+pub(crate) fn far_out4(far: Vec4) -> Vec4 {
+    (far * (1.0 + FAR_SLACK)).max(far * (1.0 - FAR_SLACK))
+}
+
+/// The box pruning bound of a closest hit at `t`: `t` plus [`PRUNE_SLACK`]
+/// of it, for the mesh and top-level walks alike.
+#[inline(always)]
+pub(crate) fn prune_bound(t: f32) -> f32 {
+    t + t.abs() * PRUNE_SLACK
+}
+
+/// Inserts child `k` at entry distance `d` into `order[..n]`, which is kept
+/// sorted by distance, descending (a later child of equal distance goes
+/// after the earlier one); returns the new length.
+#[inline(always)]
+fn insert_desc(order: &mut [(f32, usize); 4], n: usize, d: f32, k: usize) -> usize {
+    let mut j = n;
+    while j > 0 && order[j - 1].0 < d {
+        order[j] = order[j - 1];
+        j -= 1;
+    }
+    order[j] = (d, k);
+    n + 1
+}
+
 /// Axis-aligned bounding box. Empty boxes have `min > max` (see [`Aabb::empty`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Aabb {
@@ -191,9 +225,7 @@ fn slab<const ZEROS: bool>(
     }
     let near = lo.min(hi).max_element().max(t_min);
     let far_raw = lo.max(hi).min_element();
-    let far = (far_raw * (1.0 + FAR_SLACK))
-        .max(far_raw * (1.0 - FAR_SLACK))
-        .min(t_max);
+    let far = far_out(far_raw).min(t_max);
     (near, far)
 }
 
@@ -574,9 +606,7 @@ impl QuadTest {
                 near = near.max(lo.min(hi));
                 far = far.min(lo.max(hi));
             }
-            let far = (far * (1.0 + FAR_SLACK))
-                .max(far * (1.0 - FAR_SLACK))
-                .min(Vec4::splat(t_hi));
+            let far = far_out4(far).min(Vec4::splat(t_hi));
             let used = p[0].cmple(p[3]);
             ((near.cmple(far) & used).bitmask(), near)
         }
@@ -850,7 +880,7 @@ impl Bvh {
         stack: &mut MeshStack,
     ) -> Option<(u32, TriHit)> {
         let tris4 = Pack4Ray::new(ray);
-        if self.root.1 != 0 {
+        if self.is_single_leaf() {
             // A single leaf (a small mesh): no box test, no stack.
             return self.leaf_first(ray, &tris4, self.root, t_min, t_max, cull);
         }
@@ -891,14 +921,7 @@ impl Bvh {
                             while m != 0 {
                                 let k = m.trailing_zeros() as usize;
                                 m &= m - 1;
-                                // Insertion by (distance, lane), descending.
-                                let mut j = n;
-                                while j > 0 && order[j - 1].0 < near[k] {
-                                    order[j] = order[j - 1];
-                                    j -= 1;
-                                }
-                                order[j] = (near[k], k);
-                                n += 1;
+                                n = insert_desc(&mut order, n, near[k], k);
                             }
                             for &(d, k) in &order[..n - 1] {
                                 stack.push((q.index[k], q.count[k], d));
@@ -915,7 +938,7 @@ impl Bvh {
                 if precedes(id, h.t, best.map(|(bid, bh)| (bid, bh.t))) {
                     best = Some((id, h));
                     t_hi = h.t;
-                    prune = t_hi + t_hi.abs() * PRUNE_SLACK;
+                    prune = prune_bound(t_hi);
                 }
             }
             // Pop the next node still in range.
@@ -963,7 +986,7 @@ impl Bvh {
         if live == 0 {
             return out;
         }
-        if !fast || self.root.1 != 0 {
+        if !fast || self.is_single_leaf() {
             // zero direction components (the generic slab), or a single
             // leaf (no tree to share): one ray at a time
             for (r, ray) in rays.iter().enumerate() {
@@ -1016,14 +1039,7 @@ impl Bvh {
                         // (a ray that misses child k still brings its slab
                         // distance: the order only steers pruning, any
                         // order gives the same answers)
-                        let d = by_kid.col(k).min_element();
-                        let mut j = n;
-                        while j > 0 && order[j - 1].0 < d {
-                            order[j] = order[j - 1];
-                            j -= 1;
-                        }
-                        order[j] = (d, k);
-                        n += 1;
+                        n = insert_desc(&mut order, n, by_kid.col(k).min_element(), k);
                     }
                     for &(_, k) in &order[..n - 1] {
                         stack.push((q.index[k], q.count[k], rays_of(k), by_kid.col(k)));
@@ -1042,7 +1058,7 @@ impl Bvh {
                     if precedes(id, h.t, out[r].map(|(bid, bh)| (bid, bh.t))) {
                         out[r] = Some((id, h));
                         t_hi[r] = h.t;
-                        prune[r] = h.t + h.t.abs() * PRUNE_SLACK;
+                        prune[r] = prune_bound(h.t);
                     }
                 }
             }

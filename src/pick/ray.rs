@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use glam::{DMat4, DVec4, Mat4, Vec3, Vec4};
 
-use super::bvh::{set_bits, MeshStack, PacketStack, Stack};
+use super::bvh::{prune_bound, set_bits, MeshStack, PacketStack, Stack};
 use super::top::{BoxRay, BoxRay4, TopLevel};
 use super::triangle::{precedes, RayPrecomp, TriHit};
 use super::{Hit, PickId};
@@ -320,6 +320,18 @@ impl ViewRays {
         Ray::new(near, far_point - near)
     }
 
+    /// The compact pick of a pixel ray's first hit, its depth that of the
+    /// hit point.
+    #[inline(always)]
+    fn pick_id(&self, scene: &Scene, ray: &Ray, (mesh, triangle, h): RawHit) -> PickId {
+        PickId {
+            mesh,
+            triangle,
+            global_triangle: scene.global_triangle(mesh, triangle),
+            depth: self.depth(ray.at(h.t)),
+        }
+    }
+
     /// Window depth of a world point (NaN behind the eye), as
     /// [`Camera::project`] computes it.
     #[inline(always)]
@@ -573,7 +585,7 @@ impl Best4 {
         if precedes(mesh, h.t, self.hit[r].map(|b| (b.0, b.2.t))) {
             self.hit[r] = Some((mesh, tri, h));
             self.t[r] = h.t;
-            self.prune[r] = h.t + h.t.abs() * PRUNE_SLACK;
+            self.prune[r] = prune_bound(h.t);
         }
     }
 }
@@ -834,7 +846,7 @@ fn first_t_in(
                         if precedes(mesh, h.t, best.map(|b| (b.0, b.2.t))) {
                             best = Some((mesh, tri, h));
                             t_best = h.t;
-                            prune = t_best + t_best.abs() * PRUNE_SLACK;
+                            prune = prune_bound(t_best);
                         }
                     }
                 }
@@ -851,9 +863,6 @@ fn first_t_in(
         }
     }
 }
-
-/// Relative slack of the top-level pruning bound (as in the mesh BVHs).
-const PRUNE_SLACK: f32 = 1.0 / 65536.0;
 
 /// The nearest hit of a world-space ray, or `None`. `Hit::depth` is NaN
 /// (there is no camera); distances are along `ray.direction` in world units.
@@ -991,12 +1000,7 @@ impl Frame {
         ];
         let hits = first_t_x4(scene, &self.xforms, &rays, 0.0, 1.0, &opts, scratch);
         for ((o, hit), ray) in out.iter_mut().zip(hits).zip(&rays) {
-            *o = hit.map(|(mesh, triangle, h)| PickId {
-                mesh,
-                triangle,
-                global_triangle: scene.global_triangle(mesh, triangle),
-                depth: view.depth(ray.at(h.t)),
-            });
+            *o = hit.map(|raw| view.pick_id(scene, ray, raw));
         }
         true
     }
@@ -1012,18 +1016,13 @@ impl Frame {
         scratch: &mut RayScratch,
     ) -> Option<PickId> {
         let (ray, opts, view) = self.pixel_ray(x, y)?;
-        let (mesh, triangle, h) = if self.xforms.len() == scene.meshes().len() {
+        let raw = if self.xforms.len() == scene.meshes().len() {
             first_t_in(scene, &self.xforms, &ray, 0.0, 1.0, &opts, scratch)
         } else {
             let caster = RayCaster::new(scene);
             first_t_in(scene, &caster.xforms, &ray, 0.0, 1.0, &opts, scratch)
         }?;
-        Some(PickId {
-            mesh,
-            triangle,
-            global_triangle: scene.global_triangle(mesh, triangle),
-            depth: view.depth(ray.at(h.t)),
-        })
+        Some(view.pick_id(scene, &ray, raw))
     }
 }
 

@@ -13,6 +13,7 @@
 
 use glam::{Vec3, Vec3A, Vec4, Vec4Swizzles};
 
+use crate::pick::bvh::{far_out, far_out4};
 use crate::scene::Aabb;
 
 /// Levels built with SAH splits; deeper ones split at the median.
@@ -256,9 +257,7 @@ impl BoxRay {
             near = near.max(t.min(s));
             far_raw = far_raw.min(t.max(s));
         }
-        let far = (far_raw * (1.0 + FAR_SLACK))
-            .max(far_raw * (1.0 - FAR_SLACK))
-            .min(Vec4::splat(t_max));
+        let far = far_out4(far_raw).min(Vec4::splat(t_max));
         (near.cmple(far).bitmask() & 3, near)
     }
 
@@ -279,9 +278,7 @@ impl BoxRay {
         let hi = (n.max - self.o) * self.inv;
         let near = lo.min(hi).max_element().max(t_min);
         let far_raw = lo.max(hi).min_element();
-        let far = (far_raw * (1.0 + FAR_SLACK))
-            .max(far_raw * (1.0 - FAR_SLACK))
-            .min(t_max);
+        let far = far_out(far_raw).min(t_max);
         (near <= far).then_some(near)
     }
 }
@@ -327,17 +324,12 @@ impl BoxRay4 {
                 near = near.max(lo.min(hi));
                 far_raw = far_raw.min(lo.max(hi));
             }
-            let far = (far_raw * (1.0 + FAR_SLACK))
-                .max(far_raw * (1.0 - FAR_SLACK))
-                .min(prune);
+            let far = far_out4(far_raw).min(prune);
             (near.cmple(far).bitmask(), near)
         };
         [child(0), child(1)]
     }
 }
-
-/// As in `bvh`: outward rounding of the exit distance.
-const FAR_SLACK: f32 = 1.0 / 1048576.0;
 
 #[cfg(test)]
 mod tests {

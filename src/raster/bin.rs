@@ -74,21 +74,11 @@ pub(crate) fn bin_triangle(t: &TriSetup, idx: u32, grid: TileGrid, bins: &mut [V
 /// Appends small triangle `entry` to the bins of the tiles (at most 2×2)
 /// whose part of its box holds a covered pixel. Returns the number of bins.
 pub(crate) fn bin_small(t: &SmallTri, entry: u32, grid: TileGrid, bins: &mut [Vec<u32>]) -> u32 {
-    // the box of the covered pixels: its last row and column from the mask
-    // (a few pixels, mostly: far fewer cross a tile edge than the 8×8 box)
-    let last_row = (63 - t.mask.leading_zeros() as i32) / 8;
-    let mut cols = t.mask;
-    cols |= cols >> 32;
-    cols |= cols >> 16;
-    cols |= cols >> 8;
-    let last_col = 7 - (cols as u8).leading_zeros() as i32;
-    let [x0, y0, x1, y1] = [
-        i32::from(t.x0),
-        i32::from(t.y0),
-        i32::from(t.x0) + last_col,
-        i32::from(t.y0) + last_row,
-    ];
-    let (tx0, ty0) = (x0 >> TILE_ORDER, y0 >> TILE_ORDER);
+    // the tiles of the covered pixels' box (a few pixels, mostly: far fewer
+    // cross a tile edge than the 8×8 box); the mask's origin is the box corner
+    let [bx0, by0, x1, y1] = t.bbox();
+    let (x0, y0) = (i32::from(t.x0), i32::from(t.y0));
+    let (tx0, ty0) = (bx0 >> TILE_ORDER, by0 >> TILE_ORDER);
     let (tx1, ty1) = (x1 >> TILE_ORDER, y1 >> TILE_ORDER);
     let tiles_x = grid.tiles_x as i32;
     let tiles_y = grid.tiles_y as i32;

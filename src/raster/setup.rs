@@ -72,19 +72,27 @@ impl SmallTri {
         }
     }
 
-    /// Inclusive pixel bounds of the covered pixels.
+    /// Inclusive pixel bounds of the covered pixels, from the mask's bits:
+    /// its first and last non-empty rows, and the OR of its row bytes for
+    /// the columns. (An empty mask gives an empty box, `[x0 + 32, y0 + 32,
+    /// x0 - 1, y0 - 1]`.)
+    #[inline]
     pub fn bbox(&self) -> [i32; 4] {
         let (x0, y0) = (i32::from(self.x0), i32::from(self.y0));
-        let rows: u32 =
-            (0..SMALL_SIDE).fold(0, |a, r| a | (u32::from(self.row_bits(y0 + r) != 0) << r));
-        let cols: u32 = (0..SMALL_SIDE).fold(0, |a, r| a | self.row_bits(y0 + r));
-        let first = |m: u32| m.trailing_zeros() as i32;
-        let last = |m: u32| 31 - m.leading_zeros() as i32;
+        let m = self.mask;
+        if m == 0 {
+            return [x0 + 32, y0 + 32, x0 - 1, y0 - 1];
+        }
+        let mut cols = m;
+        cols |= cols >> 32;
+        cols |= cols >> 16;
+        cols |= cols >> 8;
+        let cols = cols as u8;
         [
-            x0 + first(cols),
-            y0 + first(rows),
-            x0 + last(cols),
-            y0 + last(rows),
+            x0 + cols.trailing_zeros() as i32,
+            y0 + m.trailing_zeros() as i32 / 8,
+            x0 + 7 - cols.leading_zeros() as i32,
+            y0 + (63 - m.leading_zeros() as i32) / 8,
         ]
     }
 
@@ -649,6 +657,43 @@ mod tests {
             }
         }
         assert!(smalls > 1000, "{smalls}");
+    }
+
+    /// The mask box from bit tricks equals the one from scanning rows and
+    /// columns, on random masks (sparse, dense, single bits) and the empty one.
+    #[test]
+    fn small_bbox_equals_a_scan_of_the_mask() {
+        let mut rng = Rng(0x5eed_0000_0000_0b0c);
+        let scan = |t: &SmallTri| {
+            let (x0, y0) = (i32::from(t.x0), i32::from(t.y0));
+            let rows: u32 =
+                (0..SMALL_SIDE).fold(0, |a, r| a | (u32::from(t.row_bits(y0 + r) != 0) << r));
+            let cols: u32 = (0..SMALL_SIDE).fold(0, |a, r| a | t.row_bits(y0 + r));
+            let first = |m: u32| m.trailing_zeros() as i32;
+            let last = |m: u32| 31 - m.leading_zeros() as i32;
+            [
+                x0 + first(cols),
+                y0 + first(rows),
+                x0 + last(cols),
+                y0 + last(rows),
+            ]
+        };
+        for i in 0..20_000u64 {
+            let bits = rng.next();
+            let mask = match i % 4 {
+                0 => bits,
+                1 => bits & (bits >> 7) & (bits >> 13),
+                2 => 1 << (i % 64),
+                _ => (i % 3 == 0) as u64 * bits,
+            };
+            let t = SmallTri {
+                mask,
+                x0: (i % 300) as u16,
+                y0: (i % 200) as u16,
+                ..SmallTri::default()
+            };
+            assert_eq!(t.bbox(), scan(&t), "{mask:#x}");
+        }
     }
 
     /// A huge triangle whose part inside the viewport is at most 8×8

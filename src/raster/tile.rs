@@ -99,7 +99,7 @@ fn raster_small(
     let id = t.id + 1;
     // rows up to the mask's last non-empty one (most small triangles span
     // two or three of the box's eight)
-    let last = y0 + (63 - t.mask.leading_zeros() as i32) / 8;
+    let last = t.bbox()[3];
     for j in y0.max(rect[1])..=last.min(rect[3]) {
         let mut bits = t.row_bits(j) & cols;
         if bits == 0 {

@@ -270,16 +270,33 @@ pub(crate) fn setup(
     id: u32,
     color: u32,
 ) -> Result<Setup, Rejected> {
-    let s = setup_edges(v, rule, cull, width, height, id, color)?;
+    let (mut s, geo) = edges(v, rule, cull, width, height, id, color)?;
     let [x0, y0, x1, y1] = s.bbox;
     // (the zero-area lines of the inclusive rule span the viewport: never small)
     if x1 - x0 < SMALL_SIDE && y1 - y0 < SMALL_SIDE {
-        return small(&s).map(Setup::Small).ok_or(Rejected::Empty);
+        // the mask first: a small triangle whose box holds pixel centres
+        // but covers none leaves before the depth plane's divisions (of
+        // sphere1m's million triangles, 314,473 at 1080p, 176,846 at 360²)
+        let mask = small_mask(&s);
+        if mask == 0 {
+            return Err(Rejected::Empty);
+        }
+        depth(&mut s, &geo);
+        return Ok(Setup::Small(SmallTri {
+            mask,
+            x0: x0 as u16,
+            y0: y0 as u16,
+            plane: s.plane,
+            id: s.id,
+            color: s.color,
+        }));
     }
+    depth(&mut s, &geo);
     Ok(Setup::Big(s))
 }
 
 /// The edge-function form of [`setup`], whatever the size.
+#[cfg(test)]
 pub(crate) fn setup_edges(
     v: [&WinVertex; 3],
     rule: FillRule,
@@ -289,6 +306,33 @@ pub(crate) fn setup_edges(
     id: u32,
     color: u32,
 ) -> Result<TriSetup, Rejected> {
+    let (mut s, geo) = edges(v, rule, cull, width, height, id, color)?;
+    depth(&mut s, &geo);
+    Ok(s)
+}
+
+/// What [`depth`] needs of a triangle besides its [`TriSetup`]: its
+/// vertices in edge order (snapped, window, depth) and whether it is a
+/// zero-area line.
+struct Geometry {
+    p: [[i64; 2]; 3],
+    z: [f32; 3],
+    win: [WinVertex; 3],
+    line: bool,
+}
+
+/// [`setup_edges`] up to the depth plane: the edges, bbox and fill-rule
+/// bias, or why there is no triangle.
+#[inline(always)]
+fn edges(
+    v: [&WinVertex; 3],
+    rule: FillRule,
+    cull: CullMode,
+    width: u32,
+    height: u32,
+    id: u32,
+    color: u32,
+) -> Result<(TriSetup, Geometry), Rejected> {
     let mut p = v.map(|q| [i64::from(q.fx), i64::from(q.fy)]);
     let mut z = [v[0].z, v[1].z, v[2].z];
     let mut win = [*v[0], *v[1], *v[2]];
@@ -354,6 +398,14 @@ pub(crate) fn setup_edges(
         s.dy[k] = dy;
         s.c[k] = c >> SUBPIXEL_BITS;
     }
+    Ok((s, Geometry { p, z, win, line }))
+}
+
+/// The depth plane of [`setup_edges`] (`s.bbox` set).
+#[inline(always)]
+fn depth(s: &mut TriSetup, g: &Geometry) {
+    let Geometry { p, z, win, line } = g;
+    let (line, bbox) = (*line, s.bbox);
     // Depth plane in pixel units, relative to the bbox corner, solved in f64
     // from the unsnapped window positions (snapping is for coverage only; the
     // depth follows the true geometry, as GL's interpolation does). Pixel
@@ -387,22 +439,6 @@ pub(crate) fn setup_edges(
         s.plane.dzdy = b as f32;
         s.plane.z_ref = c as f32;
     }
-    Ok(s)
-}
-
-/// The mask form of a triangle whose box is at most 8×8; `None` when it
-/// covers no pixel centre at all.
-fn small(s: &TriSetup) -> Option<SmallTri> {
-    let [x0, y0, ..] = s.bbox;
-    let mask = small_mask(s);
-    (mask != 0).then_some(SmallTri {
-        mask,
-        x0: x0 as u16,
-        y0: y0 as u16,
-        plane: s.plane,
-        id: s.id,
-        color: s.color,
-    })
 }
 
 /// The coverage mask of a small triangle's box (bit `8*dj + di` for pixel

@@ -321,8 +321,8 @@ struct Geometry {
     line: bool,
 }
 
-/// [`setup_edges`] up to the depth plane: the edges, bbox and fill-rule
-/// bias, or why there is no triangle.
+/// The first part of [`setup`]: the edges, bbox and fill-rule bias, or
+/// why there is no triangle.
 #[inline(always)]
 fn edges(
     v: [&WinVertex; 3],
@@ -401,7 +401,8 @@ fn edges(
     Ok((s, Geometry { p, z, win, line }))
 }
 
-/// The depth plane of [`setup_edges`] (`s.bbox` set).
+/// The second part of [`setup`]: the depth plane of a triangle from
+/// [`edges`].
 #[inline(always)]
 fn depth(s: &mut TriSetup, g: &Geometry) {
     let Geometry { p, z, win, line } = g;

@@ -4,7 +4,7 @@
 //!
 //! **Guard band.** The fixed-point edge math needs bounded coordinates. A
 //! vertex whose window position would lie more than
-//! [`GUARD_BAND_PX`](super::rules::GUARD_BAND_PX) pixels outside the viewport
+//! [`GUARD_BAND_PX`] pixels outside the viewport
 //! (including vertices with w ≈ 0 next to the near plane) is clipped away in
 //! clip space against the planes `x = ±g_x w`, `y = ±g_y w`, where
 //! `g = 1 + 2·GUARD/size`. On-screen pixels are unaffected: the band is far

@@ -273,26 +273,26 @@ pub(crate) fn setup(
     let (mut s, geo) = edges(v, rule, cull, width, height, id, color)?;
     let [x0, y0, x1, y1] = s.bbox;
     // (the zero-area lines of the inclusive rule span the viewport: never small)
-    if x1 - x0 < SMALL_SIDE && y1 - y0 < SMALL_SIDE {
-        // the mask first: a small triangle whose box holds pixel centres
-        // but covers none leaves before the depth plane's divisions (of
-        // sphere1m's million triangles, 314,473 at 1080p, 176,846 at 360²)
-        let mask = small_mask(&s);
-        if mask == 0 {
-            return Err(Rejected::Empty);
-        }
+    if x1 - x0 >= SMALL_SIDE || y1 - y0 >= SMALL_SIDE {
         depth(&mut s, &geo);
-        return Ok(Setup::Small(SmallTri {
-            mask,
-            x0: x0 as u16,
-            y0: y0 as u16,
-            plane: s.plane,
-            id: s.id,
-            color: s.color,
-        }));
+        return Ok(Setup::Big(s));
+    }
+    // the mask first: a small triangle whose box holds pixel centres but
+    // covers none leaves before the depth plane's divisions (of sphere1m's
+    // million triangles, 314,473 at 1080p, 176,846 at 360²)
+    let mask = small_mask(&s);
+    if mask == 0 {
+        return Err(Rejected::Empty);
     }
     depth(&mut s, &geo);
-    Ok(Setup::Big(s))
+    Ok(Setup::Small(SmallTri {
+        mask,
+        x0: x0 as u16,
+        y0: y0 as u16,
+        plane: s.plane,
+        id: s.id,
+        color: s.color,
+    }))
 }
 
 /// The edge-function form of [`setup`], whatever the size.

@@ -107,6 +107,15 @@ pub struct Frame {
     pub(crate) stats: Stats,
     /// The direct picks' index of this render, built on first use.
     pub(crate) direct: DirectCache,
+    /// Per band of [`crate::limits::BAND_ROWS`] rows and tile column (band
+    /// major): `true` when that part of the depth and ID buffers holds the
+    /// clear values (no triangle was binned to its tile in the last render),
+    /// so the next render need not clear it again. Empty (all to clear)
+    /// after a size change.
+    pub(crate) clean: Vec<bool>,
+    /// Whether the color buffer holds [`BACKGROUND`] wherever `clean` says
+    /// so (false after a render without color, which leaves it as it was).
+    pub(crate) color_clean: bool,
 }
 
 impl Frame {
@@ -136,12 +145,19 @@ impl Frame {
             chunks: Vec::new(),
             stats: Stats::default(),
             direct: DirectCache::default(),
+            clean: Vec::new(),
+            color_clean: false,
         })
     }
 
     /// Resizes (reallocating only when growing); contents are undefined until the next render.
     pub(crate) fn resize(&mut self, width: u32, height: u32) {
         let n = width as usize * height as usize;
+        if (width, height) != (self.width, self.height) {
+            // another layout: every band is cleared at the next render
+            self.clean.clear();
+            self.color_clean = false;
+        }
         self.width = width;
         self.height = height;
         self.color.resize(n, BACKGROUND);

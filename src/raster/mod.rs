@@ -9,6 +9,10 @@
 //!    chunks set up in parallel (the chunking depends on the triangle count
 //!    only, never on the thread count);
 //! 5. [`tile`]: bands of tiles rasterized in parallel, one writer per band.
+//!    Each band first clears what the previous render into the same frame
+//!    may have drawn: every tile that had a bin entry then (`Frame::clean`
+//!    remembers the others, which still hold the clear values), all of it
+//!    after a size change.
 //!
 //! All conventions live in [`rules`].
 
@@ -346,14 +350,22 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
     let tiles_x = grid.tiles_x as usize;
     let test = opts.depth_test;
     let width = w as usize;
-    let run = |band: usize, depth: &mut [f32], ids: &mut [u32], mut color: Option<&mut [u32]>| {
-        depth.fill(1.0);
-        ids.fill(NO_TRIANGLE);
-        if let Some(c) = color.as_deref_mut() {
-            c.fill(BACKGROUND);
-        }
+    let bands = (frame.height as usize).div_ceil(band_rows);
+    if frame.clean.len() != bands * tiles_x {
+        frame.clean.clear();
+        frame.clean.resize(bands * tiles_x, false);
+    }
+    // a color buffer left as it was by a render without color is cleared whole
+    let color_stale = !frame.color_clean;
+    let run = |band: usize,
+               depth: &mut [f32],
+               ids: &mut [u32],
+               mut color: Option<&mut [u32]>,
+               clean: &mut [bool]| {
+        let ty = band * band_rows / TILE_SIZE as usize;
+        clear_band(width, clean, depth, ids, color.as_deref_mut(), color_stale);
         let y0 = band * band_rows;
-        let mut band = tile::Band {
+        let mut b = tile::Band {
             y0: y0 as i32,
             width,
             depth,
@@ -361,19 +373,71 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
             color,
         };
         // the band's rows lie in one row of tiles (BAND_ROWS divides TILE_SIZE)
-        tile::raster_band(&mut band, y0 / TILE_SIZE as usize, tiles_x, chunks, test);
+        tile::raster_band(&mut b, ty, tiles_x, chunks, test);
+        // a tile no triangle was binned to was not drawn into: still clear
+        for (tx, c) in clean.iter_mut().enumerate() {
+            let bin = ty * tiles_x + tx;
+            *c = chunks.iter().all(|ch| ch.bins[bin].is_empty());
+        }
     };
-    let bands = frame
+    let work = frame
         .depth
         .par_chunks_mut(band_len)
         .zip(frame.ids.par_chunks_mut(band_len))
+        .zip(frame.clean.par_chunks_mut(tiles_x))
         .enumerate();
     if opts.color {
-        bands
-            .zip(frame.color.par_chunks_mut(band_len))
-            .for_each(|((b, (d, i)), c)| run(b, d, i, Some(c)));
+        work.zip(frame.color.par_chunks_mut(band_len))
+            .for_each(|((b, ((d, i), k)), c)| run(b, d, i, Some(c), k));
     } else {
-        bands.for_each(|(b, (d, i))| run(b, d, i, None));
+        work.for_each(|(b, ((d, i), k))| run(b, d, i, None, k));
+    }
+    frame.color_clean = opts.color;
+}
+
+/// Clears the parts of a band that the last render may have drawn into:
+/// the whole band when every tile needs it, else row segments of the
+/// runs of tiles `clean` does not mark. `color_stale`: the color band is
+/// cleared whole.
+fn clear_band(
+    width: usize,
+    clean: &[bool],
+    depth: &mut [f32],
+    ids: &mut [u32],
+    mut color: Option<&mut [u32]>,
+    color_stale: bool,
+) {
+    let tile = TILE_SIZE as usize;
+    if let Some(c) = color.as_deref_mut().filter(|_| color_stale) {
+        c.fill(BACKGROUND);
+        color = None;
+    }
+    if !clean.contains(&true) {
+        depth.fill(1.0);
+        ids.fill(NO_TRIANGLE);
+        if let Some(c) = color {
+            c.fill(BACKGROUND);
+        }
+        return;
+    }
+    let mut tx = 0;
+    while tx < clean.len() {
+        if clean[tx] {
+            tx += 1;
+            continue;
+        }
+        let start = tx;
+        while tx < clean.len() && !clean[tx] {
+            tx += 1;
+        }
+        let (a, b) = (start * tile, (tx * tile).min(width));
+        for row in (0..depth.len()).step_by(width) {
+            depth[row + a..row + b].fill(1.0);
+            ids[row + a..row + b].fill(NO_TRIANGLE);
+            if let Some(c) = color.as_deref_mut() {
+                c[row + a..row + b].fill(BACKGROUND);
+            }
+        }
     }
 }
 

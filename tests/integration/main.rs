@@ -10,6 +10,7 @@ mod llvmpipe;
 mod picks;
 mod properties;
 mod rays;
+mod reuse;
 mod rules;
 mod select;
 mod support;

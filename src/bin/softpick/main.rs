@@ -370,7 +370,7 @@ fn pickmap_pixels(
     method: PickMethod,
     by: ByArg,
 ) -> (Vec<u32>, Vec<u32>) {
-    let hits = sweep::pick_grid(frame, &s.scene, method, &|| {});
+    let hits = sweep::pick_grid(frame, &s.scene, method, &|_| {});
     let pixels = hits
         .iter()
         .map(|h| {

@@ -16,15 +16,15 @@ use crate::common::{say, say_json_lines, Res};
 
 /// Picks every pixel of `frame` (rows in parallel) with the compact pick
 /// ([`Frame::pick_id_span`] per row), returning per pixel the (mesh, global
-/// triangle) of the hit. `on_row` is called after each row.
+/// triangle) of the hit. `on_rows(n)` is called after each `n` rows.
 pub fn pick_grid(
     frame: &Frame,
     scene: &Scene,
     method: PickMethod,
-    on_row: &(dyn Fn() + Sync),
+    on_rows: &(dyn Fn(u64) + Sync),
 ) -> Vec<Option<(u32, u32)>> {
     let mut out = vec![None; frame.width() as usize * frame.height() as usize];
-    pick_rows(frame, scene, method, &mut out, on_row, |p| {
+    pick_rows(frame, scene, method, &mut out, on_rows, |p| {
         p.map(|h| (h.mesh, h.global_triangle))
     });
     out
@@ -40,39 +40,49 @@ pub fn sweep_into(
     scene: &Scene,
     method: PickMethod,
     out: &mut [u32],
-    on_row: &(dyn Fn() + Sync),
+    on_rows: &(dyn Fn(u64) + Sync),
 ) {
-    pick_rows(frame, scene, method, out, on_row, |p| {
+    pick_rows(frame, scene, method, out, on_rows, |p| {
         p.map_or(softpick::NO_TRIANGLE, |h| h.global_triangle + 1)
     });
 }
 
-/// Every row of `frame` picked with [`Frame::pick_id_span`] (rows in
-/// parallel, one row of picks per worker), each pick stored in `out` through
-/// `cell`. The direct method's cell index is built first, on all threads (a
+/// Rows picked per parallel task of [`pick_rows`] (and per progress tick:
+/// a tick is an atomic update and a clock read, shared by the threads).
+const ROWS_PER_TASK: usize = 8;
+
+/// Every row of `frame` picked with [`Frame::pick_id_span`] (tasks of
+/// [`ROWS_PER_TASK`] rows in parallel, one row of picks per worker), each
+/// pick stored in `out` through `cell`; `on_rows(n)` after each task of `n`
+/// rows. The direct method's cell index is built first, on all threads (a
 /// first pick inside the rows would build it on one).
 fn pick_rows<T: Send>(
     frame: &Frame,
     scene: &Scene,
     method: PickMethod,
     out: &mut [T],
-    on_row: &(dyn Fn() + Sync),
+    on_rows: &(dyn Fn(u64) + Sync),
     cell: impl Fn(Option<PickId>) -> T + Sync,
 ) {
     if method == PickMethod::Direct {
         frame.prepare_direct();
     }
     let w = frame.width() as usize;
-    out.par_chunks_mut(w).enumerate().for_each_init(
-        || vec![None; w],
-        |picks, (y, row)| {
-            frame.pick_id_span(method, scene, 0, y as u32, picks);
-            for (c, &p) in row.iter_mut().zip(picks.iter()) {
-                *c = cell(p);
-            }
-            on_row();
-        },
-    );
+    out.par_chunks_mut(w * ROWS_PER_TASK)
+        .enumerate()
+        .for_each_init(
+            || vec![None; w],
+            |picks, (task, rows)| {
+                let y0 = task * ROWS_PER_TASK;
+                for (k, row) in rows.chunks_mut(w).enumerate() {
+                    frame.pick_id_span(method, scene, 0, (y0 + k) as u32, picks);
+                    for (c, &p) in row.iter_mut().zip(picks.iter()) {
+                        *c = cell(p);
+                    }
+                }
+                on_rows((rows.len() / w) as u64);
+            },
+        );
 }
 
 /// The result of one method (also the `--json` line).
@@ -121,8 +131,8 @@ impl Progress {
         }
     }
 
-    fn tick(&self) {
-        self.bar.inc(1);
+    fn tick(&self, rows: u64) {
+        self.bar.inc(rows);
         if self.tty
             && !self.shown.load(Ordering::Relaxed)
             && self.start.elapsed() > Duration::from_secs(1)
@@ -155,7 +165,7 @@ pub fn run(
     // the reference: the ID buffer of the same render (untimed)
     let reference: Vec<u32> = renderer.render(scene, camera)?.ids().to_vec();
     let progress = Progress::new(methods.len() as u64 * u64::from(reps) * u64::from(h));
-    let tick = || progress.tick();
+    let tick = |rows| progress.tick(rows);
     let mut results = Vec::new();
     for &method in methods {
         progress.bar.set_message(method.name());

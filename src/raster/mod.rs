@@ -421,16 +421,12 @@ fn clear_band(
         return;
     }
     let mut tx = 0;
-    while tx < clean.len() {
-        if clean[tx] {
-            tx += 1;
+    for run in clean.chunk_by(|a, b| a == b) {
+        let (a, b) = (tx * tile, ((tx + run.len()) * tile).min(width));
+        tx += run.len();
+        if run[0] {
             continue;
         }
-        let start = tx;
-        while tx < clean.len() && !clean[tx] {
-            tx += 1;
-        }
-        let (a, b) = (start * tile, (tx * tile).min(width));
         for row in (0..depth.len()).step_by(width) {
             depth[row + a..row + b].fill(1.0);
             ids[row + a..row + b].fill(NO_TRIANGLE);

@@ -362,9 +362,9 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
                ids: &mut [u32],
                mut color: Option<&mut [u32]>,
                clean: &mut [bool]| {
-        let ty = band * band_rows / TILE_SIZE as usize;
-        clear_band(width, clean, depth, ids, color.as_deref_mut(), color_stale);
         let y0 = band * band_rows;
+        let ty = y0 / TILE_SIZE as usize;
+        clear_band(width, clean, depth, ids, color.as_deref_mut(), color_stale);
         let mut b = tile::Band {
             y0: y0 as i32,
             width,
@@ -408,9 +408,10 @@ fn clear_band(
     color_stale: bool,
 ) {
     let tile = TILE_SIZE as usize;
-    if let Some(c) = color.as_deref_mut().filter(|_| color_stale) {
-        c.fill(BACKGROUND);
-        color = None;
+    if color_stale {
+        if let Some(c) = color.take() {
+            c.fill(BACKGROUND);
+        }
     }
     if !clean.contains(&true) {
         depth.fill(1.0);

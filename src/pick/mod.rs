@@ -17,7 +17,7 @@ pub(crate) mod direct;
 mod dispatch;
 pub mod ray;
 #[cfg(test)]
-mod test_util;
+pub(crate) mod test_util;
 mod top;
 pub mod triangle;
 

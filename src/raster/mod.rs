@@ -7,7 +7,8 @@
 //! 3. [`setup`]: per triangle, integer edges, bbox, depth plane, fill-rule bias;
 //! 4. [`bin`]: triangles into 64×64 tile bins, in draw order, in fixed-size
 //!    chunks set up in parallel (the chunking depends on the triangle count
-//!    only, never on the thread count);
+//!    only, never on the thread count); with color, [`shade`] then colors
+//!    each chunk's set-up triangles;
 //! 5. [`tile`]: bands of tiles rasterized in parallel, one writer per band.
 //!    Each band first clears what the previous render into the same frame
 //!    may have drawn: every tile that had a bin entry then (`Frame::clean`
@@ -20,12 +21,13 @@ pub(crate) mod bin;
 pub(crate) mod clip;
 pub mod rules;
 pub(crate) mod setup;
+pub(crate) mod shade;
 pub(crate) mod tile;
 
 use glam::{Mat4, Vec3, Vec4};
 use rayon::prelude::*;
 
-use crate::camera::{clip_to_window, Camera, Projection};
+use crate::camera::{clip_to_window, Camera};
 use crate::error::Error;
 use crate::frame::{Chunk, Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
 use crate::scene::Scene;
@@ -580,7 +582,6 @@ impl SetupCtx<'_> {
                     continue;
                 }
                 let id = g as u32;
-                let first = (chunk.tris.len(), chunk.small.len());
                 if or & CLIP_MASK == 0 {
                     // (by reference: a copy of the three vertices to the stack
                     // and back cost a store-forwarding stall per triangle)
@@ -601,18 +602,18 @@ impl SetupCtx<'_> {
                         self.emit([&wv[0], &wv[1], &wv[2]], id, chunk, &mut st);
                     }
                 }
-                // shade only what survived setup (world positions from the vertex stage)
-                if self.opts.color && (chunk.tris.len(), chunk.small.len()) != first {
-                    let p = tri.map(|i| self.world_pos[(base + i) as usize]);
-                    let color = shade(mesh.color(), p, self.camera);
-                    for t in &mut chunk.tris[first.0..] {
-                        t.color = color;
-                    }
-                    for t in &mut chunk.small[first.1..] {
-                        t.color = color;
-                    }
-                }
             }
+        }
+        if self.opts.color {
+            // flat shading of what survived setup, from the records (see `shade`)
+            let shader = shade::Shader {
+                scene: self.scene,
+                offsets: self.offsets,
+                world_pos: self.world_pos,
+                camera: self.camera,
+            };
+            shader.shade_records(&mut chunk.tris);
+            shader.shade_records(&mut chunk.small);
         }
         chunk.stats = st;
     }
@@ -648,64 +649,5 @@ fn push_setup(
         Err(Rejected::ZeroArea) => st.zero_area += 1,
         Err(Rejected::Culled) => st.face_culled += 1,
         Err(Rejected::Empty) => st.empty += 1,
-    }
-}
-
-/// Flat two-sided Lambert with a headlight: `0.25 + 0.75·|n·v|`, from the
-/// triangle's world-space corners.
-fn shade(color: [u8; 3], p: [Vec3; 3], cam: &Camera) -> u32 {
-    let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
-    let v = match cam.projection {
-        Projection::Perspective { .. } => (cam.eye - p[0]).normalize_or_zero(),
-        Projection::Orthographic { .. } => (cam.eye - cam.target).normalize_or_zero(),
-    };
-    let k = 0.25 + 0.75 * n.dot(v).abs();
-    let c = color.map(|x| round_channel(f32::from(x) * k));
-    (c[0] << 16) | (c[1] << 8) | c[2]
-}
-
-/// `x.round().clamp(0.0, 255.0) as u32` for `x >= 0` (and 0 for NaN), without
-/// the libm call `f32::round` compiles to on SSE2: for `x >= 0` truncation is
-/// the floor, `x - floor(x)` is exact, and a fraction of one half rounds up
-/// (away from zero), as `round` does.
-#[inline(always)]
-fn round_channel(x: f32) -> u32 {
-    let i = x as i32; // saturating; NaN gives 0
-    let r = i + i32::from(x - i as f32 >= 0.5);
-    r.clamp(0, 255) as u32
-}
-
-#[cfg(test)]
-mod tests {
-    use super::round_channel;
-
-    /// The shading's channel rounding equals `round().clamp(0, 255)` on
-    /// every shaded value range (a stride through all f32 bit patterns of
-    /// [0, 256], the halves and their neighbours), and NaN gives 0.
-    #[test]
-    fn channel_rounding_equals_round_and_clamp() {
-        let reference = |x: f32| x.round().clamp(0.0, 255.0) as u32;
-        let mut checked = 0;
-        let top = 256.5f32.to_bits();
-        let mut b = 0u32;
-        while b <= top {
-            let x = f32::from_bits(b);
-            assert_eq!(round_channel(x), reference(x), "{x:e} ({b:#x})");
-            b += 61;
-            checked += 1;
-        }
-        for k in 0..=256 {
-            let h = k as f32 + 0.5;
-            for x in [
-                h,
-                f32::from_bits(h.to_bits() - 1),
-                f32::from_bits(h.to_bits() + 1),
-            ] {
-                assert_eq!(round_channel(x), reference(x), "{x:e}");
-            }
-        }
-        assert_eq!(round_channel(f32::NAN), 0);
-        assert_eq!(reference(f32::NAN), 0);
-        assert!(checked > 10_000_000, "{checked}");
     }
 }

@@ -1,0 +1,422 @@
+//! Flat shading of the set-up triangles (color pass only): two-sided
+//! Lambert with a headlight, `0.25 + 0.75·|n·v|`, from each triangle's
+//! world-space corners (the vertex stage's world positions).
+//!
+//! A chunk's triangles are shaded after its setup, from the records it
+//! produced, four at a time: the same operations as [`shade`] on one
+//! triangle, lane by lane (IEEE `+ − × ÷ √` round alike in SSE lanes and
+//! scalar code, and Rust never fuses them), so every color is bit for bit
+//! the one [`shade`] gives. Done inline after each triangle's setup, the
+//! two square roots and two divisions of the normalizations waited on each
+//! other and on the world-position loads; batched, the four triangles'
+//! chains overlap.
+
+use glam::{BVec4A, Vec3, Vec4};
+
+use super::setup::{SmallTri, TriSetup};
+use crate::camera::{Camera, Projection};
+use crate::scene::Scene;
+
+/// Flat two-sided Lambert with a headlight: `0.25 + 0.75·|n·v|`, from the
+/// triangle's world-space corners (the reference of [`Shader::shade4`]).
+#[cfg(test)]
+pub(crate) fn shade(color: [u8; 3], p: [Vec3; 3], cam: &Camera) -> u32 {
+    let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
+    let v = match cam.projection {
+        Projection::Perspective { .. } => (cam.eye - p[0]).normalize_or_zero(),
+        Projection::Orthographic { .. } => (cam.eye - cam.target).normalize_or_zero(),
+    };
+    let k = 0.25 + 0.75 * n.dot(v).abs();
+    pack(color, k)
+}
+
+/// The color `color · k`, each channel rounded, as 0x00RRGGBB.
+#[cfg(test)]
+fn pack(color: [u8; 3], k: f32) -> u32 {
+    let c = color.map(|x| round_channel(f32::from(x) * k));
+    (c[0] << 16) | (c[1] << 8) | c[2]
+}
+
+/// `x.round().clamp(0.0, 255.0) as u32` for `x >= 0` (and 0 for NaN), without
+/// the libm call `f32::round` compiles to on SSE2: for `x >= 0` truncation is
+/// the floor, `x - floor(x)` is exact, and a fraction of one half rounds up
+/// (away from zero), as `round` does. (The reference of [`round_channels`].)
+#[cfg(test)]
+fn round_channel(x: f32) -> u32 {
+    let i = x as i32; // saturating; NaN gives 0
+    let r = i + i32::from(x - i as f32 >= 0.5);
+    r.clamp(0, 255) as u32
+}
+
+/// Three coordinates of four triangles' corner (or vector), one lane each.
+#[derive(Clone, Copy)]
+struct V4 {
+    x: Vec4,
+    y: Vec4,
+    z: Vec4,
+}
+
+impl V4 {
+    #[inline(always)]
+    fn sub(self, o: V4) -> V4 {
+        V4 {
+            x: self.x - o.x,
+            y: self.y - o.y,
+            z: self.z - o.z,
+        }
+    }
+
+    /// `Vec3::cross`, lane by lane (the same products and differences).
+    #[inline(always)]
+    fn cross(self, r: V4) -> V4 {
+        V4 {
+            x: self.y * r.z - r.y * self.z,
+            y: self.z * r.x - r.z * self.x,
+            z: self.x * r.y - r.x * self.y,
+        }
+    }
+
+    /// `Vec3::dot`, lane by lane: `(x·x') + (y·y') + (z·z')`.
+    #[inline(always)]
+    fn dot(self, r: V4) -> Vec4 {
+        (self.x * r.x) + (self.y * r.y) + (self.z * r.z)
+    }
+
+    /// `Vec3::normalize_or_zero`, lane by lane: times `1 / sqrt(dot)` where
+    /// that is finite and positive, else zero.
+    #[inline(always)]
+    fn normalize_or_zero(self) -> V4 {
+        let rcp = Vec4::ONE / self.dot(self).sqrt();
+        let ok: BVec4A = rcp.is_finite_mask() & rcp.cmpgt(Vec4::ZERO);
+        let z = Vec4::ZERO;
+        V4 {
+            x: Vec4::select(ok, self.x * rcp, z),
+            y: Vec4::select(ok, self.y * rcp, z),
+            z: Vec4::select(ok, self.z * rcp, z),
+        }
+    }
+
+    #[inline(always)]
+    fn splat(v: Vec3) -> V4 {
+        V4 {
+            x: Vec4::splat(v.x),
+            y: Vec4::splat(v.y),
+            z: Vec4::splat(v.z),
+        }
+    }
+}
+
+/// A set-up triangle record that carries a flat color.
+pub(crate) trait Shaded {
+    /// Global triangle index.
+    fn id(&self) -> u32;
+    fn set_color(&mut self, c: u32);
+}
+
+impl Shaded for TriSetup {
+    #[inline(always)]
+    fn id(&self) -> u32 {
+        self.id
+    }
+    #[inline(always)]
+    fn set_color(&mut self, c: u32) {
+        self.color = c;
+    }
+}
+
+impl Shaded for SmallTri {
+    #[inline(always)]
+    fn id(&self) -> u32 {
+        self.id
+    }
+    #[inline(always)]
+    fn set_color(&mut self, c: u32) {
+        self.color = c;
+    }
+}
+
+/// The shading of one render: the scene, its world positions (as the
+/// vertex stage wrote them, mesh `m`'s from `offsets[m]`) and the view.
+pub(crate) struct Shader<'a> {
+    pub scene: &'a Scene,
+    pub offsets: &'a [u32],
+    pub world_pos: &'a [Vec3],
+    pub camera: &'a Camera,
+}
+
+impl Shader<'_> {
+    /// Colors every record of `recs` (in increasing triangle order, as a
+    /// chunk's setup produces them) from its triangle, four at a time.
+    pub(crate) fn shade_records<T: Shaded>(&self, recs: &mut [T]) {
+        let Some(first) = recs.first() else {
+            return;
+        };
+        // the mesh of the current record (ids only grow)
+        let offs = self.scene.triangle_offsets();
+        let mut m = offs.partition_point(|&o| o <= first.id()).saturating_sub(1);
+        let mut groups = recs.chunks_exact_mut(4);
+        for g in &mut groups {
+            let t = [
+                self.corners(&mut m, g[0].id()),
+                self.corners(&mut m, g[1].id()),
+                self.corners(&mut m, g[2].id()),
+                self.corners(&mut m, g[3].id()),
+            ];
+            let c = self.shade4(t);
+            for (r, c) in g.iter_mut().zip(c) {
+                r.set_color(c);
+            }
+        }
+        let rest = groups.into_remainder();
+        if let Some(first) = rest.first() {
+            // the remainder, padded with its first triangle
+            let mut t = [self.corners(&mut m, first.id()); 4];
+            for (k, r) in rest.iter().enumerate().skip(1) {
+                t[k] = self.corners(&mut m, r.id());
+            }
+            let c = self.shade4(t);
+            for (r, c) in rest.iter_mut().zip(c) {
+                r.set_color(c);
+            }
+        }
+    }
+
+    /// The world-space corners and the mesh color of global triangle `id`;
+    /// `m` is a mesh at or before its own, advanced to it (meshes without
+    /// triangles are passed over: their range is empty).
+    #[inline(always)]
+    fn corners(&self, m: &mut usize, id: u32) -> ([Vec3; 3], [u8; 3]) {
+        let offs = self.scene.triangle_offsets();
+        while *m + 2 < offs.len() && offs[*m + 1] <= id {
+            *m += 1;
+        }
+        let mesh = &self.scene.meshes()[*m];
+        let tri = mesh.triangles()[(id - offs[*m]) as usize];
+        let base = self.offsets[*m] as usize;
+        let wp = &self.world_pos[base..];
+        (
+            [
+                wp[tri[0] as usize],
+                wp[tri[1] as usize],
+                wp[tri[2] as usize],
+            ],
+            mesh.color(),
+        )
+    }
+
+    /// [`shade`] for four triangles (corners, mesh color), lane by lane.
+    #[inline(always)]
+    fn shade4(&self, t: [([Vec3; 3], [u8; 3]); 4]) -> [u32; 4] {
+        let corner = |v: usize| V4 {
+            x: Vec4::new(t[0].0[v].x, t[1].0[v].x, t[2].0[v].x, t[3].0[v].x),
+            y: Vec4::new(t[0].0[v].y, t[1].0[v].y, t[2].0[v].y, t[3].0[v].y),
+            z: Vec4::new(t[0].0[v].z, t[1].0[v].z, t[2].0[v].z, t[3].0[v].z),
+        };
+        let p0 = corner(0);
+        let n = corner(1)
+            .sub(p0)
+            .cross(corner(2).sub(p0))
+            .normalize_or_zero();
+        let cam = self.camera;
+        let v = match cam.projection {
+            Projection::Perspective { .. } => V4::splat(cam.eye).sub(p0).normalize_or_zero(),
+            Projection::Orthographic { .. } => {
+                V4::splat((cam.eye - cam.target).normalize_or_zero())
+            }
+        };
+        let k = Vec4::splat(0.25) + Vec4::splat(0.75) * n.dot(v).abs();
+        // per channel, the four lanes' `round_channel(c · k)`
+        let channel = |ch: usize| {
+            let c = Vec4::new(
+                f32::from(t[0].1[ch]),
+                f32::from(t[1].1[ch]),
+                f32::from(t[2].1[ch]),
+                f32::from(t[3].1[ch]),
+            );
+            round_channels(c * k)
+        };
+        let (r, g, b) = (channel(0), channel(1), channel(2));
+        [0, 1, 2, 3].map(|l| (r[l] << 16) | (g[l] << 8) | b[l])
+    }
+}
+
+/// [`round_channel`] of four finite, non-negative values (products of a
+/// channel and a shading factor, which are never NaN: the normalized
+/// vectors are finite or zero): the truncation is the floor, `x - floor`
+/// is exact, and the rounded, clamped value is a small integer, read from
+/// the low bits of `value + 2^23`.
+#[inline(always)]
+fn round_channels(x: Vec4) -> [u32; 4] {
+    let i = x.trunc();
+    let up = (x - i).cmpge(Vec4::splat(0.5));
+    let r = (i + Vec4::select(up, Vec4::ONE, Vec4::ZERO)).clamp(Vec4::ZERO, Vec4::splat(255.0));
+    let bits = (r + Vec4::splat(8_388_608.0)).to_array();
+    bits.map(|b| b.to_bits() & 0xFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Vec3, Vec4};
+
+    use super::{round_channel, round_channels, shade, Shader};
+    use crate::camera::{Camera, Projection};
+    use crate::pick::test_util::Rng;
+    use crate::scene::{Aabb, Scene};
+
+    /// The shading's channel rounding equals `round().clamp(0, 255)` on
+    /// every shaded value range (a stride through all f32 bit patterns of
+    /// [0, 256], the halves and their neighbours), and NaN gives 0.
+    #[test]
+    fn channel_rounding_equals_round_and_clamp() {
+        let reference = |x: f32| x.round().clamp(0.0, 255.0) as u32;
+        let mut checked = 0;
+        let top = 256.5f32.to_bits();
+        let mut b = 0u32;
+        while b <= top {
+            let x = f32::from_bits(b);
+            assert_eq!(round_channel(x), reference(x), "{x:e} ({b:#x})");
+            b += 61;
+            checked += 1;
+        }
+        for k in 0..=256 {
+            let h = k as f32 + 0.5;
+            for x in [
+                h,
+                f32::from_bits(h.to_bits() - 1),
+                f32::from_bits(h.to_bits() + 1),
+            ] {
+                assert_eq!(round_channel(x), reference(x), "{x:e}");
+            }
+        }
+        assert_eq!(round_channel(f32::NAN), 0);
+        assert_eq!(reference(f32::NAN), 0);
+        assert!(checked > 10_000_000, "{checked}");
+        // the four-lane form on the range shading produces, [0, 256.5]
+        let mut b = 0u32;
+        while b <= top {
+            let x = [0, 1, 2, 3].map(|k| f32::from_bits(b + 17 * k));
+            let want = x.map(reference);
+            assert_eq!(round_channels(Vec4::from_array(x)), want, "{x:?}");
+            b += 67;
+        }
+        for k in 0..=256 {
+            let h = k as f32 + 0.5;
+            let x = [
+                h,
+                f32::from_bits(h.to_bits() - 1),
+                f32::from_bits(h.to_bits() + 1),
+                k as f32,
+            ];
+            assert_eq!(
+                round_channels(Vec4::from_array(x)),
+                x.map(reference),
+                "{x:?}"
+            );
+        }
+    }
+
+    /// Every covered pixel of a color render has, bit for bit, the
+    /// one-triangle shading of its triangle (found from the ID buffer):
+    /// random scenes of many meshes (empty ones, placed, mirrored), seen
+    /// from inside and near them (near-plane clipping: one triangle, many
+    /// records), both projections, so records are mapped to their own
+    /// triangle and mesh whatever the grouping by four.
+    #[test]
+    fn rendered_colors_are_each_triangles_shading() {
+        use crate::scene::{Mesh, Transform};
+        use crate::{RenderOptions, Renderer};
+        use glam::Quat;
+        let mut rng = Rng(0xc010_0f00);
+        let mut r = Renderer::new(RenderOptions::default()).unwrap();
+        let mut covered = 0;
+        for round in 0..24 {
+            let mut scene = Scene::new();
+            for m in 0..1 + rng.below(12) {
+                let n = if m % 5 == 3 { 0 } else { 1 + rng.below(60) };
+                let c = rng.vec3(-3.0, 3.0);
+                let pos: Vec<Vec3> = (0..3 * n).map(|_| c + rng.vec3(-1.0, 1.0)).collect();
+                let tris = (0..n as u32)
+                    .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
+                    .collect();
+                let color = [0; 3].map(|_| rng.below(256) as u8);
+                let mesh = Mesh::new(format!("m{m}"), pos, tris, color).unwrap();
+                let mut place = Transform::IDENTITY;
+                if m % 3 == 1 {
+                    place.rotation = Quat::from_axis_angle(rng.unit(), rng.range(0.0, 6.0));
+                    place.scale = rng.vec3(0.5, 1.5) * Vec3::new(-1.0, 1.0, 1.0);
+                }
+                scene.add_mesh(mesh, place, None);
+            }
+            let mut cam = Camera::auto_frame(&scene.bounds(), 96, 64);
+            cam.eye = rng.vec3(-5.0, 5.0); // often among the triangles
+            if round % 4 == 3 {
+                cam.projection = Projection::Orthographic { height: 8.0 };
+            }
+            let f = r.render(&scene, &cam).unwrap();
+            for (k, &id) in f.ids().iter().enumerate() {
+                let Some((m, t)) = id.checked_sub(1).and_then(|g| scene.locate(g)) else {
+                    continue;
+                };
+                let mesh = &scene.meshes()[m as usize];
+                let world = scene.mesh_world(m);
+                let p = mesh.triangles()[t as usize]
+                    .map(|i| world.transform_point3(mesh.positions()[i as usize]));
+                assert_eq!(
+                    f.color()[k],
+                    shade(mesh.color(), p, &cam),
+                    "round {round} px {k}"
+                );
+                covered += 1;
+            }
+        }
+        assert!(covered > 10_000, "{covered}");
+    }
+
+    /// Four triangles at a time give, bit for bit, the one-triangle
+    /// shading: random corners over many magnitudes, degenerate
+    /// (collinear, repeated, zero-length) triangles, corners at the eye,
+    /// both projections, random mesh colors.
+    #[test]
+    fn four_lanes_equal_one_triangle() {
+        let mut rng = Rng(0x5ade_0004);
+        let scene = Scene::new();
+        let mut checked = 0;
+        for round in 0..400 {
+            let bounds = Aabb {
+                min: Vec3::splat(-1.0),
+                max: Vec3::splat(1.0),
+            };
+            let mut cam = Camera::auto_frame(&bounds, 64, 48);
+            cam.eye = rng.vec3(-20.0, 20.0);
+            if round % 3 == 0 {
+                cam.projection = Projection::Orthographic { height: 3.0 };
+            }
+            let scale = [1e-6, 1e-3, 1.0, 1e3, 1e6][round % 5];
+            let mut tri = |k: usize| -> ([Vec3; 3], [u8; 3]) {
+                let mut p = [0; 3].map(|_| rng.vec3(-1.0, 1.0) * scale);
+                match k % 7 {
+                    0 => p[2] = p[1],                       // repeated corner
+                    1 => p[2] = p[0] + (p[1] - p[0]) * 0.5, // collinear
+                    2 => p[0] = cam.eye,                    // at the eye
+                    3 => p = [p[0]; 3],                     // a point
+                    _ => {}
+                }
+                let c = [0; 3].map(|_| rng.below(256) as u8);
+                (p, c)
+            };
+            let t = [tri(round), tri(round + 1), tri(round + 3), tri(round + 5)];
+            let shader = Shader {
+                scene: &scene,
+                offsets: &[],
+                world_pos: &[],
+                camera: &cam,
+            };
+            let got = shader.shade4(t);
+            for (k, (p, c)) in t.iter().enumerate() {
+                assert_eq!(got[k], shade(*c, *p, &cam), "round {round} lane {k}: {p:?}");
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 1600);
+    }
+}

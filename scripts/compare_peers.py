@@ -290,14 +290,15 @@ def run_all(args):
                 for meth in ("buffer", "direct"):
                     r.measure("softpick-sweep", name, size,
                               [sp, "sweep", m, "--size", size, "--threads", "2", "--method", meth,
-                               "--reps", sweep_reps, "--json"])
+                               "--reps", sweep_reps, "--min-time", min_t, "--json"])
                 r.failures.append(f"softpick ray sweep {name} {size}: skipped, about {est2:.0f} s (2T) / "
                                   f"{est1:.0f} s (1T) per sweep from the 360x360 figure (> --ray-cap {args.ray_cap:g} s)")
                 log(r.failures[-1])
             else:
                 reps2 = "1" if est2 * int(sweep_reps) > args.ray_cap else sweep_reps
                 got = r.measure("softpick-sweep", name, size,
-                                [sp, "sweep", m, "--size", size, "--threads", "2", "--reps", reps2, "--json"])
+                                [sp, "sweep", m, "--size", size, "--threads", "2", "--reps", reps2,
+                                 "--min-time", min_t, "--json"])
                 for d in got:
                     if d.get("method") == "ray" and w == 360:
                         ray_ms[(name, 2)] = d["sweep_ms"]
@@ -309,7 +310,7 @@ def run_all(args):
                     reps1 = "1" if est1 * int(sweep_reps) > args.ray_cap else sweep_reps
                     got = r.measure("softpick-sweep-1t", name, size,
                                     [sp, "sweep", m, "--size", size, "--threads", "1", "--method", "ray",
-                                     "--reps", reps1, "--json"])
+                                     "--reps", reps1, "--min-time", min_t, "--json"])
                     for d in got:
                         if w == 360:
                             ray_ms[(name, 1)] = d["sweep_ms"]

@@ -536,6 +536,41 @@ fn sweep_json_covers_every_pixel_and_buffer_agrees_with_direct() {
         (Some("direct"), Some(64 * 45))
     );
     assert_eq!(j["agree"], 64 * 45);
+    assert_eq!(j["reps"], 2);
+    // --min-time repeats a cheap sweep past --reps; a bad value is an error
+    let o = run_in(
+        &dir,
+        &[
+            "sweep",
+            "--json",
+            "--method",
+            "buffer",
+            "--size",
+            "64x45",
+            "--reps",
+            "3",
+            "--min-time",
+            "0.2",
+        ],
+    );
+    assert_ok(&o, "sweep --min-time");
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        j["reps"].as_u64().is_some_and(|r| r > 3 && r <= 1000),
+        "{j}"
+    );
+    assert_eq!(j["agree"], 64 * 45);
+    for bad in ["nan", "4000", "-- -1"] {
+        let mut args = vec!["sweep", "--method", "buffer", "--min-time"];
+        args.extend(bad.split(' '));
+        let o = run_in(&dir, &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = text(&o.stderr);
+        assert!(
+            err.contains("--min-time") || err.contains("unexpected"),
+            "{args:?}: {err}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

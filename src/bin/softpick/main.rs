@@ -231,10 +231,15 @@ struct SweepCmd {
     /// Method(s) to time
     #[arg(long, value_enum, default_value_t = SweepMethodArg::All)]
     method: SweepMethodArg,
-    /// Repetitions; the best setup and sweep times are reported
+    /// Repetitions (at least; see --min-time); the best setup and sweep
+    /// times are reported
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     reps: u32,
+    /// Keep repeating each method for at least this many seconds (up to
+    /// 1000 repetitions)
+    #[arg(long, value_name = "S", default_value_t = 0.0)]
+    min_time: f64,
     /// One JSON line per method
     #[arg(long)]
     json: bool,
@@ -429,6 +434,7 @@ fn rules_cmd(a: &RulesCmd) -> Res<()> {
 }
 
 fn sweep_cmd(a: &SweepCmd) -> Res<()> {
+    check_min_time(a.min_time)?;
     let s = Setup::new(&a.scene, Some(&a.raster))?;
     let methods: Vec<PickMethod> = match a.method {
         SweepMethodArg::All => PickMethod::ALL.to_vec(),
@@ -436,17 +442,22 @@ fn sweep_cmd(a: &SweepCmd) -> Res<()> {
         SweepMethodArg::Direct => vec![PickMethod::Direct],
         SweepMethodArg::Ray => vec![PickMethod::Ray],
     };
-    let results = sweep::run(&s.scene, &s.camera, s.opts, &methods, a.reps)?;
-    sweep::print(&results, a.json, a.reps)
+    let results = sweep::run(&s.scene, &s.camera, s.opts, &methods, a.reps, a.min_time)?;
+    sweep::print(&results, a.json)
+}
+
+/// `--min-time` must be a number of seconds in [0, 3600].
+fn check_min_time(t: f64) -> Res<()> {
+    if t.is_finite() && (0.0..=3600.0).contains(&t) {
+        return Ok(());
+    }
+    Err(CliError(format!(
+        "--min-time {t}: expected seconds between 0 and 3600"
+    )))
 }
 
 fn bench_render_cmd(a: &BenchRenderCmd) -> Res<()> {
-    if !(a.min_time.is_finite() && (0.0..=3600.0).contains(&a.min_time)) {
-        return Err(CliError(format!(
-            "--min-time {}: expected seconds between 0 and 3600",
-            a.min_time
-        )));
-    }
+    check_min_time(a.min_time)?;
     let s = Setup::new(&a.scene, Some(&a.raster))?;
     let passes = match a.pass {
         PassArg::Ids => bench::Passes::Ids,
@@ -494,8 +505,8 @@ fn demo(a: &DemoArgs) -> Res<()> {
     say(format_args!(""))?;
     rules::print_table(&reports, false)?;
     say(format_args!(""))?;
-    let results = sweep::run(&s.scene, &s.camera, s.opts, &PickMethod::ALL, 3)?;
-    sweep::print(&results, false, 3)?;
+    let results = sweep::run(&s.scene, &s.camera, s.opts, &PickMethod::ALL, 3, 0.0)?;
+    sweep::print(&results, false)?;
     say(format_args!(
         "\ndone in {:.1} s",
         t_all.elapsed().as_secs_f64()

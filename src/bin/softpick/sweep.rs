@@ -47,6 +47,10 @@ pub fn sweep_into(
     });
 }
 
+/// Most repetitions `--min-time` adds to a method (cheap sweeps of tiny
+/// frames would otherwise run thousands of times).
+const MAX_REPS: u32 = 1000;
+
 /// Rows picked per parallel task of [`pick_rows`] (and per progress tick:
 /// a tick is an atomic update and a clock read, shared by the threads).
 const ROWS_PER_TASK: usize = 8;
@@ -100,6 +104,8 @@ pub struct SweepResult {
     pub index_ms: f64,
     pub sweep_ms: f64,
     pub picks_per_sec: f64,
+    /// Repetitions made (`--reps`, or more for `--min-time`).
+    pub reps: u32,
     /// Pixels where the method returned the same global triangle (or nothing) as the ID buffer.
     pub agree: u64,
     pub total: u64,
@@ -147,14 +153,16 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// Runs the sweep for each method, `reps` times, keeping the best setup and
-/// sweep times.
+/// Runs the sweep for each method `reps` times, and more until the
+/// method has taken `min_time` seconds (cheap sweeps get as many samples
+/// as `bench-render`'s frames), keeping the best setup and sweep times.
 pub fn run(
     scene: &Scene,
     camera: &Camera,
     opts: RenderOptions,
     methods: &[PickMethod],
     reps: u32,
+    min_time: f64,
 ) -> Res<Vec<SweepResult>> {
     let (w, h) = (camera.width, camera.height);
     let total = u64::from(w) * u64::from(h);
@@ -172,7 +180,13 @@ pub fn run(
         let (mut best_setup, mut best_sweep) = (Duration::MAX, Duration::MAX);
         let mut best_index = Duration::MAX;
         let mut grid = vec![softpick::NO_TRIANGLE; total as usize];
-        for _ in 0..reps {
+        let started = Instant::now();
+        let mut done = 0u32;
+        while done < reps || (started.elapsed().as_secs_f64() < min_time && done < MAX_REPS) {
+            if done >= reps {
+                progress.bar.inc_length(u64::from(h));
+            }
+            done += 1;
             let (setup, sweep);
             let mut index = Duration::ZERO;
             match method {
@@ -220,6 +234,7 @@ pub fn run(
             index_ms: ms(best_index),
             sweep_ms: ms(best_sweep),
             picks_per_sec: total as f64 / secs,
+            reps: done,
             agree,
             total,
             threads: rayon::current_num_threads(),
@@ -238,19 +253,19 @@ fn rate(r: f64) -> String {
 }
 
 /// Prints a table, or one JSON line per method.
-pub fn print(results: &[SweepResult], json: bool, reps: u32) -> Res<()> {
+pub fn print(results: &[SweepResult], json: bool) -> Res<()> {
     if json {
         return say_json_lines(results);
     }
     if let Some(r) = results.first() {
         say(format_args!(
-            "sweep {}x{} = {} picks per method, {} threads, best of {reps}",
+            "sweep {}x{} = {} picks per method, {} threads, best of the repetitions",
             r.width, r.height, r.picks, r.threads
         ))?;
     }
     say(format_args!(
-        "{:<7} {:>14} {:>10} {:>12} {:>12}  agreement with buffer",
-        "method", "setup", "setup ms", "sweep ms", "picks/s"
+        "{:<7} {:>14} {:>10} {:>12} {:>12} {:>5}  agreement with buffer",
+        "method", "setup", "setup ms", "sweep ms", "picks/s", "reps"
     ))?;
     for r in results {
         let setup = match r.method {
@@ -260,12 +275,13 @@ pub fn print(results: &[SweepResult], json: bool, reps: u32) -> Res<()> {
         };
         let pct = 100.0 * r.agree as f64 / r.total.max(1) as f64;
         say(format_args!(
-            "{:<7} {:>14} {:>10.3} {:>12.3} {:>12}  {}/{} ({pct:.2}%)",
+            "{:<7} {:>14} {:>10.3} {:>12.3} {:>12} {:>5}  {}/{} ({pct:.2}%)",
             r.method,
             setup,
             r.setup_ms,
             r.sweep_ms,
             rate(r.picks_per_sec),
+            r.reps,
             r.agree,
             r.total
         ))?;

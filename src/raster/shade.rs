@@ -375,6 +375,8 @@ mod tests {
     /// Four triangles at a time give, bit for bit, the one-triangle
     /// shading: random corners over many magnitudes, degenerate
     /// (collinear, repeated, zero-length) triangles, corners at the eye,
+    /// infinite and NaN coordinates (the normalized vectors are then zero,
+    /// so the lanes' rounding still sees finite values),
     /// both projections, random mesh colors.
     #[test]
     fn four_lanes_equal_one_triangle() {
@@ -394,11 +396,13 @@ mod tests {
             let scale = [1e-6, 1e-3, 1.0, 1e3, 1e6][round % 5];
             let mut tri = |k: usize| -> ([Vec3; 3], [u8; 3]) {
                 let mut p = [0; 3].map(|_| rng.vec3(-1.0, 1.0) * scale);
-                match k % 7 {
+                match k % 9 {
                     0 => p[2] = p[1],                       // repeated corner
                     1 => p[2] = p[0] + (p[1] - p[0]) * 0.5, // collinear
                     2 => p[0] = cam.eye,                    // at the eye
                     3 => p = [p[0]; 3],                     // a point
+                    4 => p[1].x = f32::INFINITY,            // overflowed
+                    5 => p[0].y = f32::NAN,
                     _ => {}
                 }
                 let c = [0; 3].map(|_| rng.below(256) as u8);

@@ -113,27 +113,22 @@ pub(crate) trait Shaded {
     fn set_color(&mut self, c: u32);
 }
 
-impl Shaded for TriSetup {
-    #[inline(always)]
-    fn id(&self) -> u32 {
-        self.id
-    }
-    #[inline(always)]
-    fn set_color(&mut self, c: u32) {
-        self.color = c;
-    }
+/// Both record forms carry their triangle's id and color in the same fields.
+macro_rules! shaded {
+    ($($t:ty),*) => {$(
+        impl Shaded for $t {
+            #[inline(always)]
+            fn id(&self) -> u32 {
+                self.id
+            }
+            #[inline(always)]
+            fn set_color(&mut self, c: u32) {
+                self.color = c;
+            }
+        }
+    )*};
 }
-
-impl Shaded for SmallTri {
-    #[inline(always)]
-    fn id(&self) -> u32 {
-        self.id
-    }
-    #[inline(always)]
-    fn set_color(&mut self, c: u32) {
-        self.color = c;
-    }
-}
+shaded!(TriSetup, SmallTri);
 
 /// The shading of one render: the scene, its world positions (as the
 /// vertex stage wrote them, mesh `m`'s from `offsets[m]`) and the view.

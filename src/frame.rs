@@ -40,6 +40,37 @@ pub(crate) struct Chunk {
     pub(crate) small: Vec<SmallTri>,
     pub(crate) bins: Vec<Vec<u32>>,
     pub(crate) stats: Stats,
+    /// Scratch of `raster::sort_by_tile`, kept for the next render.
+    pub(crate) sort: SortScratch,
+}
+
+/// The buffers `raster::sort_by_tile` reuses from render to render.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SortScratch {
+    pub(crate) tris: Vec<TriSetup>,
+    pub(crate) small: Vec<SmallTri>,
+    pub(crate) new_index: Vec<u32>,
+    pub(crate) starts: Vec<u32>,
+    /// Records stored in another tile than the one before of their form,
+    /// counted as setup stores them.
+    pub(crate) switches: usize,
+    /// Per form (big, small), the tile of the last record stored.
+    pub(crate) last: [usize; 2],
+}
+
+impl SortScratch {
+    /// Counts a record of `form` stored in `tile`.
+    #[inline(always)]
+    pub(crate) fn saw(&mut self, form: usize, tile: usize) {
+        self.switches += usize::from(self.last[form] != tile);
+        self.last[form] = tile;
+    }
+
+    /// Forgets the records counted.
+    pub(crate) fn restart(&mut self) {
+        self.switches = 0;
+        self.last = [usize::MAX; 2];
+    }
 }
 
 impl Chunk {

@@ -34,9 +34,9 @@ use crate::scene::Scene;
 use bin::TileGrid;
 use clip::{Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
 use rules::{snap, CullMode, DepthTest, FillRule, TILE_SIZE};
-use setup::{Rejected, WinVertex};
+use setup::{Rejected, SmallTri, TriSetup, WinVertex};
 
-use crate::limits::{chunk_tris, CHUNK_VERTS};
+use crate::limits::{chunk_tris, CHUNK_VERTS, TILE_SORT_MIN_TRIS, TILE_SORT_SWITCHES};
 
 /// Rendering options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,6 +140,21 @@ pub struct Renderer {
     frame: Frame,
     verts: Vec<VertOut>,
     world_pos: Vec<Vec3>,
+    tile_sort: TileSort,
+}
+
+/// When setup stores a chunk's records tile by tile ([`sort_by_tile`]):
+/// the renderer decides (`Auto`); the tests force either way, and check
+/// that the frames are the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TileSort {
+    /// Scenes of at least [`TILE_SORT_MIN_TRIS`] triangles, chunks whose
+    /// records change tile often enough ([`TILE_SORT_SWITCHES`]).
+    Auto,
+    #[cfg(test)]
+    Always,
+    #[cfg(test)]
+    Never,
 }
 
 impl Renderer {
@@ -160,6 +175,7 @@ impl Renderer {
             frame: Frame::new(1, 1).expect("1x1 is a valid size"),
             verts: Vec::new(),
             world_pos: Vec::new(),
+            tile_sort: TileSort::Auto,
         })
     }
 
@@ -199,9 +215,10 @@ impl Renderer {
             world_pos: &mut self.world_pos,
         };
         let frame = &mut self.frame;
+        let sort = self.tile_sort;
         match &self.pool {
-            Some(p) => p.install(|| render_into(scene, camera, opts, frame, scratch)),
-            None => render_into(scene, camera, opts, frame, scratch),
+            Some(p) => p.install(|| render_into(scene, camera, opts, frame, scratch, sort)),
+            None => render_into(scene, camera, opts, frame, scratch, sort),
         }
         Ok(&self.frame)
     }
@@ -220,6 +237,7 @@ fn render_into(
     opts: RenderOptions,
     frame: &mut Frame,
     scratch: Scratch<'_>,
+    tile_sort: TileSort,
 ) {
     let Scratch { verts, world_pos } = scratch;
     let (w, h) = (camera.width, camera.height);
@@ -328,6 +346,7 @@ fn render_into(
         worlds: &frame.worlds,
         view_proj: vp,
         grid,
+        tile_sort,
     };
     frame
         .chunks
@@ -541,12 +560,14 @@ struct SetupCtx<'a> {
     worlds: &'a [Mat4],
     view_proj: Mat4,
     grid: TileGrid,
+    tile_sort: TileSort,
 }
 
 impl SetupCtx<'_> {
     fn run_chunk(&self, ci: usize, chunk: &mut Chunk) {
         chunk.tris.clear();
         chunk.small.clear();
+        chunk.sort.restart();
         chunk.bins.resize_with(self.grid.count(), Vec::new);
         for b in &mut chunk.bins {
             b.clear();
@@ -615,6 +636,16 @@ impl SetupCtx<'_> {
             shader.shade_records(&mut chunk.tris);
             shader.shade_records(&mut chunk.small);
         }
+        match self.tile_sort {
+            TileSort::Auto if self.scene.triangle_count() >= TILE_SORT_MIN_TRIS => {
+                sort_by_tile(chunk, self.grid, false);
+            }
+            TileSort::Auto => {}
+            #[cfg(test)]
+            TileSort::Always => sort_by_tile(chunk, self.grid, true),
+            #[cfg(test)]
+            TileSort::Never => {}
+        }
         chunk.stats = st;
     }
 
@@ -623,6 +654,96 @@ impl SetupCtx<'_> {
         let res = setup::setup(v, self.opts.rule, self.opts.cull, w, h, id, 0);
         push_setup(chunk, res, self.grid, st);
     }
+}
+
+/// Stores a chunk's records tile by tile (by the tile of each box corner,
+/// tiles in raster order; in draw order within a tile) and renames the
+/// bins' entries to match, so that the tile rasterizer reads a tile's
+/// records from consecutive memory. Setup writes them in draw order, which
+/// for a mesh whose triangles are not listed by place (a scan, say) makes
+/// the rasterizer's record reads land all over the chunk, each a cache
+/// miss (BENCHMARKS.md, "Eighth round"). The bins keep their order, so
+/// nothing drawn changes. Unless `force`d, only when the records change
+/// tile often enough ([`TILE_SORT_SWITCHES`]).
+fn sort_by_tile(chunk: &mut Chunk, grid: TileGrid, force: bool) {
+    let Chunk {
+        tris,
+        small,
+        bins,
+        sort,
+        ..
+    } = chunk;
+    if !force && sort.switches * TILE_SORT_SWITCHES <= tris.len() + small.len() {
+        return;
+    }
+    let big = |t: &TriSetup| big_tile(grid, t);
+    let little = |t: &SmallTri| small_tile(grid, t);
+    // the new index of each record at its old one: big ones, then small ones
+    sort.new_index.clear();
+    let starts = &mut sort.starts;
+    reorder(tris, &mut sort.tris, starts, &mut sort.new_index, grid, big);
+    let base = sort.new_index.len();
+    reorder(
+        small,
+        &mut sort.small,
+        starts,
+        &mut sort.new_index,
+        grid,
+        little,
+    );
+    let new_index = &sort.new_index;
+    for bin in bins.iter_mut() {
+        for e in bin.iter_mut() {
+            *e = if *e & Chunk::SMALL != 0 {
+                new_index[base + (*e & !Chunk::SMALL) as usize] | Chunk::SMALL
+            } else {
+                new_index[*e as usize]
+            };
+        }
+    }
+}
+
+/// The tile a big record is stored by: that of its box corner.
+#[inline(always)]
+fn big_tile(grid: TileGrid, t: &TriSetup) -> usize {
+    grid.tile_of(t.bbox[0] as u32, t.bbox[1] as u32)
+}
+
+/// The tile a small record is stored by: that of its box corner.
+#[inline(always)]
+fn small_tile(grid: TileGrid, t: &SmallTri) -> usize {
+    grid.tile_of(u32::from(t.x0), u32::from(t.y0))
+}
+
+/// Reorders `recs` by `key` (a stable counting sort over the tiles, with
+/// `spare` and `starts` as scratch) and appends each record's new index to
+/// `new_index`, in the old order.
+fn reorder<T: Copy + Default>(
+    recs: &mut Vec<T>,
+    spare: &mut Vec<T>,
+    starts: &mut Vec<u32>,
+    new_index: &mut Vec<u32>,
+    grid: TileGrid,
+    key: impl Fn(&T) -> usize,
+) {
+    starts.clear();
+    starts.resize(grid.count() + 1, 0);
+    for t in recs.iter() {
+        starts[key(t) + 1] += 1;
+    }
+    for k in 1..starts.len() {
+        starts[k] += starts[k - 1];
+    }
+    spare.clear();
+    spare.resize(recs.len(), T::default());
+    for t in recs.iter() {
+        let k = key(t);
+        let at = starts[k];
+        starts[k] += 1;
+        spare[at as usize] = *t;
+        new_index.push(at);
+    }
+    std::mem::swap(recs, spare);
 }
 
 /// Bins and stores a set-up triangle, or counts why there is none.
@@ -636,12 +757,14 @@ fn push_setup(
         Ok(setup::Setup::Big(s)) => {
             let idx = chunk.tris.len() as u32;
             st.bin_entries += u64::from(bin::bin_triangle(&s, idx, grid, &mut chunk.bins));
+            chunk.sort.saw(0, big_tile(grid, &s));
             chunk.tris.push(s);
             st.setups += 1;
         }
         Ok(setup::Setup::Small(s)) => {
             let entry = chunk.small.len() as u32 | Chunk::SMALL;
             st.bin_entries += u64::from(bin::bin_small(&s, entry, grid, &mut chunk.bins));
+            chunk.sort.saw(1, small_tile(grid, &s));
             chunk.small.push(s);
             st.setups += 1;
             st.small += 1;
@@ -649,5 +772,153 @@ fn push_setup(
         Err(Rejected::ZeroArea) => st.zero_area += 1,
         Err(Rejected::Culled) => st.face_culled += 1,
         Err(Rejected::Empty) => st.empty += 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Quat, Vec3};
+
+    use super::{Renderer, TileSort, TILE_SORT_MIN_TRIS};
+    use crate::camera::{Camera, Projection};
+    use crate::frame::{Chunk, Frame};
+    use crate::pick::test_util::{grid, Rng};
+    use crate::raster::bin::TileGrid;
+    use crate::scene::{Mesh, Scene, Transform};
+    use crate::{FillRule, PickMethod, RenderOptions};
+
+    /// Are the chunk's records of each form stored by the tile of their
+    /// box corner (the order `sort_by_tile` gives)?
+    fn by_tile(c: &Chunk, g: TileGrid) -> bool {
+        let big = c.tris.iter().map(|t| super::big_tile(g, t));
+        let small = c.small.iter().map(|t| super::small_tile(g, t));
+        let sorted = |k: Vec<usize>| k.windows(2).all(|w| w[0] <= w[1]);
+        sorted(big.collect()) && sorted(small.collect())
+    }
+
+    /// Are they in draw order (setup's order, nothing moved)?
+    fn in_draw_order(c: &Chunk) -> bool {
+        c.tris.windows(2).all(|w| w[0].id <= w[1].id)
+            && c.small.windows(2).all(|w| w[0].id <= w[1].id)
+    }
+
+    /// A soup of `n` triangles of every size scattered over a box, listed
+    /// in no spatial order.
+    fn soup(rng: &mut Rng, n: usize, c: Vec3) -> Mesh {
+        let pos: Vec<Vec3> = (0..n)
+            .flat_map(|_| {
+                let p = c + rng.vec3(-2.0, 2.0);
+                let s = [0.02, 0.1, 0.5, 2.0][rng.below(4)];
+                [p, p + rng.vec3(-s, s), p + rng.vec3(-s, s)]
+            })
+            .collect();
+        let tris = (0..n as u32)
+            .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
+            .collect();
+        Mesh::new("soup", pos, tris, [200, 120, 40]).unwrap()
+    }
+
+    fn render(r: &mut Renderer, sort: TileSort, scene: &Scene, cam: &Camera) -> Frame {
+        r.tile_sort = sort;
+        r.render(scene, cam).unwrap().clone()
+    }
+
+    /// Storing the records tile by tile changes nothing drawn or picked:
+    /// random scenes of soups (records in scattered order), placed and
+    /// mirrored meshes, eyes among the triangles (clipping), both
+    /// projections, every fill rule, with and without color, one and two
+    /// threads. Depth, ID and color buffers, counters and the direct picks
+    /// of every pixel are the same as without the sort, which did move
+    /// records.
+    #[test]
+    fn records_sorted_by_tile_draw_and_pick_the_same() {
+        let mut rng = Rng(0x7113_5047);
+        let mut moved = 0;
+        for round in 0..24 {
+            let mut scene = Scene::new();
+            for m in 0..1 + rng.below(5) {
+                let n = [0, 1, 40, 700, 3000][rng.below(5)];
+                let mut place = Transform::IDENTITY;
+                if m % 3 == 1 {
+                    place.rotation = Quat::from_axis_angle(rng.unit(), rng.range(0.0, 6.0));
+                    place.scale = rng.vec3(0.5, 1.5) * Vec3::new(-1.0, 1.0, 1.0);
+                }
+                let c = rng.vec3(-2.0, 2.0);
+                scene.add_mesh(soup(&mut rng, n, c), place, None);
+            }
+            let (w, h) = (1 + rng.below(300) as u32, 1 + rng.below(200) as u32);
+            let mut cam = Camera::auto_frame(&scene.bounds(), w, h);
+            if round % 3 == 2 {
+                cam.eye = rng.vec3(-3.0, 3.0);
+            }
+            if round % 4 == 3 {
+                cam.projection = Projection::Orthographic { height: 6.0 };
+            }
+            let opts = RenderOptions {
+                rule: FillRule::ALL[round % FillRule::ALL.len()],
+                color: round % 2 == 0,
+                threads: Some(1 + round % 2),
+                ..RenderOptions::default()
+            };
+            let mut r = Renderer::new(opts).unwrap();
+            let plain = render(&mut r, TileSort::Never, &scene, &cam);
+            let sorted = render(&mut r, TileSort::Always, &scene, &cam);
+            let what = format!("round {round} ({w}x{h}, {opts:?})");
+            assert!(
+                plain
+                    .depth()
+                    .iter()
+                    .zip(sorted.depth())
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "{what}"
+            );
+            assert_eq!(plain.ids(), sorted.ids(), "{what}");
+            assert_eq!(plain.color(), sorted.color(), "{what}");
+            assert_eq!(plain.stats(), sorted.stats(), "{what}");
+            let g = TileGrid::new(w, h);
+            assert!(sorted.chunks.iter().all(|c| by_tile(c, g)), "{what}");
+            moved += sorted.chunks.iter().filter(|c| !in_draw_order(c)).count();
+            for y in 0..i64::from(h) {
+                for x in 0..i64::from(w) {
+                    assert_eq!(
+                        sorted.pick_id_with(PickMethod::Direct, &scene, x, y),
+                        plain.pick_id_with(PickMethod::Direct, &scene, x, y),
+                        "{what} at ({x}, {y})"
+                    );
+                }
+            }
+        }
+        assert!(moved > 20, "{moved}");
+    }
+
+    /// The renderer's own choice: a large scene listed in scattered order
+    /// is stored tile by tile; one listed by place (a grid, row by row),
+    /// or a small scattered one, keeps setup's order.
+    #[test]
+    fn records_are_sorted_for_large_scattered_scenes_only() {
+        let mut rng = Rng(0x5047_0002);
+        let n = TILE_SORT_MIN_TRIS as usize;
+        let (pos, tris) = grid(72, 0.1, &mut rng);
+        assert!(tris.len() >= n);
+        let cases = [
+            (soup(&mut rng, n, Vec3::ZERO), true),
+            (Mesh::new("grid", pos, tris, [9, 9, 9]).unwrap(), false),
+            (soup(&mut rng, n - 1, Vec3::ZERO), false),
+        ];
+        let mut r = Renderer::new(RenderOptions::default()).unwrap();
+        for (k, (mesh, want)) in cases.into_iter().enumerate() {
+            let mut scene = Scene::new();
+            scene.add_mesh(mesh, Transform::IDENTITY, None);
+            let cam = Camera::auto_frame(&scene.bounds(), 640, 480);
+            let f = render(&mut r, TileSort::Auto, &scene, &cam);
+            let g = TileGrid::new(640, 480);
+            for c in &f.chunks {
+                if want {
+                    assert!(by_tile(c, g) && !in_draw_order(c), "case {k}");
+                } else {
+                    assert!(in_draw_order(c), "case {k}");
+                }
+            }
+        }
     }
 }

@@ -617,11 +617,6 @@ fn first_t_x4(
     let meshes = scene.meshes();
     let brs: [BoxRay; 4] =
         std::array::from_fn(|r| BoxRay::new(rays[r].origin, rays[r].direction.recip()));
-    let mut best = Best4 {
-        hit: out,
-        t: [t_max0; 4],
-        prune: [t_max0; 4],
-    };
     let mut mask = 0u32;
     for (r, ray) in rays.iter().enumerate() {
         let valid = ray.origin.is_finite() && ray.direction.is_finite();
@@ -632,6 +627,11 @@ fn first_t_x4(
     if mask == 0 {
         return out;
     }
+    let mut best = Best4 {
+        hit: out,
+        t: [t_max0; 4],
+        prune: [t_max0; 4],
+    };
     let RowScratch {
         top4: stack,
         mesh4,

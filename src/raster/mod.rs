@@ -636,6 +636,7 @@ impl SetupCtx<'_> {
             shader.shade_records(&mut chunk.tris);
             shader.shade_records(&mut chunk.small);
         }
+        // (after the shading, which walks the records in draw order)
         match self.tile_sort {
             TileSort::Auto if self.scene.triangle_count() >= TILE_SORT_MIN_TRIS => {
                 sort_by_tile(chunk, self.grid, false);

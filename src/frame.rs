@@ -45,7 +45,8 @@ pub(crate) struct Chunk {
 }
 
 /// The buffers `raster::sort_by_tile` reuses from render to render.
-#[derive(Clone, Debug, Default)]
+/// Scratch only: a clone starts empty (a cloned frame does not copy them).
+#[derive(Debug, Default)]
 pub(crate) struct SortScratch {
     pub(crate) tris: Vec<TriSetup>,
     pub(crate) small: Vec<SmallTri>,
@@ -56,6 +57,12 @@ pub(crate) struct SortScratch {
     pub(crate) switches: usize,
     /// Per form (big, small), the tile of the last record stored.
     pub(crate) last: [usize; 2],
+}
+
+impl Clone for SortScratch {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 impl SortScratch {

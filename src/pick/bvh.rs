@@ -260,8 +260,8 @@ struct Quad {
     /// `[min.x, min.y, min.z, max.x, max.y, max.z]`, lane k = child k.
     /// Unused lanes hold the empty box (`min = +inf`, `max = -inf`).
     planes: [Vec4; 6],
-    /// Per child: index of its `Quad` (interior) or first entry in
-    /// `Bvh::prims` (leaf).
+    /// Per child: index of its `Quad` (interior) or of its first
+    /// [`TriPack`] in `Bvh::packs` (leaf).
     index: [u32; 4],
     /// Per child: number of triangles, `0` for an interior child.
     count: [u32; 4],
@@ -403,17 +403,19 @@ impl Collapse {
     }
 }
 
-/// The leaves' triangles four to a pack, in leaf order, and per leaf (at
-/// the index of its first entry in `prims`) the index of its first pack.
+/// The leaves' triangles four to a pack, in leaf order; the leaves' references
+/// (`quads` and `root`) are turned from their first entry in `prims` (as
+/// built) into the index of their first pack, so that a walk reaching a leaf
+/// loads its packs with no table in between.
 fn leaf_packs(
-    quads: &[Quad],
-    root: ChildRef,
+    quads: &mut [Quad],
+    root: &mut ChildRef,
     prims: &[u32],
     positions: &[Vec3],
     tris: &[[u32; 3]],
-) -> (Vec<TriPack>, Vec<u32>) {
+) -> Vec<TriPack> {
     let mut leaves: Vec<ChildRef> = if root.1 > 0 {
-        vec![root]
+        vec![*root]
     } else {
         quads
             .iter()
@@ -457,7 +459,20 @@ fn leaf_packs(
             .collect()
     };
     debug_assert_eq!(packs.len(), n as usize);
-    (packs, start)
+    let to_pack = |(first, count): &mut ChildRef| {
+        if *count > 0 {
+            *first = start[*first as usize];
+        }
+    };
+    to_pack(root);
+    for q in quads.iter_mut() {
+        for k in 0..4 {
+            let mut r = (q.index[k], q.count[k]);
+            to_pack(&mut r);
+            q.index[k] = r.0;
+        }
+    }
+    packs
 }
 
 /// A traversal stack: the first `N` entries in an array (cheap to set up
@@ -624,14 +639,13 @@ pub struct Bvh {
     root: ChildRef,
     /// 4-wide nodes, depth-first (a node's children follow it).
     quads: Vec<Quad>,
-    /// Triangle indices referenced by the leaves.
-    prims: Vec<u32>,
-    /// The leaves' triangles in leaf order, four to a [`TriPack`] (a leaf's
-    /// packs are consecutive): [`Bvh::first_hit`] tests them four at a time
-    /// without going through `prims`, `tris` and `positions`.
+    /// The leaves' triangles in leaf order, four to a [`TriPack`] (a leaf of
+    /// `count` triangles has `count.div_ceil(4)` consecutive packs, the
+    /// first of them its reference's index): [`Bvh::first_hit`] tests them
+    /// four at a time without going through `tris` and `positions`.
     packs: Vec<TriPack>,
-    /// Per leaf, at the index of its first entry in `prims`: its first pack.
-    pack_start: Vec<u32>,
+    /// Number of triangles in the leaves.
+    tri_count: usize,
     node_count: usize,
     depth: u32,
 }
@@ -741,7 +755,8 @@ impl Bvh {
             .iter()
             .map(|q| (0..4).filter(|&k| q.lane_used(k)).count())
             .sum::<usize>();
-        let (packs, pack_start) = leaf_packs(&quads, root, &ids, positions, tris);
+        let (mut quads, mut root) = (quads, root);
+        let packs = leaf_packs(&mut quads, &mut root, &ids, positions, tris);
         Bvh {
             root_bounds: Aabb {
                 min: bounds.lo.into(),
@@ -749,9 +764,8 @@ impl Bvh {
             },
             root,
             quads,
-            prims: ids,
+            tri_count: ids.len(),
             packs,
-            pack_start,
             node_count,
             depth,
         }
@@ -783,12 +797,12 @@ impl Bvh {
 
     /// Number of triangles in the tree (the valid ones).
     pub fn triangle_count(&self) -> usize {
-        self.prims.len()
+        self.tri_count
     }
 
     /// `true` when the tree holds no triangle (it never hits).
     pub fn is_empty(&self) -> bool {
-        self.prims.is_empty()
+        self.tri_count == 0
     }
 
     /// Closest hit of `ray` with `t_min <= t <= t_max` among the non-culled
@@ -811,6 +825,30 @@ impl Bvh {
         // from these same arrays at build time) is what is tested.
         let _ = (positions, tris);
         self.first_hit_in(ray, t_min, t_max, cull, &mut MeshStack::new())
+    }
+
+    /// Prefetches the node `r` refers to (its quad, or a leaf's first pack).
+    #[inline(always)]
+    fn prefetch(&self, (index, count): ChildRef) {
+        use crate::pick::dispatch::prefetch;
+        if count == 0 {
+            if let Some(q) = self.quads.get(index as usize) {
+                prefetch(q);
+                prefetch(&q.planes[4]);
+            }
+        } else if let Some(p) = self.packs.get(index as usize) {
+            prefetch(p);
+            prefetch(&p.p[2]);
+        }
+    }
+
+    /// The triangles of a leaf, in leaf order (its packs' leading lanes).
+    fn leaf_ids(&self, (first, count): ChildRef) -> impl Iterator<Item = u32> + '_ {
+        let n = (count as usize).div_ceil(4);
+        self.packs[first as usize..first as usize + n]
+            .iter()
+            .flat_map(|pk| pk.id)
+            .take(count as usize)
     }
 
     /// Is the whole tree one leaf (a small mesh: no box to test)?
@@ -855,7 +893,7 @@ impl Bvh {
         t_hi: f32,
         cull: CullMode,
     ) -> Option<(u32, TriHit)> {
-        let start = self.pack_start[first as usize] as usize;
+        let start = first as usize;
         let n = (count as usize).div_ceil(4);
         let mut best: Option<(u32, TriHit)> = None;
         let mut t_hi = t_hi;
@@ -1036,6 +1074,7 @@ impl Bvh {
                     let mut order = [(0f32, 0usize); 4];
                     let mut n = 0;
                     for k in set_bits(kids) {
+                        self.prefetch((q.index[k], q.count[k]));
                         // (a ray that misses child k still brings its slab
                         // distance: the order only steers pruning, any
                         // order gives the same answers)
@@ -1115,8 +1154,7 @@ impl Bvh {
                         sp += 1;
                     }
                 } else {
-                    let first = index as usize;
-                    for &id in &self.prims[first..first + count as usize] {
+                    for id in self.leaf_ids((index, count)) {
                         let [a, b, c] = tris[id as usize];
                         if let Some(h) = intersect(
                             ray,
@@ -1160,7 +1198,7 @@ impl Bvh {
         }
         let mut seen = vec![false; tris.len()];
         let mut visited = vec![false; self.quads.len()];
-        let mut prim_covered = vec![false; self.prims.len()];
+        let mut pack_covered = vec![false; self.packs.len()];
         // (reference, bounds, level, stack entries pushed above, parent quad)
         let mut todo = vec![(self.root, self.root_bounds, 1u32, 0u32, usize::MAX)];
         let (mut count, mut max_depth) = (0usize, 0u32);
@@ -1196,13 +1234,22 @@ impl Bvh {
                 }
             } else {
                 let (first, n) = (index as usize, n as usize);
-                if first + n > self.prims.len() {
-                    return Err(format!("leaf prim range {first}+{n} out of bounds"));
-                }
-                for (k, &id) in self.prims.iter().enumerate().skip(first).take(n) {
-                    if std::mem::replace(&mut prim_covered[k], true) {
-                        return Err(format!("prim slot {k} in two leaves"));
+                let packs = self
+                    .packs
+                    .get(first..first + n.div_ceil(4))
+                    .ok_or(format!("leaf pack range {first}+{n} out of bounds"))?;
+                for (j, pk) in packs.iter().enumerate() {
+                    if std::mem::replace(&mut pack_covered[first + j], true) {
+                        return Err(format!("pack {} in two leaves", first + j));
                     }
+                    // the leading lanes hold the leaf's triangles, the rest is padding
+                    let lanes = (n - 4 * j).min(4);
+                    let ids_ok = (0..4).all(|l| (pk.id[l] == u32::MAX) == (l >= lanes));
+                    if pk.used != (1 << lanes) - 1 || !ids_ok {
+                        return Err(format!("pack {} has lanes {:#b}", first + j, pk.used));
+                    }
+                }
+                for (lane, id) in self.leaf_ids((index, n as u32)).enumerate() {
                     let id = id as usize;
                     let t = tris.get(id).ok_or(format!("bad triangle index {id}"))?;
                     if !valid(t) {
@@ -1216,6 +1263,10 @@ impl Bvh {
                     if !bounds.contains(&tb) {
                         return Err(format!("leaf does not contain triangle {id}"));
                     }
+                    let corners = t.map(|v| positions[v as usize]);
+                    if packs[lane / 4].corners(lane % 4) != corners {
+                        return Err(format!("pack corners of triangle {id} differ"));
+                    }
                 }
             }
         }
@@ -1228,8 +1279,8 @@ impl Bvh {
         if visited.iter().any(|v| !v) {
             return Err("unreachable quad".into());
         }
-        if prim_covered.iter().any(|c| !c) {
-            return Err("prim slot not referenced by any leaf".into());
+        if pack_covered.iter().any(|c| !c) {
+            return Err("pack not referenced by any leaf".into());
         }
         let missing = tris
             .iter()
@@ -2499,6 +2550,30 @@ mod tests {
         }
     }
 
+    /// `validate` rejects leaves that refer to the wrong packs and packs
+    /// whose corners are not their triangles' (what the walks read).
+    #[test]
+    fn validate_checks_the_leaves_packs() {
+        let (pos, tris) = uv_sphere(20, 20, Vec3::ZERO, 1.0);
+        let bvh = Bvh::build(&pos, &tris);
+        bvh.validate(&pos, &tris).unwrap();
+        assert!(bvh.packs.len() > 20);
+        // a leaf sent to its neighbour's packs
+        let mut moved = bvh.clone();
+        let q = moved.quads.iter_mut().find(|q| q.count[0] > 0).unwrap();
+        q.index[0] = (q.index[0] + 1) % moved.packs.len() as u32;
+        assert!(moved.validate(&pos, &tris).is_err());
+        // a pack corner off its triangle
+        let mut bent = bvh.clone();
+        bent.packs[7].p[1][2] += Vec4::splat(1e-3);
+        assert!(bent.validate(&pos, &tris).is_err());
+        // padding lanes marked used
+        let mut padded = bvh.clone();
+        let pk = padded.packs.iter_mut().find(|p| p.used != 0b1111).unwrap();
+        pk.used = 0b1111;
+        assert!(padded.validate(&pos, &tris).is_err());
+    }
+
     #[test]
     fn build_is_independent_of_thread_count() {
         let (mut pos, tris) = uv_sphere(200, 200, Vec3::ZERO, 1.0);
@@ -2520,11 +2595,7 @@ mod tests {
         for threads in [2, 3] {
             let many = build(threads);
             assert_eq!(node_bits(&one), node_bits(&many), "{threads} threads");
-            assert_eq!(one.prims, many.prims);
-            assert_eq!(
-                (&one.packs, &one.pack_start),
-                (&many.packs, &many.pack_start)
-            );
+            assert_eq!((&one.packs, one.tri_count), (&many.packs, many.tri_count));
             assert_eq!(one.quads.len(), many.quads.len());
             assert_eq!((one.root, one.root_bounds), (many.root, many.root_bounds));
             assert_eq!((one.node_count, one.depth), (many.node_count, many.depth));

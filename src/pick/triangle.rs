@@ -312,7 +312,7 @@ impl TriPack {
         pk
     }
 
-    fn corners(&self, lane: usize) -> [Vec3; 3] {
+    pub(crate) fn corners(&self, lane: usize) -> [Vec3; 3] {
         let p = &self.p;
         [0, 1, 2].map(|k| Vec3::new(p[k][0][lane], p[k][1][lane], p[k][2][lane]))
     }

@@ -231,7 +231,9 @@ impl Shader<'_> {
             round_channels(c * k)
         };
         let (r, g, b) = (channel(0), channel(1), channel(2));
-        [0, 1, 2, 3].map(|l| (r[l] << 16) | (g[l] << 8) | b[l])
+        // (written out: `array::map` here compiled to an outlined call)
+        let px = |l: usize| (r[l] << 16) | (g[l] << 8) | b[l];
+        [px(0), px(1), px(2), px(3)]
     }
 }
 
@@ -245,8 +247,11 @@ fn round_channels(x: Vec4) -> [u32; 4] {
     let i = x.trunc();
     let up = (x - i).cmpge(Vec4::splat(0.5));
     let r = (i + Vec4::select(up, Vec4::ONE, Vec4::ZERO)).clamp(Vec4::ZERO, Vec4::splat(255.0));
+    // (the low bits through the integer view of the lanes: `array::map`
+    // here compiled to an outlined call)
     let bits = (r + Vec4::splat(8_388_608.0)).to_array();
-    bits.map(|b| b.to_bits() & 0xFF)
+    let low = |b: f32| b.to_bits() & 0xFF;
+    [low(bits[0]), low(bits[1]), low(bits[2]), low(bits[3])]
 }
 
 #[cfg(test)]

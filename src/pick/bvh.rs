@@ -733,7 +733,7 @@ impl Bvh {
         };
         let sub = build_par(&mut refs, &mut ids, 0, bounds, cbounds, 1);
         drop(refs);
-        let (quads, root, depth) = match Kid::of_sub(&sub) {
+        let (mut quads, mut root, depth) = match Kid::of_sub(&sub) {
             Kid::Leaf(r) => (Vec::new(), r, 1),
             root => {
                 // The binary tree has depth <= MAX_DEPTH, so without widening
@@ -755,7 +755,6 @@ impl Bvh {
             .iter()
             .map(|q| (0..4).filter(|&k| q.lane_used(k)).count())
             .sum::<usize>();
-        let (mut quads, mut root) = (quads, root);
         let packs = leaf_packs(&mut quads, &mut root, &ids, positions, tris);
         Bvh {
             root_bounds: Aabb {
@@ -1179,7 +1178,9 @@ impl Bvh {
     /// tree is well formed (indices in range, every node reached once, depth
     /// and traversal stack within `MAX_DEPTH` (64)), and every valid triangle
     /// (finite coordinates, in-range indices) appears in exactly one leaf
-    /// while no invalid one appears at all.
+    /// while no invalid one appears at all; every leaf's packs hold its
+    /// triangles' corners (and padding only after them), each pack in one
+    /// leaf.
     pub fn validate(&self, positions: &[Vec3], tris: &[[u32; 3]]) -> Result<(), String> {
         let valid = |t: &[u32; 3]| {
             t.iter().all(|&i| {

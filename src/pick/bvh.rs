@@ -459,17 +459,12 @@ fn leaf_packs(
             .collect()
     };
     debug_assert_eq!(packs.len(), n as usize);
-    let to_pack = |(first, count): &mut ChildRef| {
-        if *count > 0 {
-            *first = start[*first as usize];
-        }
-    };
-    to_pack(root);
+    if root.1 > 0 {
+        root.0 = start[root.0 as usize];
+    }
     for q in quads.iter_mut() {
-        for k in 0..4 {
-            let mut r = (q.index[k], q.count[k]);
-            to_pack(&mut r);
-            q.index[k] = r.0;
+        for k in (0..4).filter(|&k| q.count[k] > 0) {
+            q.index[k] = start[q.index[k] as usize];
         }
     }
     packs
@@ -842,12 +837,18 @@ impl Bvh {
     }
 
     /// The triangles of a leaf, in leaf order (its packs' leading lanes).
-    fn leaf_ids(&self, (first, count): ChildRef) -> impl Iterator<Item = u32> + '_ {
-        let n = (count as usize).div_ceil(4);
-        self.packs[first as usize..first as usize + n]
+    fn leaf_ids(&self, leaf: ChildRef) -> impl Iterator<Item = u32> + '_ {
+        self.packs_of(leaf)
             .iter()
             .flat_map(|pk| pk.id)
-            .take(count as usize)
+            .take(leaf.1 as usize)
+    }
+
+    /// The packs of a leaf: `count.div_ceil(4)` of them from its reference.
+    #[inline(always)]
+    fn packs_of(&self, (first, count): ChildRef) -> &[TriPack] {
+        let first = first as usize;
+        &self.packs[first..first + (count as usize).div_ceil(4)]
     }
 
     /// Is the whole tree one leaf (a small mesh: no box to test)?
@@ -892,11 +893,9 @@ impl Bvh {
         t_hi: f32,
         cull: CullMode,
     ) -> Option<(u32, TriHit)> {
-        let start = first as usize;
-        let n = (count as usize).div_ceil(4);
         let mut best: Option<(u32, TriHit)> = None;
         let mut t_hi = t_hi;
-        for pk in &self.packs[start..start + n] {
+        for pk in self.packs_of((first, count)) {
             if let Some((id, h)) = tris4.first(ray, pk, t_min, t_hi, cull) {
                 if precedes(id, h.t, best.map(|(bid, bh)| (bid, bh.t))) {
                     best = Some((id, h));

@@ -220,6 +220,9 @@ def run_all(args):
              "commit": r.commit, "nproc": NCPU, "quick": q, "models": models,
              "cpu": cpu_model(), "uname": os.uname().release})
     t_start = time.time()
+    # the machine's own ceiling for the 2-threads-vs-1 target, before and after the models
+    r.measure("thread-ceiling", "-", "start", [sp, "bench-threads", "--threads", "2", "--json"],
+              tries=1)
     ray_ms = {}  # (model, threads) -> softpick ray sweep ms at 360x360
     have_three = os.path.exists(os.path.join(rc, "node_modules", "three-mesh-bvh"))
     have_euc = os.path.exists(os.path.join(rust, "euc_ids"))
@@ -329,6 +332,8 @@ def run_all(args):
             for f in (spimg, img + "_embree.u32", img + "_embree1.u32", img + "_three.u32"):
                 if os.path.exists(f):
                     os.remove(f)
+    r.measure("thread-ceiling", "-", "end", [sp, "bench-threads", "--threads", "2", "--json"],
+              tries=1)
     total = time.time() - t_start
     r.write({"tool": "meta-end", "total_s": round(total, 1), "failures": r.failures})
     r.results.close()
@@ -392,7 +397,7 @@ def build_rows(records):
     idx = index(records)
     models = []
     for rec in records:
-        if rec.get("tool") not in ("meta", "meta-end", "agreement") and rec["model"] not in models:
+        if rec.get("tool") not in ("meta", "meta-end", "agreement", "thread-ceiling") and rec["model"] not in models:
             models.append(rec["model"])
     models.sort(key=lambda m: tri_count(idx, m))
     sizes = [f"{w}x{h}" for w, h in SIZES]
@@ -509,6 +514,21 @@ def summary(rows):
     return "\n".join(lines) + "\n"
 
 
+def thread_ceiling(records):
+    """The sentence on the machine's own 2-threads-vs-1 ceiling (softpick bench-threads)."""
+    got = []
+    for rec in records:
+        if rec.get("tool") == "thread-ceiling" and isinstance(rec.get("data"), dict):
+            d = rec["data"]
+            got.append(f"{d['ratio_median']:.2f}× median ({d['ratio_min']:.2f}–{d['ratio_max']:.2f}×, "
+                        f"{d['rounds']} rounds) at the {rec['size']}")
+    if not got:
+        return ""
+    return ("This machine's own ceiling for the 2-threads-vs-1 target (`softpick bench-threads`: "
+            "pure computation in registers, 2 threads at once vs 1 alone): "
+            + "; ".join(got) + ".\n")
+
+
 def agreement(records):
     lines = []
     for rec in records:
@@ -552,7 +572,8 @@ def main():
     head = (f"softpick {meta.get('commit')} vs peers, {meta.get('date')}, nproc {meta.get('nproc')}, "
             f"{meta.get('cpu')}{' (quick)' if meta.get('quick') else ''}\n")
     agree = agreement(records)
-    body = head + "\n" + summary(rows) + "\n" + text
+    ceiling = thread_ceiling(records)
+    body = head + "\n" + summary(rows) + "\n" + (ceiling + "\n" if ceiling else "") + text
     if agree:
         body += "\nsoftpick ID buffer vs Embree 2T IDs (compare_u32.py): " + "; ".join(agree) + "\n"
     if failures:

@@ -698,3 +698,24 @@ fn view_without_a_display_names_the_headless_commands() {
     assert!(!err.contains("panicked"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `bench-threads --json`: one object with the threads and rounds asked
+/// for and ordered ratios; a bad count is a usage error.
+#[test]
+fn bench_threads_json_reports_the_rounds_asked_for() {
+    let dir = scratch("bench_threads");
+    let o = run_in(
+        &dir,
+        &["bench-threads", "--threads", "2", "--rounds", "3", "--json"],
+    );
+    assert_ok(&o, "bench-threads");
+    let j = json(&o);
+    assert_eq!(j["threads"], 2);
+    assert_eq!(j["rounds"], 3);
+    let f = |k: &str| j[k].as_f64().unwrap_or_else(|| panic!("{k}: {j}"));
+    assert!(f("one_thread_ms") > 0.0);
+    assert!(0.0 < f("ratio_min") && f("ratio_min") <= f("ratio_median"));
+    assert!(f("ratio_median") <= f("ratio_max"));
+    let o = run_in(&dir, &["bench-threads", "--rounds", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+}

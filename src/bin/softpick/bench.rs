@@ -175,9 +175,128 @@ pub fn print(results: &[BenchResult], json: bool) -> Res<()> {
     Ok(())
 }
 
+/// `softpick bench-threads` (also the `--json` line): how much faster N
+/// threads are than one on this machine when nothing but the cores limits
+/// them. No parallel renderer or sweep can scale better than this; on a
+/// virtual machine whose cores share hardware or a busy host it is well
+/// below N.
+#[derive(Serialize, Debug, Clone)]
+pub struct ThreadCeiling {
+    pub threads: usize,
+    pub rounds: u32,
+    /// Median time of one unit of work on one thread alone.
+    pub one_thread_ms: f64,
+    /// Per round, `threads` × (one thread's time for one unit) / (the time
+    /// for `threads` units on `threads` threads at once): the least, the
+    /// median and the greatest over the rounds.
+    pub ratio_min: f64,
+    pub ratio_median: f64,
+    pub ratio_max: f64,
+}
+
+/// One unit of pure computation, about 40 ms on one core of the
+/// project's machine: eight independent integer chains and eight float
+/// ones in registers, as many instructions at once as a core issues, as in
+/// the renderer's inner loops, and no memory traffic. (Two threads of one
+/// long dependent chain each would overlap even on one core's shared
+/// units and overstate the ceiling: 1.97× where this gives 1.8–1.9×.)
+fn compute_unit(seed: u64) -> u64 {
+    let mut x: [u64; 8] = std::array::from_fn(|k| seed ^ (k as u64).wrapping_mul(0x9e37_79b9));
+    let mut f = [1.0f32 + (seed % 7) as f32; 8];
+    for i in 0..8_000_000u64 {
+        for k in 0..8 {
+            x[k] = x[k]
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(i ^ k as u64);
+            x[k] ^= x[k] >> 17;
+            f[k] = f[k] * 0.999 + 0.25;
+        }
+    }
+    x.iter().fold(0, |a, b| a ^ b) ^ f.iter().fold(0, |a, b| a ^ u64::from(b.to_bits()))
+}
+
+/// Measures [`ThreadCeiling`]: `rounds` times, one unit alone on one
+/// thread, then one unit on each of `threads` threads at once,
+/// alternating, so that a change in the machine's load touches both.
+pub fn thread_ceiling(threads: usize, rounds: u32) -> Res<ThreadCeiling> {
+    let threads = threads.max(1);
+    let rounds = rounds.max(1);
+    let mut ratios = Vec::with_capacity(rounds as usize);
+    let mut ones = Vec::with_capacity(rounds as usize);
+    for r in 0..u64::from(rounds) {
+        let t = Instant::now();
+        std::hint::black_box(compute_unit(std::hint::black_box(r)));
+        let one = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        std::thread::scope(|s| -> Res<()> {
+            let mut handles = Vec::with_capacity(threads);
+            for k in 0..threads as u64 {
+                let h = std::thread::Builder::new()
+                    .spawn_scoped(s, move || compute_unit(std::hint::black_box(r * 64 + k)))
+                    .map_err(|e| {
+                        CliError(format!("--threads {threads}: cannot start a thread: {e}"))
+                    })?;
+                handles.push(h);
+            }
+            for h in handles {
+                std::hint::black_box(
+                    h.join()
+                        .map_err(|_| CliError("a timing thread panicked".into()))?,
+                );
+            }
+            Ok(())
+        })?;
+        let many = t.elapsed().as_secs_f64();
+        ratios.push(threads as f64 * one / many.max(f64::MIN_POSITIVE));
+        ones.push(one);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        }
+    };
+    Ok(ThreadCeiling {
+        threads,
+        rounds,
+        one_thread_ms: median(&mut ones) * 1e3,
+        ratio_median: median(&mut ratios),
+        ratio_min: ratios[0],
+        ratio_max: ratios[ratios.len() - 1],
+    })
+}
+
+/// Prints the ceiling as a sentence, or as one JSON line.
+pub fn print_ceiling(c: &ThreadCeiling, json: bool) -> Res<()> {
+    if json {
+        return say_json_lines(std::slice::from_ref(c));
+    }
+    say(format_args!(
+        "{} threads vs 1, pure computation, {} rounds of {:.1} ms units: \
+         {:.2}x median (least {:.2}x, greatest {:.2}x); a perfect machine gives {}x",
+        c.threads, c.rounds, c.one_thread_ms, c.ratio_median, c.ratio_min, c.ratio_max, c.threads
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thread_ceiling_reports_ordered_ratios_per_round() {
+        let c = thread_ceiling(2, 3).unwrap();
+        assert_eq!((c.threads, c.rounds), (2, 3));
+        assert!(c.one_thread_ms > 0.0 && c.one_thread_ms.is_finite());
+        assert!(0.0 < c.ratio_min && c.ratio_min <= c.ratio_median);
+        assert!(c.ratio_median <= c.ratio_max && c.ratio_max.is_finite());
+        // zero threads or rounds mean one
+        let c = thread_ceiling(0, 0).unwrap();
+        assert_eq!((c.threads, c.rounds), (1, 1));
+        assert_eq!(c.ratio_min, c.ratio_max);
+    }
 
     #[test]
     fn both_passes_time_every_frame_and_cover_pixels() {

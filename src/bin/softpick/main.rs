@@ -55,6 +55,9 @@ enum Command {
     View(ViewCmd),
     /// Time the renderer alone: depth + ID pass and color pass, best/median of N frames
     BenchRender(BenchRenderCmd),
+    /// How much faster N threads are than one on this machine for pure
+    /// computation: the ceiling of any parallel speed-up here
+    BenchThreads(BenchThreadsCmd),
 }
 
 /// Fill rule and face culling of the render.
@@ -278,6 +281,20 @@ struct BenchRenderCmd {
 }
 
 #[derive(Args, Debug)]
+struct BenchThreadsCmd {
+    /// Threads to compare with one (default: the machine's cores)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+    /// Rounds of one thread alone and N threads at once (about 80 ms each on 2 cores)
+    #[arg(long, value_name = "N", default_value_t = 15,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    rounds: u32,
+    /// One JSON line
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
 struct ViewCmd {
     #[command(flatten)]
     scene: SceneArgs,
@@ -323,6 +340,13 @@ fn run(cmd: Command) -> Res<ExitCode> {
         Command::Sweep(a) => sweep_cmd(&a)?,
         Command::View(a) => return view_cmd(&a),
         Command::BenchRender(a) => bench_render_cmd(&a)?,
+        Command::BenchThreads(a) => {
+            let n = a.threads.map_or_else(
+                || std::thread::available_parallelism().map_or(1, usize::from),
+                |n| n as usize,
+            );
+            bench::print_ceiling(&bench::thread_ceiling(n, a.rounds)?, a.json)?
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -802,22 +802,16 @@ impl Bvh {
     /// Closest hit of `ray` with `t_min <= t <= t_max` among the non-culled
     /// triangles, as `(triangle index, hit)`. Among hits with equal `t` the
     /// smaller triangle index wins, so the result equals that of a brute-force
-    /// loop over all (valid) triangles. Allocation-free.
-    ///
-    /// # Panics
-    /// If `positions`/`tris` are smaller than the ones the BVH was built from.
+    /// loop over all (valid) triangles. Allocation-free. The tree tests its
+    /// own leaf-ordered copy of the triangles (made from the mesh's arrays
+    /// at build time), so it needs nothing else.
     pub fn first_hit(
         &self,
-        positions: &[Vec3],
-        tris: &[[u32; 3]],
         ray: &RayPrecomp,
         t_min: f32,
         t_max: f32,
         cull: CullMode,
     ) -> Option<(u32, TriHit)> {
-        // The tree's own leaf-ordered copy of the triangles (`packs`, made
-        // from these same arrays at build time) is what is tested.
-        let _ = (positions, tris);
         self.first_hit_in(ray, t_min, t_max, cull, &mut MeshStack::new())
     }
 
@@ -2050,7 +2044,7 @@ mod tests {
         for i in 0..rays {
             let (ray, t_min, t_max, cull) = random_ray(&mut rng, pos, tris, &b);
             let expect = brute_first(pos, tris, &ray, t_min, t_max, cull);
-            let got = bvh.first_hit(pos, tris, &ray, t_min, t_max, cull);
+            let got = bvh.first_hit(&ray, t_min, t_max, cull);
             assert_eq!(got, expect, "ray {i}: {ray:?} [{t_min}, {t_max}] {cull:?}");
             hits += got.is_some() as usize;
             all.clear();
@@ -2278,7 +2272,7 @@ mod tests {
         assert!(bvh.root_bounds().is_empty());
         bvh.validate(&[], &[]).unwrap();
         assert_eq!(
-            bvh.first_hit(&[], &[], &ray, 0.0, f32::INFINITY, CullMode::None),
+            bvh.first_hit(&ray, 0.0, f32::INFINITY, CullMode::None),
             None
         );
         let mut out = Vec::new();
@@ -2298,7 +2292,7 @@ mod tests {
         assert!(bvh.is_empty());
         bvh.validate(&pos, &bad).unwrap();
         assert_eq!(
-            bvh.first_hit(&pos, &bad, &ray, 0.0, f32::INFINITY, CullMode::None),
+            bvh.first_hit(&ray, 0.0, f32::INFINITY, CullMode::None),
             None
         );
 
@@ -2311,7 +2305,7 @@ mod tests {
             (1, 1, 1)
         );
         assert!(bvh.root_bounds().min.is_finite() && bvh.root_bounds().max.is_finite());
-        let h = bvh.first_hit(&pos, &mixed, &ray, 0.0, f32::INFINITY, CullMode::None);
+        let h = bvh.first_hit(&ray, 0.0, f32::INFINITY, CullMode::None);
         assert_eq!(h.map(|h| h.0), Some(1));
         // Invalid rays / ranges.
         for r in [
@@ -2319,19 +2313,10 @@ mod tests {
             RayPrecomp::new(Vec3::NAN, Vec3::X),
             RayPrecomp::new(Vec3::ZERO, Vec3::new(f32::NAN, 0.0, 0.0)),
         ] {
-            assert_eq!(
-                bvh.first_hit(&pos, &mixed, &r, 0.0, 10.0, CullMode::None),
-                None
-            );
+            assert_eq!(bvh.first_hit(&r, 0.0, 10.0, CullMode::None), None);
         }
-        assert_eq!(
-            bvh.first_hit(&pos, &mixed, &ray, 2.0, 1.0, CullMode::None),
-            None
-        );
-        assert_eq!(
-            bvh.first_hit(&pos, &mixed, &ray, f32::NAN, 1.0, CullMode::None),
-            None
-        );
+        assert_eq!(bvh.first_hit(&ray, 2.0, 1.0, CullMode::None), None);
+        assert_eq!(bvh.first_hit(&ray, f32::NAN, 1.0, CullMode::None), None);
     }
 
     #[test]
@@ -2392,7 +2377,7 @@ mod tests {
                 let got = bvh.first_hit_x4(lanes, t_min, t_max, &mut stack, &mut single);
                 for r in 0..4 {
                     let want = if used[r] {
-                        bvh.first_hit(pos, tris, &rays[r], t_min, t_max[r], cull[r])
+                        bvh.first_hit(&rays[r], t_min, t_max[r], cull[r])
                     } else {
                         None
                     };
@@ -2459,7 +2444,7 @@ mod tests {
         let mut found = 0;
         for _ in 0..1000 {
             let (ray, t_min, t_max, cull) = random_ray(&mut rng, &pos, &tris, &b);
-            if let Some((id, _)) = bvh.first_hit(&pos, &tris, &ray, t_min, t_max, cull) {
+            if let Some((id, _)) = bvh.first_hit(&ray, t_min, t_max, cull) {
                 assert!(id < 1000);
                 found += 1;
             }
@@ -2472,7 +2457,7 @@ mod tests {
         assert!(bvh.depth() <= 10, "{}", bvh.depth());
         let c = (pos[0] + pos[1] + pos[2]) / 3.0;
         let ray = RayPrecomp::new(c + Vec3::splat(5.0), -Vec3::splat(5.0));
-        let h = bvh.first_hit(&pos, &same, &ray, 0.0, f32::INFINITY, CullMode::None);
+        let h = bvh.first_hit(&ray, 0.0, f32::INFINITY, CullMode::None);
         assert_eq!(h.map(|h| h.0), Some(0));
         let mut out = Vec::new();
         bvh.all_hits(
@@ -2541,7 +2526,7 @@ mod tests {
             let dir_up = Vec3::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5), 1.0);
             let o = target + dir_up * rng.range(2.0, 30.0) * if i % 3 == 0 { -1.0 } else { 1.0 };
             let ray = RayPrecomp::new(o, target - o);
-            let h = bvh.first_hit(&pos, &tris, &ray, 0.0, f32::INFINITY, CullMode::None);
+            let h = bvh.first_hit(&ray, 0.0, f32::INFINITY, CullMode::None);
             assert!(h.is_some(), "ray {i} {o:?} -> {target:?}");
             assert_eq!(
                 h,
@@ -2618,8 +2603,8 @@ mod tests {
         for _ in 0..1500 {
             let (ray, t_min, t_max, cull) = random_ray(&mut rng, &pos, &tris, &b);
             assert_eq!(
-                wide.first_hit(&pos, &tris, &ray, t_min, t_max, cull),
-                binary.first_hit(&pos, &tris, &ray, t_min, t_max, cull)
+                wide.first_hit(&ray, t_min, t_max, cull),
+                binary.first_hit(&ray, t_min, t_max, cull)
             );
         }
     }
@@ -2654,7 +2639,7 @@ mod tests {
                 let ray = RayPrecomp::new(o, d);
                 for (t_min, t_max) in [(0.0, f32::INFINITY), (f32::NEG_INFINITY, 1e9)] {
                     let expect = brute_first(pos, tris, &ray, t_min, t_max, CullMode::None);
-                    let got = bvh.first_hit(pos, tris, &ray, t_min, t_max, CullMode::None);
+                    let got = bvh.first_hit(&ray, t_min, t_max, CullMode::None);
                     assert_eq!(got, expect, "ray {i} {ray:?}");
                     hits += got.is_some() as usize;
                 }

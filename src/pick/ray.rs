@@ -507,10 +507,7 @@ impl<'a> RayCaster<'a> {
             let Some(lr) = enter(m, x, mesh, ray, inv_dir, opts, t_min, t_max) else {
                 continue;
             };
-            if let Some((tri, h)) =
-                m.bvh()
-                    .first_hit(m.positions(), m.triangles(), &lr.pre, t_min, t_max, lr.cull)
-            {
+            if let Some((tri, h)) = m.bvh().first_hit(&lr.pre, t_min, t_max, lr.cull) {
                 if best.as_ref().is_none_or(|b| h.t < b.0) {
                     best = Some((h.t, mesh, tri, h, lr));
                 }

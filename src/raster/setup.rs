@@ -496,16 +496,36 @@ fn small_mask_f32<const NARROW: bool>(s: &TriSetup, e0: [i64; 3]) -> u64 {
     let dy: [i32; 3] = s.dy.map(|d| d as i32);
     let e0 = e0.map(|e| e as i32);
     // per edge, the step to each lane: pixel (di, dj) has the edge value
-    // e0 + dx*dj - dy*di
-    let step = |k: usize, base: i32| {
-        let d = |l: i32| {
-            let (c, r) = lane::<NARROW>(base + l);
-            (dy[k] * c - dx[k] * r) as f32
-        };
-        Vec4::new(d(0), d(1), d(2), d(3))
+    // e0 + dx*dj - dy*di. Made in the lanes: dy, dx and the lanes' column
+    // and row offsets (at most 7) are f32 integers, and so are their
+    // products and the differences (below 2^24), so each is exact.
+    let offsets = |base: i32| {
+        let o = |l: i32| lane::<NARROW>(base + l);
+        let c = Vec4::new(o(0).0 as f32, o(1).0 as f32, o(2).0 as f32, o(3).0 as f32);
+        let r = Vec4::new(o(0).1 as f32, o(1).1 as f32, o(2).1 as f32, o(3).1 as f32);
+        (c, r)
     };
-    let lo = [step(0, 0), step(1, 0), step(2, 0)];
-    let hi = [step(0, 4), step(1, 4), step(2, 4)];
+    let (lo_c, lo_r) = offsets(0);
+    let (hi_c, hi_r) = offsets(4);
+    let step = |k: usize, c: Vec4, r: Vec4| {
+        let (sdy, sdx) = (Vec4::splat(dy[k] as f32), Vec4::splat(dx[k] as f32));
+        if NARROW {
+            sdy * c - sdx * r
+        } else {
+            // (r is zero)
+            sdy * c
+        }
+    };
+    let lo = [
+        step(0, lo_c, lo_r),
+        step(1, lo_c, lo_r),
+        step(2, lo_c, lo_r),
+    ];
+    let hi = [
+        step(0, hi_c, hi_r),
+        step(1, hi_c, hi_r),
+        step(2, hi_c, hi_r),
+    ];
     let rows = if NARROW { 2 } else { 1 };
     let mut mask = 0u64;
     let mut dj = 0;

@@ -145,7 +145,7 @@ pub struct Frame {
     pub(crate) stats: Stats,
     /// The direct picks' index of this render, built on first use.
     pub(crate) direct: DirectCache,
-    /// Per band of [`crate::limits::BAND_ROWS`] rows and tile column (band
+    /// Per band of [`crate::limits::band_rows`] rows and tile column (band
     /// major): `true` when that part of the depth and ID buffers holds the
     /// clear values (no triangle was binned to its tile in the last render),
     /// so the next render need not clear it again. Empty (all to clear)

@@ -365,7 +365,7 @@ fn render_into(
 
 fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
     let w = frame.width;
-    let band_rows = crate::limits::BAND_ROWS as usize;
+    let band_rows = crate::limits::band_rows(frame.height) as usize;
     let band_len = band_rows * w as usize;
     let chunks = &frame.chunks;
     let tiles_x = grid.tiles_x as usize;
@@ -393,7 +393,7 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
             ids,
             color,
         };
-        // the band's rows lie in one row of tiles (BAND_ROWS divides TILE_SIZE)
+        // the band's rows lie in one row of tiles (band_rows divides TILE_SIZE)
         tile::raster_band(&mut b, ty, tiles_x, chunks, test);
         // a tile no triangle was binned to was not drawn into: still clear
         for (tx, c) in clean.iter_mut().enumerate() {

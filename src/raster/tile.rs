@@ -1,8 +1,9 @@
 //! Tile rasterization (llvmpipe's `lp_rast_tri`): the triangles binned to a
-//! tile are drawn in draw order into that tile only. A band (`BAND_ROWS`
-//! = 32 rows of the frame, within one row of 64×64 tiles, whose triangles it
-//! draws clipped to its rows) is written by exactly one thread, so the
-//! result does not depend on the number of threads.
+//! tile are drawn in draw order into that tile only. A band (32 rows of the
+//! frame, or a whole row of 64×64 tiles in frames of 512 rows or more, see
+//! `limits::band_rows`; within one row of tiles, whose triangles it draws
+//! clipped to its rows) is written by exactly one thread, so the result
+//! does not depend on the number of threads.
 //!
 //! Coverage is generated per row as an exact integer span (see
 //! [`TriSetup::span`]), so the per-pixel loop

@@ -163,8 +163,13 @@ fn top_left_covers_jittered_grids_exactly_once() {
 fn tiled_renderer_equals_reference_rasterizer_on_random_soups() {
     // painter's order, no depth: the last covering triangle wins
     let mut rng = Rng::new(11);
-    for case in 0..40 {
-        let (w, h) = (1 + rng.below(150), 1 + rng.below(150));
+    for case in 0..48 {
+        // (the last cases tall: bands of whole tile rows, `limits::band_rows`)
+        let (w, h) = if case < 40 {
+            (1 + rng.below(150), 1 + rng.below(150))
+        } else {
+            (1 + rng.below(80), 500 + rng.below(150))
+        };
         let n = 1 + rng.below(60) as usize;
         let tris: Vec<[[f32; 2]; 3]> = (0..n)
             .map(|_| {

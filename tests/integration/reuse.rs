@@ -59,6 +59,10 @@ fn a_reused_renderer_equals_a_fresh_render_after_any_change() {
         (1, 1),
         (300, 33),
         (320, 64),
+        // tall frames: bands of whole tile rows (`limits::band_rows`)
+        (90, 600),
+        (90, 600),
+        (70, 512),
     ];
     let mut r = Renderer::new(RenderOptions::default()).unwrap();
     let mut drawn = 0;

@@ -718,4 +718,5 @@ fn bench_threads_json_reports_the_rounds_asked_for() {
     assert!(f("ratio_median") <= f("ratio_max"));
     let o = run_in(&dir, &["bench-threads", "--rounds", "0"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -196,10 +196,10 @@ pub struct ThreadCeiling {
 
 /// One unit of pure computation, about 40 ms on one core of the
 /// project's machine: eight independent integer chains and eight float
-/// ones in registers, as many instructions at once as a core issues, as in
-/// the renderer's inner loops, and no memory traffic. (Two threads of one
-/// long dependent chain each would overlap even on one core's shared
-/// units and overstate the ceiling: 1.97× where this gives 1.8–1.9×.)
+/// ones in registers, keeping a core's units busy as the renderer's inner
+/// loops do, and no memory traffic. (One long dependent chain per thread,
+/// tried first, leaves most units idle and gave 1.97× medians where this
+/// gives 1.70–1.87×.)
 fn compute_unit(seed: u64) -> u64 {
     let mut x: [u64; 8] = std::array::from_fn(|k| seed ^ (k as u64).wrapping_mul(0x9e37_79b9));
     let mut f = [1.0f32 + (seed % 7) as f32; 8];
@@ -259,11 +259,13 @@ pub fn thread_ceiling(threads: usize, rounds: u32) -> Res<ThreadCeiling> {
             (v[n / 2 - 1] + v[n / 2]) / 2.0
         }
     };
+    // (sorts the ratios: least first)
+    let ratio_median = median(&mut ratios);
     Ok(ThreadCeiling {
         threads,
         rounds,
         one_thread_ms: median(&mut ones) * 1e3,
-        ratio_median: median(&mut ratios),
+        ratio_median,
         ratio_min: ratios[0],
         ratio_max: ratios[ratios.len() - 1],
     })

@@ -104,18 +104,38 @@ impl Guard {
     /// 0..5). Writes the polygon into `out` (up to 8 vertices) and returns
     /// its vertex count (0 when nothing is left).
     ///
-    /// Clipping is the rare path, so it runs in f64. Each intersection is
+    /// Clipping is the rare path, so it runs in f64, from `exact`: the
+    /// corners' clip coordinates computed in f64 (`tri` are the vertex
+    /// stage's f32 ones). A triangle that needs clipping can be huge next to
+    /// the view (a ground plane a million units wide seen from two units
+    /// above it), and where it crosses the view is a small difference of
+    /// its huge corner coordinates: f32 corners, off by one unit in 10^7,
+    /// moved that ground plane by whole units, or above the eye. A corner
+    /// that survives is written as its f32 `tri` value, the one the vertex
+    /// stage gave the triangles that need no clipping, so an edge shared
+    /// with one of them stays the same edge.
+    ///
+    /// Each intersection is
     /// interpolated from the edge's endpoint nearer to the plane (ties broken
     /// by a total order on the endpoints), a choice that depends only on the
     /// edge, so two triangles sharing an edge get bit-identical vertices, and
     /// a huge far endpoint cannot swallow a small near one.
-    pub fn clip(&self, tri: [Vec4; 3], planes: u16, out: &mut [Vec4; 8]) -> usize {
+    pub fn clip(
+        &self,
+        tri: [Vec4; 3],
+        exact: [DVec4; 3],
+        planes: u16,
+        out: &mut [Vec4; 8],
+    ) -> usize {
         let mut a = [DVec4::ZERO; 8];
-        for (d, s) in a.iter_mut().zip(tri) {
-            *d = s.as_dvec4();
-        }
+        a[..3].copy_from_slice(&exact);
+        // per polygon vertex, the corner it is (0..3), or NEW
+        const NEW: u8 = u8::MAX;
+        let mut src = [NEW; 8];
+        src[..3].copy_from_slice(&[0, 1, 2]);
         let mut n = 3;
         let mut b = [DVec4::ZERO; 8];
+        let mut bsrc = [NEW; 8];
         let (gx, gy) = (f64::from(self.gx), f64::from(self.gy));
         let dist = |p: DVec4, plane: usize| match plane {
             0 => p.z + p.w,
@@ -138,6 +158,7 @@ impl Guard {
                 let qin = dq >= 0.0;
                 if pin && m < 8 {
                     b[m] = p;
+                    bsrc[m] = src[k];
                     m += 1;
                 }
                 if pin != qin && m < 8 {
@@ -153,17 +174,22 @@ impl Guard {
                     };
                     let t = ds / (ds - de);
                     b[m] = s + (e - s) * t;
+                    bsrc[m] = NEW;
                     m += 1;
                 }
             }
             n = m;
             a = b;
+            src = bsrc;
             if n < 3 {
                 return 0;
             }
         }
-        for (o, v) in out.iter_mut().zip(&a[..n]) {
-            *o = v.as_vec4();
+        for ((o, v), &c) in out.iter_mut().zip(&a[..n]).zip(&src[..n]) {
+            *o = match tri.get(usize::from(c)) {
+                Some(&corner) => corner,
+                None => v.as_vec4(),
+            };
         }
         n
     }
@@ -188,7 +214,7 @@ mod tests {
             Vec4::new(0.0, 0.5, -3.0, 1.0),
         ];
         let mut out = [Vec4::ZERO; 8];
-        let n = g.clip(tri, OUT_NEAR, &mut out);
+        let n = g.clip(tri, tri.map(Vec4::as_dvec4), OUT_NEAR, &mut out);
         assert_eq!(n, 4);
         for v in &out[..n] {
             assert!(v.z + v.w >= -1e-6);
@@ -203,8 +229,8 @@ mod tests {
         let t1 = [a, b, Vec4::new(-0.3, 0.9, 0.2, 1.0)];
         let t2 = [b, a, Vec4::new(0.9, 0.9, 0.2, 1.0)];
         let (mut o1, mut o2) = ([Vec4::ZERO; 8], [Vec4::ZERO; 8]);
-        let n1 = g.clip(t1, OUT_NEAR, &mut o1);
-        let n2 = g.clip(t2, OUT_NEAR, &mut o2);
+        let n1 = g.clip(t1, t1.map(Vec4::as_dvec4), OUT_NEAR, &mut o1);
+        let n2 = g.clip(t2, t2.map(Vec4::as_dvec4), OUT_NEAR, &mut o2);
         let cut1: Vec<_> = o1[..n1].iter().filter(|v| !tri_has(&t1, **v)).collect();
         let cut2: Vec<_> = o2[..n2].iter().filter(|v| !tri_has(&t2, **v)).collect();
         // the intersection on the shared edge a-b appears bit-identically in both

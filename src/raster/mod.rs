@@ -612,8 +612,11 @@ impl SetupCtx<'_> {
                     let mut poly = [Vec4::ZERO; 8];
                     let mvp = self.view_proj * self.worlds[m];
                     let pos = mesh.positions();
+                    // (and in f64, for where the clipped triangle lies: see `Guard::clip`)
+                    let mvp64 = self.view_proj.as_dmat4() * self.worlds[m].as_dmat4();
                     let n = self.guard.clip(
                         tri.map(|i| clip_of(&mvp, pos[i as usize])),
+                        tri.map(|i| mvp64 * pos[i as usize].as_dvec3().extend(1.0)),
                         or & CLIP_MASK,
                         &mut poly,
                     );

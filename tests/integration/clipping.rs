@@ -120,3 +120,57 @@ fn clipping_keeps_precision_with_huge_and_tiny_vertices() {
         assert_eq!(covered, 64 * 48, "case {k}: {:?}", f.stats());
     }
 }
+
+/// A ground triangle far wider than the view, seen from just above it
+/// (one corner behind the eye, two far beyond the far plane): where it
+/// crosses the view is a small difference of huge clip coordinates, so
+/// clipping works from f64 ones. From 10^3 to 10^9 units wide it covers
+/// the same pixels as the 10^3 one, the lower half and more, each at the
+/// depth of the ground plane there (the pixel ray's analytic meeting with
+/// y = 0, projected). With f32 corners the 10^5 one was off in depth by
+/// 10^-3, the 10^7 one covered half the pixels and the 10^8 one none.
+/// (10^12 still covers the same pixels, with depths off by 10^-5: f64's
+/// limit. The ray picks lose precision on such triangles sooner.)
+#[test]
+fn huge_ground_triangles_clip_to_the_ground_plane() {
+    let cam = Camera {
+        eye: Vec3::new(0.0, 1.7, 3.0),
+        target: Vec3::ZERO,
+        up: Vec3::Y,
+        projection: Projection::Perspective { fov_y_deg: 60.0 },
+        near: 0.1,
+        far: 1000.0,
+        width: 96,
+        height: 96,
+    };
+    let mut reference = None;
+    for e in [1e3f32, 1e5, 1e6, 1e7, 1e8, 1e9] {
+        let mut s = Scene::new();
+        let p = vec![
+            Vec3::new(-e, 0.0, -e),
+            Vec3::new(e, 0.0, -e),
+            Vec3::new(0.0, 0.0, e),
+        ];
+        let m = Mesh::new("ground", p, vec![[0, 1, 2]], [9, 9, 9]).unwrap();
+        s.add_mesh(m, Transform::IDENTITY, None);
+        let f = render(&s, &cam, RenderOptions::default()).unwrap();
+        assert!(f.stats().clipped >= 1, "{e}: not clipped");
+        let ids = f.ids().to_vec();
+        let covered = ids.iter().filter(|&&i| i != 0).count();
+        assert!(covered > 96 * 48, "{e}: {covered} pixels");
+        match &reference {
+            None => reference = Some(ids.clone()),
+            Some(r) => assert!(r == &ids, "{e}: other pixels than the 10^3 ground"),
+        }
+        for (x, y) in [(48, 95), (10, 80), (90, 60), (48, 50), (3, 55)] {
+            let ray = cam.ray_for_pixel(x, y);
+            let t = -ray.origin.y / ray.direction.y;
+            let want = cam.project(ray.at(t)).expect("in front").z;
+            let d = f.depth()[(y * 96 + x) as usize];
+            assert!(
+                (d - want).abs() < 2e-6,
+                "{e} ({x},{y}): depth {d}, the ground plane's {want}"
+            );
+        }
+    }
+}

@@ -136,12 +136,10 @@ fn huge_ground_triangles_clip_to_the_ground_plane() {
     let cam = Camera {
         eye: Vec3::new(0.0, 1.7, 3.0),
         target: Vec3::ZERO,
-        up: Vec3::Y,
-        projection: Projection::Perspective { fov_y_deg: 60.0 },
-        near: 0.1,
         far: 1000.0,
         width: 96,
         height: 96,
+        ..camera()
     };
     let mut reference = None;
     for e in [1e3f32, 1e5, 1e6, 1e7, 1e8, 1e9] {

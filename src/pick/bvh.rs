@@ -1031,11 +1031,16 @@ impl Bvh {
         let Some(first) = rays[live.trailing_zeros() as usize] else {
             return out;
         };
-        let lane: [(&RayPrecomp, CullMode); 4] = std::array::from_fn(|r| rays[r].unwrap_or(first));
-        let pre: [&RayPrecomp; 4] = lane.map(|(p, _)| p);
-        let cull: [CullMode; 4] = lane.map(|(_, c)| c);
-        let boxes: [QuadTest; 4] = std::array::from_fn(|r| QuadTest::new::<true>(pre[r], t_min));
-        let tris4: [Pack4Ray; 4] = std::array::from_fn(|r| Pack4Ray::new(pre[r]));
+        // (written out: `array::from_fn` and `map` here compiled to
+        // outlined calls)
+        let lane = |r: usize| rays[r].unwrap_or(first);
+        let (l0, l1, l2, l3) = (lane(0), lane(1), lane(2), lane(3));
+        let pre: [&RayPrecomp; 4] = [l0.0, l1.0, l2.0, l3.0];
+        let cull: [CullMode; 4] = [l0.1, l1.1, l2.1, l3.1];
+        let quad = |r: usize| QuadTest::new::<true>(pre[r], t_min);
+        let boxes: [QuadTest; 4] = [quad(0), quad(1), quad(2), quad(3)];
+        let pack = |r: usize| Pack4Ray::new(pre[r]);
+        let tris4: [Pack4Ray; 4] = [pack(0), pack(1), pack(2), pack(3)];
         let mut t_hi = t_max;
         let mut prune = t_max;
         stack.clear();

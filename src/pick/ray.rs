@@ -695,7 +695,11 @@ fn first_t_x4(
                 let mut own: [Option<(RayPrecomp, CullMode)>; 4] = std::array::from_fn(|_| None);
                 for r in set_bits(mask) {
                     if x.identity {
-                        shared[r].get_or_insert_with(|| local_pre(x, &rays[r], opts.cull));
+                        // (not `get_or_insert_with`, which compiled to an
+                        // outlined call)
+                        if shared[r].is_none() {
+                            shared[r] = Some(local_pre(x, &rays[r], opts.cull));
+                        }
                     } else {
                         own[r] = local_pre(x, &rays[r], opts.cull);
                     }

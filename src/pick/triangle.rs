@@ -10,6 +10,13 @@
 //! its triangles, so a ray through a shared edge or vertex of a closed mesh hits
 //! at least one of the triangles around it (it may hit several).
 //!
+//! Far corners: when a triangle's corners lie much farther along the ray
+//! than the hit (a ground seen from just above it), single precision loses
+//! the origin against them and with it `t`; such a hit's `t`,
+//! barycentrics and facing are recomputed in double precision from the ray
+//! and the corners (the crossing itself stays the single-precision
+//! decision, so shared edges stay watertight).
+//!
 //! Conventions:
 //! * `t` is measured in units of the direction passed to [`RayPrecomp::new`]
 //!   (which is not normalized): the hit point is `origin + t * dir`.
@@ -24,7 +31,7 @@
 //! * Facing: `(v0, v1, v2)` is front-facing when the ray sees it
 //!   counter-clockwise, i.e. `dot(dir, (v1 - v0).cross(v2 - v0)) < 0`.
 
-use glam::{Mat3A, Vec3, Vec3A, Vec3Swizzles, Vec4};
+use glam::{DVec3, Mat3A, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
 use crate::raster::rules::CullMode;
 
@@ -234,6 +241,10 @@ pub fn intersect(
     }
     let z = shear(p.rows[2]);
     let det = uvw.element_sum();
+    let t_scaled = uvw.dot(z);
+    if far_corners(z.abs().max_element(), det, t_scaled) {
+        return refine_f64(p, [v0, v1, v2], t_min, t_max, cull);
+    }
     let exact = || {
         intersect_f64(
             [x.x, y.x, x.y, y.y, x.z, y.z],
@@ -253,7 +264,6 @@ pub fn intersect(
     if culled(front, cull) {
         return None;
     }
-    let t_scaled = uvw.dot(z);
     // Division-free range rejection, with |det| folded in (sign flip = xorf).
     let (ts, adet) = if front {
         (t_scaled, det)
@@ -278,6 +288,82 @@ pub fn intersect(
         bary: Vec3::from(uvw * rcp),
         front,
     })
+}
+
+/// How much farther than the hit a triangle's corners may lie (as seen
+/// along the ray) before the hit's `t` and barycentrics are recomputed in
+/// double precision ([`refine_f64`]). In single precision each corner's
+/// position relative to the origin is rounded to about `2^-24` of its
+/// distance, and `t` is a weighted sum of the corners' distances, so its
+/// error grows with their ratio to `t`: this bound keeps `t` within a few
+/// times `2^-20` of itself (a ground triangle 100 units wide seen from 2
+/// units above it is refined; a mesh seen from outside its bounds never
+/// is).
+const FAR_CORNER_RATIO: f32 = 16.0;
+
+/// Do the corners of a triangle the ray crosses lie so much farther than
+/// the hit along the ray (`reach`: the largest of the corners' sheared
+/// `z`, their distances along the ray in units of `t`; `det` and
+/// `t_scaled` as in [`intersect`], whose ratio is `t`) that `t` needs
+/// [`refine_f64`]? (False for NaN inputs.)
+///
+/// Only distances along the ray count: `t` is the corners' `z` weighted by
+/// the barycentrics, so its error is theirs and the weights' times the
+/// spread of the `z`. Far corners across the ray (a ground seen from
+/// straight above) move the weights by about `2^-24` only.
+#[inline(always)]
+fn far_corners(reach: f32, det: f32, t_scaled: f32) -> bool {
+    reach * det.abs() > FAR_CORNER_RATIO * t_scaled.abs()
+}
+
+/// `t`, the barycentrics and the facing of a hit whose triangle's corners
+/// lie far beyond it ([`far_corners`]), all recomputed in double precision
+/// from the ray and the corners: the corners relative to the origin, the
+/// shear, the edge functions and their weighted distances. Whether the ray
+/// crosses the triangle stays the single-precision test's decision (so a
+/// shared edge stays watertight); a weight that comes out a hair below zero
+/// next to an edge is clamped.
+#[cold]
+#[inline(never)]
+fn refine_f64(
+    p: &RayPrecomp,
+    v: [Vec3; 3],
+    t_min: f32,
+    t_max: f32,
+    cull: CullMode,
+) -> Option<TriHit> {
+    let [kx, ky, kz] = p.axes();
+    let (o, d) = (p.origin.as_dvec3(), p.dir.as_dvec3());
+    let sz = 1.0 / d[kz];
+    let (sx, sy) = (d[kx] * sz, d[ky] * sz);
+    let sheared = |q: Vec3| {
+        let r = q.as_dvec3() - o;
+        DVec3::new(r[kx] - sx * r[kz], r[ky] - sy * r[kz], sz * r[kz])
+    };
+    let [a, b, c] = [sheared(v[0]), sheared(v[1]), sheared(v[2])];
+    let uvw = DVec3::new(
+        c.x * b.y - c.y * b.x,
+        a.x * c.y - a.y * c.x,
+        b.x * a.y - b.y * a.x,
+    );
+    let det = uvw.element_sum();
+    if det == 0.0 || !det.is_finite() {
+        return None;
+    }
+    let front = det > 0.0;
+    if culled(front, cull) {
+        return None;
+    }
+    let t = (uvw.dot(DVec3::new(a.z, b.z, c.z)) / det) as f32;
+    if !(t >= t_min && t <= t_max) {
+        return None;
+    }
+    let w = (uvw / det).max(DVec3::ZERO);
+    let bary = (w / w.element_sum()).as_vec3();
+    if !bary.is_finite() {
+        return None;
+    }
+    Some(TriHit { t, bary, front })
 }
 
 /// Four triangles in SoA form for [`Pack4Ray::first`]: `p[v][axis]` holds
@@ -385,6 +471,13 @@ impl Pack4Ray {
         let t_scaled = u * az + v * bz + w * cz;
         let ts = Vec4::select(front, t_scaled, -t_scaled);
         let adet = Vec4::select(front, det, -det);
+        // Corners far beyond the hit: [`intersect`] refines them. (Half the
+        // bound, so that every lane it would refine goes there.)
+        let reach = az.abs().max(bz.abs()).max(cz.abs());
+        let far = (reach * adet).cmpgt(ts.abs() * Vec4::splat(FAR_CORNER_RATIO * 0.5));
+        let far = far.bitmask() & inside;
+        slow |= far;
+        fast &= !far;
         let lo = Vec4::splat(t_min) * adet;
         let hi = Vec4::splat(t_max) * adet;
         let slack = Vec4::splat(RANGE_SLACK);
@@ -914,6 +1007,89 @@ mod tests {
         assert_eq!(h.t, 10.0);
     }
 
+    /// A point on triangle `tri` (weights at least 0.05 each).
+    fn inner_point(rng: &mut Rng, tri: [Vec3; 3]) -> Vec3 {
+        let b = [
+            rng.range(0.05, 1.0),
+            rng.range(0.05, 1.0),
+            rng.range(0.05, 1.0),
+        ];
+        (tri[0] * b[0] + tri[1] * b[1] + tri[2] * b[2]) / (b[0] + b[1] + b[2])
+    }
+
+    #[test]
+    fn far_corners_are_refined_in_double_precision() {
+        // Triangles 10^2 to 10^9 times wider than the ray's distance to
+        // them, hit well inside: `t` within 2^-18 of itself (single
+        // precision alone lost the origin against the far corners).
+        let mut rng = Rng(0xfa7);
+        let mut checked = 0;
+        for scale in [1e2f32, 1e4, 1e6, 1e9] {
+            for _ in 0..2000 {
+                let unit = rng.tri(-1.0, 1.0);
+                let n = (unit[1] - unit[0]).cross(unit[2] - unit[0]);
+                if n.length() < 0.3 {
+                    continue; // thin: its inner points lie close to an edge
+                }
+                // corners far around a point near the world's origin, and
+                // that point moved onto the plane of the corners as rounded
+                let near = rng.vec3(-2.0, 2.0);
+                let inner = inner_point(&mut rng, unit);
+                let tri = unit.map(|v| near + (v - inner) * scale);
+                let [a, b, c] = tri.map(Vec3::as_dvec3);
+                let normal = (b - a).cross(c - a).normalize();
+                let p = near.as_dvec3();
+                let target = (p - normal * (p - a).dot(normal)).as_vec3();
+                let o = target + rng.unit() * rng.range(0.5, 5.0);
+                let d = (target - o) * rng.range(0.3, 3.0);
+                if d.normalize().dot(n.normalize()).abs() < 0.2 {
+                    continue; // grazing: t is ill-conditioned
+                }
+                let ray = RayPrecomp::new(o, d);
+                let h = intersect(
+                    &ray,
+                    tri[0],
+                    tri[1],
+                    tri[2],
+                    0.0,
+                    f32::INFINITY,
+                    CullMode::None,
+                )
+                .unwrap_or_else(|| panic!("{scale}: missed {tri:?} from {o} along {d}"));
+                let (want, ..) = reference(o, d, tri).expect("the f64 reference hits");
+                assert!(
+                    (f64::from(h.t) - want).abs() < want / 262_144.0,
+                    "{scale}: t {} against {want}",
+                    h.t
+                );
+                assert!(h.bary.min_element() >= 0.0);
+                assert!((h.bary.element_sum() - 1.0).abs() < 1e-6);
+                // the four-wide test gives the same
+                let pk = TriPack::new(&[(7, tri)]);
+                let got = Pack4Ray::new(&ray).first(&ray, &pk, 0.0, f32::INFINITY, CullMode::None);
+                assert_eq!(got, Some((7, h)));
+                checked += 1;
+            }
+        }
+        assert!(checked > 4000, "{checked}");
+        // A mesh seen from outside its bounds is never refined: a ray from
+        // beyond a few times a unit triangle's size.
+        for _ in 0..2000 {
+            let tri = rng.tri(-1.0, 1.0);
+            let o = rng.unit() * rng.range(4.0, 10.0);
+            let d = inner_point(&mut rng, tri) - o;
+            let r = RayPrecomp::new(o, d);
+            let kz = r.axes()[2];
+            let reach = tri
+                .iter()
+                .map(|v| ((*v - o)[kz] * r.shear().z).abs())
+                .fold(0.0, f32::max);
+            // t of the hit is 1 here, so `far_corners` asks whether the
+            // corners lie 16 times farther than the hit along the ray
+            assert!(reach < FAR_CORNER_RATIO * 0.5, "{reach}");
+        }
+    }
+
     #[test]
     fn four_wide_test_equals_intersect_per_triangle() {
         // grids (rays through shared edges and vertices), soups, ranges, culling
@@ -928,6 +1104,12 @@ mod tests {
                     if round % 2 == 0 {
                         let t = gt[rng.below(gt.len())];
                         (id, t.map(|v| gp[v as usize]))
+                    } else if round % 7 == 1 {
+                        // corners far beyond the hits: refined in f64
+                        let c = rng.vec3(-2.0, 2.0);
+                        let s = [1e3, 1e5, 1e8][round % 3];
+                        let mut far = || c + rng.vec3(-s, s);
+                        (id + k as u32, [far(), far(), far()])
                     } else {
                         let c = rng.vec3(-2.0, 2.0);
                         (

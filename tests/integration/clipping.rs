@@ -130,7 +130,7 @@ fn clipping_keeps_precision_with_huge_and_tiny_vertices() {
 /// y = 0, projected). With f32 corners the 10^5 one was off in depth by
 /// 10^-3, the 10^7 one covered half the pixels and the 10^8 one none.
 /// (10^12 still covers the same pixels, with depths off by 10^-5: f64's
-/// limit. The ray picks lose precision on such triangles sooner.)
+/// limit.)
 #[test]
 fn huge_ground_triangles_clip_to_the_ground_plane() {
     let cam = Camera {
@@ -170,5 +170,64 @@ fn huge_ground_triangles_clip_to_the_ground_plane() {
                 "{e} ({x},{y}): depth {d}, the ground plane's {want}"
             );
         }
+    }
+}
+
+/// The ray picks of the huge grounds above agree with their buffers: a
+/// pixel ray hits the ground exactly where the buffer holds it (10^3 to
+/// 10^9 units wide), at the ground plane's analytic depth and point. The
+/// f32 triangle test alone lost the ray's origin against corners 10^5
+/// units away (a far pixel's depth off by 8·10^-5) and at 10^8 found no
+/// hit at all.
+#[test]
+fn huge_ground_triangles_ray_picks_agree_with_the_buffer() {
+    let cam = Camera {
+        eye: Vec3::new(0.0, 1.7, 3.0),
+        target: Vec3::ZERO,
+        far: 1000.0,
+        width: 96,
+        height: 96,
+        ..camera()
+    };
+    for e in [1e3f32, 1e5, 1e6, 1e7, 1e8, 1e9] {
+        let mut s = Scene::new();
+        let p = vec![
+            Vec3::new(-e, 0.0, -e),
+            Vec3::new(e, 0.0, -e),
+            Vec3::new(0.0, 0.0, e),
+        ];
+        let m = Mesh::new("ground", p, vec![[0, 1, 2]], [9, 9, 9]).unwrap();
+        s.add_mesh(m, Transform::IDENTITY, None);
+        let f = render(&s, &cam, RenderOptions::default()).unwrap();
+        let mut worst = 0.0f32;
+        for y in 0..96 {
+            for x in 0..96 {
+                let i = (y * 96 + x) as usize;
+                let ray_hit = f.pick_ray(&s, i64::from(x), i64::from(y));
+                let in_buffer = f.ids()[i] != 0;
+                assert_eq!(
+                    ray_hit.is_some(),
+                    in_buffer,
+                    "{e} ({x},{y}): ray {ray_hit:?}"
+                );
+                let Some(h) = ray_hit else { continue };
+                let ray = cam.ray_for_pixel(x, y);
+                let t = -ray.origin.y / ray.direction.y;
+                let want = cam.project(ray.at(t)).expect("in front").z;
+                worst = worst.max((h.depth - want).abs());
+                assert!(
+                    (h.depth - want).abs() < 2e-6,
+                    "{e} ({x},{y}): ray depth {}, the ground plane's {want}",
+                    h.depth
+                );
+                assert!(
+                    (h.position - ray.at(t)).length() < 1e-4 * ray.at(t).length().max(1.0),
+                    "{e} ({x},{y}): ray point {}, the ground plane's {}",
+                    h.position,
+                    ray.at(t)
+                );
+            }
+        }
+        assert!(worst < 2e-6, "{e}: {worst}");
     }
 }

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 
 use crate::camera::{clip_to_window, Camera};
 use crate::error::Error;
-use crate::frame::{Chunk, Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
+use crate::frame::{Chunk, Frame, ScreenVertex, BACKGROUND};
 use crate::scene::Scene;
 use bin::TileGrid;
 use clip::{Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
@@ -385,7 +385,11 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
                clean: &mut [bool]| {
         let y0 = band * band_rows;
         let ty = y0 / TILE_SIZE as usize;
-        clear_band(width, clean, depth, ids, color.as_deref_mut(), color_stale);
+        if color_stale {
+            if let Some(c) = color.as_deref_mut() {
+                c.fill(BACKGROUND);
+            }
+        }
         let mut b = tile::Band {
             y0: y0 as i32,
             width,
@@ -394,7 +398,7 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
             color,
         };
         // the band's rows lie in one row of tiles (band_rows divides TILE_SIZE)
-        tile::raster_band(&mut b, ty, tiles_x, chunks, test);
+        tile::raster_band(&mut b, ty, tiles_x, chunks, test, clean);
         // a tile no triangle was binned to was not drawn into: still clear
         for (tx, c) in clean.iter_mut().enumerate() {
             let bin = ty * tiles_x + tx;
@@ -414,49 +418,6 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
         work.for_each(|(b, ((d, i), k))| run(b, d, i, None, k));
     }
     frame.color_clean = opts.color;
-}
-
-/// Clears the parts of a band that the last render may have drawn into:
-/// the whole band when every tile needs it, else row segments of the
-/// runs of tiles `clean` does not mark. `color_stale`: the color band is
-/// cleared whole.
-fn clear_band(
-    width: usize,
-    clean: &[bool],
-    depth: &mut [f32],
-    ids: &mut [u32],
-    mut color: Option<&mut [u32]>,
-    color_stale: bool,
-) {
-    let tile = TILE_SIZE as usize;
-    if color_stale {
-        if let Some(c) = color.take() {
-            c.fill(BACKGROUND);
-        }
-    }
-    if !clean.contains(&true) {
-        depth.fill(1.0);
-        ids.fill(NO_TRIANGLE);
-        if let Some(c) = color {
-            c.fill(BACKGROUND);
-        }
-        return;
-    }
-    let mut tx = 0;
-    for run in clean.chunk_by(|a, b| a == b) {
-        let (a, b) = (tx * tile, ((tx + run.len()) * tile).min(width));
-        tx += run.len();
-        if run[0] {
-            continue;
-        }
-        for row in (0..depth.len()).step_by(width) {
-            depth[row + a..row + b].fill(1.0);
-            ids[row + a..row + b].fill(NO_TRIANGLE);
-            if let Some(c) = color.as_deref_mut() {
-                c[row + a..row + b].fill(BACKGROUND);
-            }
-        }
-    }
 }
 
 /// Rasterizes 2D triangles given directly in window coordinates (pixels,

@@ -13,7 +13,7 @@
 
 use super::rules::{DepthTest, TILE_ORDER};
 use super::setup::{SmallTri, TriSetup};
-use crate::frame::Chunk;
+use crate::frame::{Chunk, BACKGROUND, NO_TRIANGLE};
 
 /// The slices of one band of rows (`y0 .. y0 + rows`), row-major, stride `width`.
 pub(crate) struct Band<'a> {
@@ -24,18 +24,36 @@ pub(crate) struct Band<'a> {
     pub color: Option<&'a mut [u32]>,
 }
 
-/// Draws every tile of a band.
+impl Band<'_> {
+    /// Clears columns `a..b` of every row of the band (depth, IDs, color).
+    fn clear_columns(&mut self, a: usize, b: usize) {
+        let width = self.width;
+        for row in (0..self.depth.len()).step_by(width) {
+            self.depth[row + a..row + b].fill(1.0);
+            self.ids[row + a..row + b].fill(NO_TRIANGLE);
+            if let Some(c) = self.color.as_deref_mut() {
+                c[row + a..row + b].fill(BACKGROUND);
+            }
+        }
+    }
+}
+
+/// Draws every tile of a band, each tile's part of the band cleared right
+/// before its triangles unless `clean[tx]` says the last render left it
+/// clear (so that its pixels are in cache for the depth tests: a whole
+/// band of 1080p is larger than a core's L2 cache).
 pub(crate) fn raster_band(
     band: &mut Band<'_>,
     ty: usize,
     tiles_x: usize,
     chunks: &[Chunk],
     test: DepthTest,
+    clean: &[bool],
 ) {
     let rows = (band.depth.len() / band.width) as i32;
     let size = 1i32 << TILE_ORDER;
     let w = band.width as i32;
-    for tx in 0..tiles_x {
+    for (tx, &clean) in clean.iter().enumerate().take(tiles_x) {
         let bin = ty * tiles_x + tx;
         let rect = [
             tx as i32 * size,
@@ -43,6 +61,9 @@ pub(crate) fn raster_band(
             (tx as i32 * size + size - 1).min(w - 1),
             band.y0 + rows - 1,
         ];
+        if !clean {
+            band.clear_columns(rect[0] as usize, rect[2] as usize + 1);
+        }
         for chunk in chunks {
             let bin = &chunk.bins[bin];
             match test {

@@ -10,10 +10,11 @@
 //!    only, never on the thread count); with color, [`shade`] then colors
 //!    each chunk's set-up triangles;
 //! 5. [`tile`]: bands of tiles rasterized in parallel, one writer per band.
-//!    Each band first clears what the previous render into the same frame
-//!    may have drawn: every tile that had a bin entry then (`Frame::clean`
-//!    remembers the others, which still hold the clear values), all of it
-//!    after a size change.
+//!    Each tile's part of a band is cleared right before its triangles are
+//!    drawn (while it is in cache) if the previous render into the same
+//!    frame may have drawn there: every tile that had a bin entry then
+//!    (`Frame::clean` remembers the others, which still hold the clear
+//!    values), all of them after a size change.
 //!
 //! All conventions live in [`rules`].
 

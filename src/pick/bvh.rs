@@ -31,11 +31,11 @@
 //!   those of a brute-force loop over all triangles (box tests are
 //!   conservative: exits are rounded outward).
 //!
-//! Besides its nodes and the leaves' triangle indices, the BVH keeps a copy
-//! of the leaves' triangle corners in leaf order, four to a pack (about 40
-//! bytes per triangle), which `first_hit` reads instead of the mesh arrays.
-//! Queries and [`Bvh::validate`] must still be given the same `positions`
-//! and `tris` the tree was built from.
+//! Besides its nodes, the BVH keeps a copy of the leaves' triangles (index
+//! and corners) in leaf order, four to a pack (about 40 bytes per
+//! triangle), which the queries read instead of the mesh arrays.
+//! [`Bvh::validate`] must be given the same `positions` and `tris` the tree
+//! was built from.
 
 use glam::{BVec3A, Mat4, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
@@ -1115,15 +1115,10 @@ impl Bvh {
     /// Appends every hit of `ray` with `t_min <= t <= t_max` among the
     /// non-culled triangles to `out` as `(triangle index, hit)`, then sorts
     /// `out` by `(t, triangle index)` (the whole of `out`, so pass an empty
-    /// vector unless merging is intended).
-    ///
-    /// # Panics
-    /// If `positions`/`tris` are smaller than the ones the BVH was built from.
-    #[allow(clippy::too_many_arguments)]
+    /// vector unless merging is intended). Reads the leaves' triangle
+    /// packs, not the mesh arrays.
     pub fn all_hits(
         &self,
-        positions: &[Vec3],
-        tris: &[[u32; 3]],
         ray: &RayPrecomp,
         t_min: f32,
         t_max: f32,
@@ -1151,18 +1146,15 @@ impl Bvh {
                         sp += 1;
                     }
                 } else {
-                    for id in self.leaf_ids((index, count)) {
-                        let [a, b, c] = tris[id as usize];
-                        if let Some(h) = intersect(
-                            ray,
-                            positions[a as usize],
-                            positions[b as usize],
-                            positions[c as usize],
-                            t_min,
-                            t_max,
-                            cull,
-                        ) {
-                            out.push((id, h));
+                    for pk in self.packs_of((index, count)) {
+                        let mut lanes = pk.used;
+                        while lanes != 0 {
+                            let k = lanes.trailing_zeros() as usize;
+                            lanes &= lanes - 1;
+                            let [a, b, c] = pk.corners(k);
+                            if let Some(h) = intersect(ray, a, b, c, t_min, t_max, cull) {
+                                out.push((pk.id[k], h));
+                            }
                         }
                     }
                 }
@@ -2053,7 +2045,7 @@ mod tests {
             assert_eq!(got, expect, "ray {i}: {ray:?} [{t_min}, {t_max}] {cull:?}");
             hits += got.is_some() as usize;
             all.clear();
-            bvh.all_hits(pos, tris, &ray, t_min, t_max, cull, &mut all);
+            bvh.all_hits(&ray, t_min, t_max, cull, &mut all);
             assert_eq!(
                 all,
                 brute_all(pos, tris, &ray, t_min, t_max, cull),
@@ -2281,7 +2273,7 @@ mod tests {
             None
         );
         let mut out = Vec::new();
-        bvh.all_hits(&[], &[], &ray, 0.0, f32::INFINITY, CullMode::None, &mut out);
+        bvh.all_hits(&ray, 0.0, f32::INFINITY, CullMode::None, &mut out);
         assert!(out.is_empty());
 
         // Only invalid triangles: NaN, inf, out-of-range index.
@@ -2465,15 +2457,7 @@ mod tests {
         let h = bvh.first_hit(&ray, 0.0, f32::INFINITY, CullMode::None);
         assert_eq!(h.map(|h| h.0), Some(0));
         let mut out = Vec::new();
-        bvh.all_hits(
-            &pos,
-            &same,
-            &ray,
-            0.0,
-            f32::INFINITY,
-            CullMode::None,
-            &mut out,
-        );
+        bvh.all_hits(&ray, 0.0, f32::INFINITY, CullMode::None, &mut out);
         assert_eq!(out.len(), 1000);
         assert!(out.iter().enumerate().all(|(i, h)| h.0 == i as u32));
     }

@@ -466,15 +466,7 @@ impl<'a> RayCaster<'a> {
                 continue;
             };
             tmp.clear();
-            m.bvh().all_hits(
-                m.positions(),
-                m.triangles(),
-                &lr.pre,
-                t_min,
-                t_max,
-                lr.cull,
-                &mut tmp,
-            );
+            m.bvh().all_hits(&lr.pre, t_min, t_max, lr.cull, &mut tmp);
             out.extend(
                 tmp.iter()
                     .map(|&(tri, h)| make_hit(scene, mesh, (&lr.world, lr.mirrored), ray, tri, h)),

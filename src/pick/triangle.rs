@@ -398,9 +398,14 @@ impl TriPack {
         pk
     }
 
+    #[inline]
     pub(crate) fn corners(&self, lane: usize) -> [Vec3; 3] {
-        let p = &self.p;
-        [0, 1, 2].map(|k| Vec3::new(p[k][0][lane], p[k][1][lane], p[k][2][lane]))
+        // (written out: `array::map` here compiled to an outlined call)
+        let c = |k: usize| {
+            let p = &self.p[k];
+            Vec3::new(p[0][lane], p[1][lane], p[2][lane])
+        };
+        [c(0), c(1), c(2)]
     }
 }
 

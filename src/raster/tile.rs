@@ -53,7 +53,8 @@ pub(crate) fn raster_band(
     let rows = (band.depth.len() / band.width) as i32;
     let size = 1i32 << TILE_ORDER;
     let w = band.width as i32;
-    for (tx, &clean) in clean.iter().enumerate().take(tiles_x) {
+    debug_assert_eq!(clean.len(), tiles_x);
+    for (tx, &clean) in clean.iter().enumerate() {
         let bin = ty * tiles_x + tx;
         let rect = [
             tx as i32 * size,

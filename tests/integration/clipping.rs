@@ -121,6 +121,32 @@ fn clipping_keeps_precision_with_huge_and_tiny_vertices() {
     }
 }
 
+/// The view of the huge-ground tests: from just above the ground, one
+/// ground corner behind the eye and two far beyond the far plane.
+fn close_above_ground() -> Camera {
+    Camera {
+        eye: Vec3::new(0.0, 1.7, 3.0),
+        target: Vec3::ZERO,
+        far: 1000.0,
+        width: 96,
+        height: 96,
+        ..camera()
+    }
+}
+
+/// One ground triangle (y = 0) about `e` units wide around the origin.
+fn ground_triangle(e: f32) -> Scene {
+    let mut s = Scene::new();
+    let p = vec![
+        Vec3::new(-e, 0.0, -e),
+        Vec3::new(e, 0.0, -e),
+        Vec3::new(0.0, 0.0, e),
+    ];
+    let m = Mesh::new("ground", p, vec![[0, 1, 2]], [9, 9, 9]).unwrap();
+    s.add_mesh(m, Transform::IDENTITY, None);
+    s
+}
+
 /// A ground triangle far wider than the view, seen from just above it
 /// (one corner behind the eye, two far beyond the far plane): where it
 /// crosses the view is a small difference of huge clip coordinates, so
@@ -133,24 +159,10 @@ fn clipping_keeps_precision_with_huge_and_tiny_vertices() {
 /// limit.)
 #[test]
 fn huge_ground_triangles_clip_to_the_ground_plane() {
-    let cam = Camera {
-        eye: Vec3::new(0.0, 1.7, 3.0),
-        target: Vec3::ZERO,
-        far: 1000.0,
-        width: 96,
-        height: 96,
-        ..camera()
-    };
+    let cam = close_above_ground();
     let mut reference = None;
     for e in [1e3f32, 1e5, 1e6, 1e7, 1e8, 1e9] {
-        let mut s = Scene::new();
-        let p = vec![
-            Vec3::new(-e, 0.0, -e),
-            Vec3::new(e, 0.0, -e),
-            Vec3::new(0.0, 0.0, e),
-        ];
-        let m = Mesh::new("ground", p, vec![[0, 1, 2]], [9, 9, 9]).unwrap();
-        s.add_mesh(m, Transform::IDENTITY, None);
+        let s = ground_triangle(e);
         let f = render(&s, &cam, RenderOptions::default()).unwrap();
         assert!(f.stats().clipped >= 1, "{e}: not clipped");
         let ids = f.ids().to_vec();
@@ -181,23 +193,9 @@ fn huge_ground_triangles_clip_to_the_ground_plane() {
 /// hit at all.
 #[test]
 fn huge_ground_triangles_ray_picks_agree_with_the_buffer() {
-    let cam = Camera {
-        eye: Vec3::new(0.0, 1.7, 3.0),
-        target: Vec3::ZERO,
-        far: 1000.0,
-        width: 96,
-        height: 96,
-        ..camera()
-    };
+    let cam = close_above_ground();
     for e in [1e3f32, 1e5, 1e6, 1e7, 1e8, 1e9] {
-        let mut s = Scene::new();
-        let p = vec![
-            Vec3::new(-e, 0.0, -e),
-            Vec3::new(e, 0.0, -e),
-            Vec3::new(0.0, 0.0, e),
-        ];
-        let m = Mesh::new("ground", p, vec![[0, 1, 2]], [9, 9, 9]).unwrap();
-        s.add_mesh(m, Transform::IDENTITY, None);
+        let s = ground_triangle(e);
         let f = render(&s, &cam, RenderOptions::default()).unwrap();
         let mut worst = 0.0f32;
         for y in 0..96 {

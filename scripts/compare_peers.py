@@ -220,9 +220,12 @@ def run_all(args):
              "commit": r.commit, "nproc": NCPU, "quick": q, "models": models,
              "cpu": cpu_model(), "uname": os.uname().release})
     t_start = time.time()
-    # the machine's own ceiling for the 2-threads-vs-1 target, before and after the models
-    r.measure("thread-ceiling", "-", "start", [sp, "bench-threads", "--threads", "2", "--json"],
-              tries=1)
+    def thread_ceiling_at(when):
+        # the machine's own ceiling for the 2-threads-vs-1 target
+        r.measure("thread-ceiling", "-", when, [sp, "bench-threads", "--threads", "2", "--json"],
+                  tries=1)
+
+    thread_ceiling_at("start")  # and at the "end", after the models
     ray_ms = {}  # (model, threads) -> softpick ray sweep ms at 360x360
     have_three = os.path.exists(os.path.join(rc, "node_modules", "three-mesh-bvh"))
     have_euc = os.path.exists(os.path.join(rust, "euc_ids"))
@@ -332,8 +335,7 @@ def run_all(args):
             for f in (spimg, img + "_embree.u32", img + "_embree1.u32", img + "_three.u32"):
                 if os.path.exists(f):
                     os.remove(f)
-    r.measure("thread-ceiling", "-", "end", [sp, "bench-threads", "--threads", "2", "--json"],
-              tries=1)
+    thread_ceiling_at("end")
     total = time.time() - t_start
     r.write({"tool": "meta-end", "total_s": round(total, 1), "failures": r.failures})
     r.results.close()

@@ -30,7 +30,7 @@ use rayon::prelude::*;
 
 use crate::camera::{clip_to_window, Camera};
 use crate::error::Error;
-use crate::frame::{Chunk, Frame, ScreenVertex, BACKGROUND};
+use crate::frame::{Chunk, Frame, ScreenVertex};
 use crate::scene::Scene;
 use bin::TileGrid;
 use clip::{Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
@@ -382,15 +382,10 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
     let run = |band: usize,
                depth: &mut [f32],
                ids: &mut [u32],
-               mut color: Option<&mut [u32]>,
+               color: Option<&mut [u32]>,
                clean: &mut [bool]| {
         let y0 = band * band_rows;
         let ty = y0 / TILE_SIZE as usize;
-        if color_stale {
-            if let Some(c) = color.as_deref_mut() {
-                c.fill(BACKGROUND);
-            }
-        }
         let mut b = tile::Band {
             y0: y0 as i32,
             width,
@@ -399,7 +394,7 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
             color,
         };
         // the band's rows lie in one row of tiles (band_rows divides TILE_SIZE)
-        tile::raster_band(&mut b, ty, tiles_x, chunks, test, clean);
+        tile::raster_band(&mut b, ty, chunks, test, clean, color_stale);
         // a tile no triangle was binned to was not drawn into: still clear
         for (tx, c) in clean.iter_mut().enumerate() {
             let bin = ty * tiles_x + tx;

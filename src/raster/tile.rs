@@ -25,12 +25,15 @@ pub(crate) struct Band<'a> {
 }
 
 impl Band<'_> {
-    /// Clears columns `a..b` of every row of the band (depth, IDs, color).
-    fn clear_columns(&mut self, a: usize, b: usize) {
+    /// Clears columns `a..b` of every row of the band: color, and with
+    /// `depth_and_ids` depth and IDs too.
+    fn clear_columns(&mut self, a: usize, b: usize, depth_and_ids: bool) {
         let width = self.width;
         for row in (0..self.depth.len()).step_by(width) {
-            self.depth[row + a..row + b].fill(1.0);
-            self.ids[row + a..row + b].fill(NO_TRIANGLE);
+            if depth_and_ids {
+                self.depth[row + a..row + b].fill(1.0);
+                self.ids[row + a..row + b].fill(NO_TRIANGLE);
+            }
             if let Some(c) = self.color.as_deref_mut() {
                 c[row + a..row + b].fill(BACKGROUND);
             }
@@ -38,22 +41,24 @@ impl Band<'_> {
     }
 }
 
-/// Draws every tile of a band, each tile's part of the band cleared right
-/// before its triangles unless `clean[tx]` says the last render left it
-/// clear (so that its pixels are in cache for the depth tests: a whole
-/// band of 1080p is larger than a core's L2 cache).
+/// Draws every tile of a band (`clean` has one flag per tile), each tile's
+/// part of the band cleared right before its triangles unless `clean[tx]`
+/// says the last render left it clear (so that its pixels are in cache for
+/// the depth tests: a whole band of 1080p is larger than a core's L2
+/// cache). `color_stale`: the last render left the color buffer as it was,
+/// so every tile's color is cleared.
 pub(crate) fn raster_band(
     band: &mut Band<'_>,
     ty: usize,
-    tiles_x: usize,
     chunks: &[Chunk],
     test: DepthTest,
     clean: &[bool],
+    color_stale: bool,
 ) {
     let rows = (band.depth.len() / band.width) as i32;
     let size = 1i32 << TILE_ORDER;
     let w = band.width as i32;
-    debug_assert_eq!(clean.len(), tiles_x);
+    let tiles_x = clean.len();
     for (tx, &clean) in clean.iter().enumerate() {
         let bin = ty * tiles_x + tx;
         let rect = [
@@ -62,8 +67,8 @@ pub(crate) fn raster_band(
             (tx as i32 * size + size - 1).min(w - 1),
             band.y0 + rows - 1,
         ];
-        if !clean {
-            band.clear_columns(rect[0] as usize, rect[2] as usize + 1);
+        if !clean || color_stale {
+            band.clear_columns(rect[0] as usize, rect[2] as usize + 1, !clean);
         }
         for chunk in chunks {
             let bin = &chunk.bins[bin];

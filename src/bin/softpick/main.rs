@@ -341,10 +341,9 @@ fn run(cmd: Command) -> Res<ExitCode> {
         Command::View(a) => return view_cmd(&a),
         Command::BenchRender(a) => bench_render_cmd(&a)?,
         Command::BenchThreads(a) => {
-            let n = a.threads.map_or_else(
-                || std::thread::available_parallelism().map_or(1, usize::from),
-                |n| n as usize,
-            );
+            let n = a
+                .threads
+                .map_or_else(rayon::current_num_threads, |n| n as usize);
             bench::print_ceiling(&bench::thread_ceiling(n, a.rounds)?, a.json)?
         }
     }

@@ -216,6 +216,19 @@ pub struct Scene {
     mesh_node: Vec<NodeId>,
     tri_offset: Vec<u32>,
     framing: Option<Aabb>,
+    flat: FlatBvh,
+}
+
+/// The lazily built BVH over all of a scene's triangles ([`Scene::flat_bvh`]).
+/// A clone starts without it (like [`Mesh`]'s own BVH), so that a copy can
+/// time building it.
+#[derive(Debug, Default)]
+struct FlatBvh(OnceLock<Bvh>);
+
+impl Clone for FlatBvh {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 impl Scene {
@@ -269,6 +282,7 @@ impl Scene {
         let last = *self.tri_offset.last().unwrap_or(&0);
         self.tri_offset.push(last + mesh.triangles.len() as u32);
         self.meshes.push(mesh);
+        self.flat = FlatBvh::default();
         self.mesh_node.push(node);
         self.nodes[node as usize].mesh = Some(id);
         id
@@ -369,10 +383,15 @@ impl Scene {
         self.tri_offset.last().copied().unwrap_or(0)
     }
 
-    /// Builds every mesh's BVH now ([`Mesh::bvh`]) instead of on the first
-    /// ray query that needs it. Meshes are built in parallel when the scene
-    /// is large; a small scene is built on the calling thread (waking the
-    /// thread pool would cost more than the build).
+    /// Builds now the BVHs that ray queries use, instead of on the first
+    /// query that needs them: with every mesh placed by the identity matrix
+    /// (as the meshes of an OBJ file are) the one BVH over all the scene's
+    /// triangles ([`Scene::flat_bvh`]), otherwise each mesh's own
+    /// ([`Mesh::bvh`]; the queries that cannot use the first, such as those
+    /// with a mesh filter, build these when they need them). Meshes are
+    /// built in parallel when the scene is large; a small scene is built on
+    /// the calling thread (waking the thread pool would cost more than the
+    /// build).
     ///
     /// ```
     /// let scene = softpick::builtin_scene();
@@ -381,7 +400,9 @@ impl Scene {
     /// ```
     pub fn build_bvhs(&self) {
         use rayon::prelude::*;
-        if (self.triangle_count() as usize) < crate::pick::bvh::PAR_BUILD_MIN {
+        if self.meshes.len() > 1 && self.at_identity() {
+            let _ = self.flat_bvh();
+        } else if (self.triangle_count() as usize) < crate::pick::bvh::PAR_BUILD_MIN {
             self.meshes.iter().for_each(|m| {
                 let _ = m.bvh();
             });
@@ -390,6 +411,43 @@ impl Scene {
                 let _ = m.bvh();
             });
         }
+    }
+
+    /// Is every mesh placed by exactly the identity matrix?
+    fn at_identity(&self) -> bool {
+        (0..self.meshes.len() as MeshId).all(|m| self.mesh_world(m) == Mat4::IDENTITY)
+    }
+
+    /// One BVH over the triangles of all meshes in their local coordinates,
+    /// its triangle indices the global ones ([`Scene::global_triangle`]);
+    /// built on first use, and the mesh's own BVH when the scene has one
+    /// mesh. Ray queries walk it instead of the meshes' BVHs when every mesh
+    /// is placed by the identity matrix (local coordinates are then world
+    /// coordinates): the same triangle tests in the same coordinates, one
+    /// walk instead of one per mesh, and the same answers (a tie in distance
+    /// goes to the lower global index, which is the lower mesh, then the
+    /// lower triangle).
+    #[must_use]
+    pub(crate) fn flat_bvh(&self) -> &Bvh {
+        if let [m] = self.meshes.as_slice() {
+            return m.bvh();
+        }
+        self.flat.0.get_or_init(|| {
+            let vertices = self.meshes.iter().map(|m| m.positions.len()).sum();
+            let mut positions = Vec::with_capacity(vertices);
+            let mut tris = Vec::with_capacity(self.triangle_count() as usize);
+            for m in &self.meshes {
+                // (indices past u32 are excluded by the build as out of range)
+                let base = u32::try_from(positions.len()).unwrap_or(u32::MAX);
+                positions.extend_from_slice(&m.positions);
+                tris.extend(
+                    m.triangles
+                        .iter()
+                        .map(|t| t.map(|v| v.saturating_add(base))),
+                );
+            }
+            Bvh::build(&positions, &tris)
+        })
     }
 
     /// First global triangle index of each mesh, plus the total at the end.

@@ -39,6 +39,7 @@
 
 use glam::{BVec3A, Mat4, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
+use crate::pick::dispatch::Avx2;
 use crate::pick::triangle::{intersect, precedes, Pack4Ray, RayPrecomp, TriHit, TriPack};
 use crate::raster::rules::CullMode;
 
@@ -535,6 +536,82 @@ pub(crate) type MeshStack = Stack<(u32, u32, f32), 16>;
 /// The traversal stack of [`Bvh::first_hit_x4`]: (node or first primitive,
 /// count, the rays entering it as a bit mask, their entry distances).
 pub(crate) type PacketStack = Stack<(u32, u32, u32, Vec4), 16>;
+
+/// The traversal stack of [`Bvh::first_hit_x8`]: (node or first primitive,
+/// count, the rays entering it as a bit mask, their entry distances).
+pub(crate) type Packet8Stack = Stack<(u32, u32, u32, [f32; 8]), 16>;
+
+/// Eight rays' box-test constants side by side (lanes: rays), for
+/// [`Bvh::first_hit_x8`]: per lane, the very operations [`QuadTest::test`]
+/// makes (FAST) for that ray, one child at a time instead of four children
+/// at once, so every decision and entry distance is the same. The rays'
+/// direction components share their signs (so do their entry planes).
+struct Packet8 {
+    o: [[f32; 8]; 3],
+    inv_near: [[f32; 8]; 3],
+    inv_far: [[f32; 8]; 3],
+    neg: [bool; 3],
+    t_min: f32,
+    avx2: Avx2,
+}
+
+impl Packet8 {
+    /// `None` unless every live ray (bit r of `live`) has a finite inverse
+    /// direction with the same signs as the others' (lanes outside `live`
+    /// take the first live ray's constants).
+    #[inline(always)]
+    fn new(rays: &[RayPrecomp; 8], live: u32, t_min: f32, avx2: Avx2) -> Option<Packet8> {
+        let first = &rays[live.trailing_zeros() as usize & 7];
+        let sign = |v: Vec3| [v.x < 0.0, v.y < 0.0, v.z < 0.0];
+        let neg = sign(first.inv_dir());
+        let (lo, hi) = (1.0 - FAR_SLACK, 1.0 + FAR_SLACK);
+        let mut p = Packet8 {
+            o: [[0.0; 8]; 3],
+            inv_near: [[0.0; 8]; 3],
+            inv_far: [[0.0; 8]; 3],
+            neg,
+            t_min,
+            avx2,
+        };
+        for (r, ray) in rays.iter().enumerate() {
+            let ray = if live >> r & 1 != 0 { ray } else { first };
+            let (o, i) = (ray.origin(), ray.inv_dir());
+            if !i.is_finite() || sign(i) != neg {
+                return None;
+            }
+            for (a, (o, i)) in [(o.x, i.x), (o.y, i.y), (o.z, i.z)].into_iter().enumerate() {
+                p.o[a][r] = o;
+                p.inv_near[a][r] = i * lo;
+                p.inv_far[a][r] = i * hi;
+            }
+        }
+        Some(p)
+    }
+
+    /// Child `K` of `q` against the eight rays, each within
+    /// `[t_min, prune[lane]]`: the rays entering it (bit mask) and their
+    /// entry distances (`+inf` in the lanes that miss it).
+    #[inline(always)]
+    fn test<const K: usize>(&self, q: &Quad, prune: &[f32; 8]) -> (u32, [f32; 8]) {
+        let mut near = [self.t_min; 8];
+        let mut far = *prune;
+        for a in 0..3 {
+            let neg = usize::from(self.neg[a]);
+            let (pn, pf) = (q.planes[a + 3 * neg][K], q.planes[a + 3 * (1 - neg)][K]);
+            let (o, i_n, i_f) = (&self.o[a], &self.inv_near[a], &self.inv_far[a]);
+            for r in 0..8 {
+                // (`max`/`min` as `Vec4::max`/`min` compute them, the
+                // comparisons written out so that they compile to single
+                // instructions)
+                let n = (pn - o[r]) * i_n[r];
+                let f = (pf - o[r]) * i_f[r];
+                near[r] = if near[r] > n { near[r] } else { n };
+                far[r] = if far[r] < f { far[r] } else { f };
+            }
+        }
+        self.avx2.le_select(&near, &far)
+    }
+}
 
 /// Per-ray constants for testing the four children of a [`Quad`] at once.
 struct QuadTest {
@@ -1104,6 +1181,134 @@ impl Bvh {
                     return out;
                 };
                 let still = rm & t_enter.cmple(Vec4::from_array(prune)).bitmask();
+                if still != 0 {
+                    (index, count, mask) = (i, c, still);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// [`Bvh::first_hit_in`] for eight rays with one cull mode and range
+    /// (bit r of `live`: ray r is to be traced): one walk of the tree for
+    /// the eight, each box tested for the eight rays side by side (the
+    /// same per-ray operations as the one-ray walk's), each triangle test
+    /// made per ray, each ray pruned by its own closest hit; so lane r
+    /// holds what [`Bvh::first_hit_in`] gives for `rays[r]`. Rays whose
+    /// direction signs differ, or that the fast box test cannot take, go
+    /// through [`Bvh::first_hit_x4`] four at a time.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn first_hit_x8(
+        &self,
+        rays: &[RayPrecomp; 8],
+        live: u32,
+        cull: CullMode,
+        t_min: f32,
+        t_max: f32,
+        stacks: (&mut Packet8Stack, &mut PacketStack, &mut MeshStack),
+        avx2: Avx2,
+    ) -> [Option<(u32, TriHit)>; 8] {
+        let mut out = [None; 8];
+        let mut live = live & 0xff;
+        for (r, ray) in rays.iter().enumerate() {
+            if !ray.is_valid() {
+                live &= !(1 << r);
+            }
+        }
+        if live == 0 || self.is_empty() || !(t_min <= t_max) {
+            return out;
+        }
+        let (stack, stack4, single) = stacks;
+        let packet = (t_min >= 0.0 && !self.is_single_leaf())
+            .then(|| Packet8::new(rays, live, t_min, avx2))
+            .flatten();
+        let Some(packet) = packet else {
+            for half in 0..2 {
+                let lane = |r: usize| {
+                    let r = 4 * half + r;
+                    (live >> r & 1 != 0).then_some((&rays[r], cull))
+                };
+                let hits = self.first_hit_x4(
+                    [lane(0), lane(1), lane(2), lane(3)],
+                    t_min,
+                    [t_max; 4],
+                    stack4,
+                    single,
+                );
+                out[4 * half..4 * half + 4].copy_from_slice(&hits);
+            }
+            return out;
+        };
+        // (written out: `array::from_fn` and `map` here compiled to
+        // outlined calls)
+        let tris4: [Pack4Ray; 8] = [
+            Pack4Ray::new(&rays[0]),
+            Pack4Ray::new(&rays[1]),
+            Pack4Ray::new(&rays[2]),
+            Pack4Ray::new(&rays[3]),
+            Pack4Ray::new(&rays[4]),
+            Pack4Ray::new(&rays[5]),
+            Pack4Ray::new(&rays[6]),
+            Pack4Ray::new(&rays[7]),
+        ];
+        let mut t_hi = [t_max; 8];
+        let mut prune = [t_max; 8];
+        stack.clear();
+        let (mut index, mut count) = self.root;
+        let mut mask = live;
+        loop {
+            if count == 0 {
+                let q = &self.quads[index as usize];
+                // (the four children written out: a loop over them kept
+                // its index in a register and chose addresses by branches)
+                let tests = [
+                    packet.test::<0>(q, &prune),
+                    packet.test::<1>(q, &prune),
+                    packet.test::<2>(q, &prune),
+                    packet.test::<3>(q, &prune),
+                ];
+                let mut order = [(0f32, 0usize); 4];
+                let mut n = 0;
+                let mut rays_of = [0u32; 4];
+                for (k, (bits, d)) in tests.iter().enumerate() {
+                    rays_of[k] = bits & mask;
+                    if rays_of[k] != 0 {
+                        self.prefetch((q.index[k], q.count[k]));
+                        // children front to back by their nearest entry
+                        // (the order only steers pruning: any order gives
+                        // the same answers)
+                        n = insert_desc(&mut order, n, avx2.min(d), k);
+                    }
+                }
+                if n != 0 {
+                    for &(_, k) in &order[..n - 1] {
+                        stack.push((q.index[k], q.count[k], rays_of[k], tests[k].1));
+                    }
+                    let k = order[n - 1].1;
+                    (index, count, mask) = (q.index[k], q.count[k], rays_of[k]);
+                    continue;
+                }
+            } else {
+                for r in set_bits(mask) {
+                    let Some((id, h)) =
+                        self.leaf_first(&rays[r], &tris4[r], (index, count), t_min, t_hi[r], cull)
+                    else {
+                        continue;
+                    };
+                    if precedes(id, h.t, out[r].map(|(bid, bh): (u32, TriHit)| (bid, bh.t))) {
+                        out[r] = Some((id, h));
+                        t_hi[r] = h.t;
+                        prune[r] = prune_bound(h.t);
+                    }
+                }
+            }
+            // Pop the next node still in range of one of its rays.
+            loop {
+                let Some((i, c, rm, t_enter)) = stack.pop() else {
+                    return out;
+                };
+                let still = rm & avx2.le_mask(&t_enter, &prune);
                 if still != 0 {
                     (index, count, mask) = (i, c, still);
                     break;

@@ -1,6 +1,7 @@
 //! The one place with `unsafe` code: rows of ray picks built a second time
-//! for the AVX2 instruction set, chosen at run time, and [`prefetch`], the
-//! cache hint of the BVH walks.
+//! for the AVX2 instruction set, chosen at run time; the eight-lane
+//! comparisons of that build's eight-ray walk ([`Avx2`]); and [`prefetch`],
+//! the cache hint of the BVH walks.
 //!
 //! A row of ray picks ([`Frame::ray_row`], with everything it calls inlined)
 //! is compiled twice: once for the baseline x86-64 target (SSE2), once with
@@ -26,15 +27,124 @@ use crate::scene::Scene;
 /// [`Frame::ray_row`], in the AVX2 build when the CPU has it.
 pub(crate) fn ray_row(frame: &Frame, scene: &Scene, x: u32, y: u32, out: &mut [Option<PickId>]) {
     #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
+    if let Some(avx2) = Avx2::detect() {
         // SAFETY: `ray_row_avx2` needs the CPU features of its
-        // `target_feature` list, and `has_avx2` has just found them all.
-        unsafe { ray_row_avx2(frame, scene, x, y, out) };
+        // `target_feature` list, and `Avx2::detect` has just found them all.
+        unsafe { ray_row_avx2(frame, scene, x, y, out, avx2) };
         return;
     }
     // the baseline build (`Frame::ray_row` itself, which the tests also
     // call as the reference for the AVX2 one)
-    frame.ray_row(scene, x, y, out);
+    frame.ray_row(scene, x, y, out, None);
+}
+
+/// Proof that the CPU has every feature of `ray_row_avx2`: made only by
+/// [`Avx2::detect`], after checking them, so that the eight-lane helpers
+/// that take one ([`Avx2::le_mask`] and the like) may use AVX instructions
+/// and stay safe to call. Costs nothing to pass around.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2(());
+
+impl Avx2 {
+    /// `Some` when the CPU has AVX2 (and the rest of `ray_row_avx2`'s list).
+    #[inline]
+    pub(crate) fn detect() -> Option<Avx2> {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            return Some(Avx2(()));
+        }
+        None
+    }
+
+    /// The lanes where `a <= b` (bit r: lane r; false with a NaN).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn le_mask(self, a: &[f32; 8], b: &[f32; 8]) -> u32 {
+        // SAFETY: `self` proves the CPU has AVX; the loads read the two
+        // arrays of eight `f32`.
+        unsafe { le_mask_avx(a, b) }
+    }
+
+    /// [`Avx2::le_mask`], and `a` in those lanes, `+inf` in the others.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn le_select(self, a: &[f32; 8], b: &[f32; 8]) -> (u32, [f32; 8]) {
+        // SAFETY: as in `le_mask`; the store writes the array of eight
+        // `f32` it is given.
+        unsafe { le_select_avx(a, b) }
+    }
+
+    /// The least of the eight lanes (as `Vec4::min` takes minima).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn min(self, a: &[f32; 8]) -> f32 {
+        // SAFETY: as in `le_mask`.
+        unsafe { min_avx(a) }
+    }
+
+    // (elsewhere an `Avx2` is never made; these only keep the callers
+    // compiling)
+    #[cfg(not(target_arch = "x86_64"))]
+    pub(crate) fn le_mask(self, a: &[f32; 8], b: &[f32; 8]) -> u32 {
+        (0..8).fold(0, |m, r| m | u32::from(a[r] <= b[r]) << r)
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    pub(crate) fn le_select(self, a: &[f32; 8], b: &[f32; 8]) -> (u32, [f32; 8]) {
+        let m = self.le_mask(a, b);
+        (
+            m,
+            std::array::from_fn(|r| if m >> r & 1 != 0 { a[r] } else { f32::INFINITY }),
+        )
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    pub(crate) fn min(self, a: &[f32; 8]) -> f32 {
+        a.iter()
+            .fold(f32::INFINITY, |m, &v| if v < m { v } else { m })
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+unsafe fn le_mask_avx(a: &[f32; 8], b: &[f32; 8]) -> u32 {
+    use std::arch::x86_64::{_mm256_cmp_ps, _mm256_loadu_ps, _mm256_movemask_ps, _CMP_LE_OQ};
+    let (a, b) = (_mm256_loadu_ps(a.as_ptr()), _mm256_loadu_ps(b.as_ptr()));
+    _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(a, b)) as u32
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+unsafe fn le_select_avx(a: &[f32; 8], b: &[f32; 8]) -> (u32, [f32; 8]) {
+    use std::arch::x86_64::{
+        _mm256_blendv_ps, _mm256_cmp_ps, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_set1_ps,
+        _mm256_storeu_ps, _CMP_LE_OQ,
+    };
+    let (va, vb) = (_mm256_loadu_ps(a.as_ptr()), _mm256_loadu_ps(b.as_ptr()));
+    let le = _mm256_cmp_ps::<_CMP_LE_OQ>(va, vb);
+    let mut out = [0f32; 8];
+    _mm256_storeu_ps(
+        out.as_mut_ptr(),
+        _mm256_blendv_ps(_mm256_set1_ps(f32::INFINITY), va, le),
+    );
+    (_mm256_movemask_ps(le) as u32, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+unsafe fn min_avx(a: &[f32; 8]) -> f32 {
+    use std::arch::x86_64::{
+        _mm256_castps256_ps128, _mm256_extractf128_ps, _mm256_loadu_ps, _mm_cvtss_f32, _mm_min_ps,
+        _mm_movehl_ps, _mm_shuffle_ps,
+    };
+    let v = _mm256_loadu_ps(a.as_ptr());
+    let m = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+    let m = _mm_min_ps(m, _mm_movehl_ps(m, m));
+    let m = _mm_min_ps(m, _mm_shuffle_ps::<0b01>(m, m));
+    _mm_cvtss_f32(m)
 }
 
 /// Does the CPU have every feature of `ray_row_avx2`?
@@ -51,8 +161,15 @@ fn has_avx2() -> bool {
 /// The AVX2 build of [`Frame::ray_row`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-fn ray_row_avx2(frame: &Frame, scene: &Scene, x: u32, y: u32, out: &mut [Option<PickId>]) {
-    frame.ray_row(scene, x, y, out);
+fn ray_row_avx2(
+    frame: &Frame,
+    scene: &Scene,
+    x: u32,
+    y: u32,
+    out: &mut [Option<PickId>],
+    avx2: Avx2,
+) {
+    frame.ray_row(scene, x, y, out, Some(avx2));
 }
 
 /// Asks the CPU to bring the cache line holding the start of `*p` into its

@@ -9,7 +9,8 @@ use std::sync::OnceLock;
 
 use glam::{DMat4, DVec4, Mat4, Vec3, Vec4};
 
-use super::bvh::{prune_bound, set_bits, MeshStack, PacketStack, Stack};
+use super::bvh::{prune_bound, set_bits, Bvh, MeshStack, Packet8Stack, PacketStack, Stack};
+use super::dispatch::Avx2;
 use super::top::{BoxRay, BoxRay4, TopLevel};
 use super::triangle::{precedes, RayPrecomp, TriHit};
 use super::{Hit, PickId};
@@ -146,8 +147,16 @@ fn local_pre(x: &MeshXform, ray: &Ray, cull: CullMode) -> Option<(RayPrecomp, Cu
     if !x.valid {
         return None;
     }
-    let o = x.inv.transform_point3(ray.origin);
-    let d = x.inv.transform_vector3(ray.direction);
+    // (the identity's inverse is the identity: the ray is its own local
+    // ray, without the matrix products)
+    let (o, d) = if x.identity {
+        (ray.origin, ray.direction)
+    } else {
+        (
+            x.inv.transform_point3(ray.origin),
+            x.inv.transform_vector3(ray.direction),
+        )
+    };
     if !o.is_finite() || !d.is_finite() || d == Vec3::ZERO {
         return None;
     }
@@ -161,6 +170,27 @@ fn local_pre(x: &MeshXform, ray: &Ray, cull: CullMode) -> Option<(RayPrecomp, Cu
 
 fn mesh_passes(opts: &RayOptions<'_>, id: MeshId) -> bool {
     opts.filter.is_none_or(|f| f(id))
+}
+
+/// The scene's one BVH over all its triangles ([`Scene::flat_bvh`]) when a
+/// first-hit query may walk it instead of the two levels: every mesh is
+/// placed by the identity matrix (the local rays are then all the world
+/// ray, see [`MeshXform::identity`]) and no mesh filter is set.
+#[inline(always)]
+fn flat<'s>(scene: &'s Scene, xforms: &Xforms, opts: &RayOptions<'_>) -> Option<&'s Bvh> {
+    (xforms.identity && opts.filter.is_none() && xforms.len() == scene.meshes().len())
+        .then(|| scene.flat_bvh())
+}
+
+/// A hit in the flat BVH (a global triangle index) as a [`RawHit`].
+#[inline(always)]
+fn flat_hit(scene: &Scene, (global, h): (u32, TriHit)) -> Option<RawHit> {
+    if scene.meshes().len() == 1 {
+        // (the mesh's own BVH)
+        return Some((0, global, h));
+    }
+    let (mesh, tri) = scene.locate(global)?;
+    Some((mesh, tri, h))
 }
 
 /// The full hit record of triangle `tri` of `mesh`, placed by `world`
@@ -223,6 +253,8 @@ fn enter(
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Xforms {
     list: Vec<MeshXform>,
+    /// Every transform is the identity (and there is at least one).
+    identity: bool,
     top: OnceLock<TopLevel>,
     view: OnceLock<Option<ViewRays>>,
 }
@@ -231,6 +263,7 @@ impl Xforms {
     /// Removes every transform (and what was built from them).
     pub(crate) fn clear(&mut self) {
         self.list.clear();
+        self.identity = false;
         self.top = OnceLock::new();
         self.view = OnceLock::new();
     }
@@ -259,6 +292,7 @@ impl Xforms {
 impl Extend<MeshXform> for Xforms {
     fn extend<I: IntoIterator<Item = MeshXform>>(&mut self, iter: I) {
         self.list.extend(iter);
+        self.identity = !self.list.is_empty() && self.list.iter().all(|x| x.identity);
         self.top = OnceLock::new();
         self.view = OnceLock::new();
     }
@@ -547,6 +581,7 @@ pub(crate) struct RowScratch {
     pub(crate) one: RayScratch,
     top4: Stack<(u32, u32, Vec4), 16>,
     mesh4: PacketStack,
+    mesh8: Packet8Stack,
 }
 
 impl RowScratch {
@@ -555,6 +590,7 @@ impl RowScratch {
             one: RayScratch::new(),
             top4: Stack::new(),
             mesh4: PacketStack::new(),
+            mesh8: Packet8Stack::new(),
         }
     }
 }
@@ -599,6 +635,34 @@ fn first_t_x4(
     if !(t_min <= t_max0) {
         return out;
     }
+    if let Some(bvh) = flat(scene, xforms, opts) {
+        // (written out, no closures: they compiled to outlined calls)
+        let x = &xforms[0];
+        let pres = [
+            local_pre(x, &rays[0], opts.cull),
+            local_pre(x, &rays[1], opts.cull),
+            local_pre(x, &rays[2], opts.cull),
+            local_pre(x, &rays[3], opts.cull),
+        ];
+        let [h0, h1, h2, h3] = bvh.first_hit_x4(
+            [
+                pres[0].as_ref().map(|(p, c)| (p, *c)),
+                pres[1].as_ref().map(|(p, c)| (p, *c)),
+                pres[2].as_ref().map(|(p, c)| (p, *c)),
+                pres[3].as_ref().map(|(p, c)| (p, *c)),
+            ],
+            t_min,
+            [t_max0; 4],
+            &mut scratch.mesh4,
+            &mut scratch.one.mesh,
+        );
+        return [
+            h0.and_then(|h| flat_hit(scene, h)),
+            h1.and_then(|h| flat_hit(scene, h)),
+            h2.and_then(|h| flat_hit(scene, h)),
+            h3.and_then(|h| flat_hit(scene, h)),
+        ];
+    }
     let nodes = &xforms.top().nodes;
     let Some(root) = nodes.first() else {
         return out;
@@ -625,6 +689,7 @@ fn first_t_x4(
         top4: stack,
         mesh4,
         one: RayScratch { mesh, .. },
+        ..
     } = scratch;
     stack.clear();
     let mut node = 0usize;
@@ -741,6 +806,46 @@ fn first_t_x4(
     }
 }
 
+/// [`first_t_in`] for eight rays through `bvh`, the scene's flat BVH
+/// ([`Bvh::first_hit_x8`]), for a query that may use it (see [`flat`]).
+#[inline(always)]
+fn first_t_x8(
+    scene: &Scene,
+    (bvh, xforms): (&Bvh, &Xforms),
+    rays: &[Ray; 8],
+    opts: &RayOptions<'_>,
+    scratch: &mut RowScratch,
+    avx2: Avx2,
+) -> [Option<RawHit>; 8] {
+    let x = &xforms[0];
+    let mut pre = [RayPrecomp::new(Vec3::ZERO, Vec3::ZERO); 8];
+    let mut live = 0u32;
+    for (r, ray) in rays.iter().enumerate() {
+        if let Some((p, _)) = local_pre(x, ray, opts.cull) {
+            pre[r] = p;
+            live |= 1 << r;
+        }
+    }
+    let hits = bvh.first_hit_x8(
+        &pre,
+        live,
+        opts.cull,
+        0.0,
+        1.0,
+        (
+            &mut scratch.mesh8,
+            &mut scratch.mesh4,
+            &mut scratch.one.mesh,
+        ),
+        avx2,
+    );
+    let mut out = [None; 8];
+    for (o, h) in out.iter_mut().zip(hits) {
+        *o = h.and_then(|h| flat_hit(scene, h));
+    }
+    out
+}
+
 /// [`first_in`] with the range given in units of the ray parameter `t`
 /// (`opts.near` and `opts.far` are not used).
 fn first_t(
@@ -777,6 +882,11 @@ fn first_t_in(
     let valid = ray.origin.is_finite() && ray.direction.is_finite();
     if !valid || ray.direction == Vec3::ZERO || !(t_min <= t_max0) {
         return None;
+    }
+    if let Some(bvh) = flat(scene, xforms, opts) {
+        let (pre, cull) = local_pre(&xforms[0], ray, opts.cull)?;
+        let hit = bvh.first_hit_in(&pre, t_min, t_max0, cull, &mut scratch.mesh)?;
+        return flat_hit(scene, hit);
     }
     let nodes = &xforms.top().nodes;
     let meshes = scene.meshes();
@@ -930,13 +1040,31 @@ impl Frame {
     /// four), the rest one by one. Inlined into both builds of
     /// `dispatch::ray_row` (this is the baseline one).
     #[inline(always)]
-    pub(crate) fn ray_row(&self, scene: &Scene, x: u32, y: u32, out: &mut [Option<PickId>]) {
+    pub(crate) fn ray_row(
+        &self,
+        scene: &Scene,
+        x: u32,
+        y: u32,
+        out: &mut [Option<PickId>],
+        avx2: Option<Avx2>,
+    ) {
         let mut scratch = RowScratch::new();
         let mut k = 0;
         while k < out.len() {
             // (a `match`, not a closure: a closure would not be inlined
             // into the AVX2 build)
-            let four = match u32::try_from(k).ok().and_then(|k| x.checked_add(k)) {
+            let px = u32::try_from(k).ok().and_then(|k| x.checked_add(k));
+            let eight = match (px, avx2) {
+                (Some(px), Some(avx2)) if out.len() - k >= 8 => {
+                    self.pick_id_ray_x8(scene, px, y, &mut out[k..], &mut scratch, avx2)
+                }
+                _ => false,
+            };
+            if eight {
+                k += 8;
+                continue;
+            }
+            let four = match px {
                 Some(px) if out.len() - k >= 4 => {
                     self.pick_id_ray_x4(scene, px, y, &mut out[k..], &mut scratch)
                 }
@@ -954,6 +1082,54 @@ impl Frame {
             );
             k += 1;
         }
+    }
+
+    /// [`Frame::pick_id_ray`] for the eight pixels `(x .. x + 8, y)` at
+    /// once through the scene's flat BVH (see `first_t_x8`), into
+    /// `out[..8]`; `false` (nothing written) when the scene's picks cannot
+    /// use that BVH or a pixel is outside the frame.
+    #[inline(always)]
+    pub(crate) fn pick_id_ray_x8(
+        &self,
+        scene: &Scene,
+        x: u32,
+        y: u32,
+        out: &mut [Option<PickId>],
+        scratch: &mut RowScratch,
+        avx2: Avx2,
+    ) -> bool {
+        if out.len() < 8 {
+            return false;
+        }
+        let Some((first, opts, view)) = self.pixel_ray(i64::from(x), i64::from(y)) else {
+            return false;
+        };
+        let Some(bvh) = flat(scene, &self.xforms, &opts) else {
+            return false;
+        };
+        if x.checked_add(7)
+            .and_then(|last| self.index(last, y))
+            .is_none()
+        {
+            return false;
+        }
+        // (written out: `array::from_fn` here compiled to an outlined call
+        // per ray, outside the AVX2 build)
+        let rays: [Ray; 8] = [
+            first,
+            view.ray(x + 1, y),
+            view.ray(x + 2, y),
+            view.ray(x + 3, y),
+            view.ray(x + 4, y),
+            view.ray(x + 5, y),
+            view.ray(x + 6, y),
+            view.ray(x + 7, y),
+        ];
+        let hits = first_t_x8(scene, (bvh, &self.xforms), &rays, &opts, scratch, avx2);
+        for ((o, hit), ray) in out.iter_mut().zip(hits).zip(&rays) {
+            *o = hit.map(|raw| view.pick_id(scene, ray, raw));
+        }
+        true
     }
 
     /// [`Frame::pick_id_ray`] for the four pixels `(x .. x + 4, y)` at once
@@ -1031,6 +1207,12 @@ mod tests {
     /// random rotations, translations and (some mirrored) scales, plus an
     /// exact duplicate of one mesh (equal-distance ties between meshes).
     fn scene(rng: &mut Rng, meshes: usize) -> Scene {
+        scene_placed(rng, meshes, false)
+    }
+
+    /// [`scene`], with every mesh placed by the identity when `identity`
+    /// (the scenes whose picks walk the flat BVH).
+    fn scene_placed(rng: &mut Rng, meshes: usize, identity: bool) -> Scene {
         let mut s = Scene::new();
         for i in 0..meshes {
             let mut p = Vec::new();
@@ -1055,7 +1237,7 @@ mod tests {
             if rng.below(4) == 0 {
                 scale.x = -scale.x;
             }
-            let tr = if rng.below(3) == 0 {
+            let tr = if identity || rng.below(3) == 0 {
                 // placed with the identity: these share one local ray
                 let off = rng.vec3(-8.0, 8.0);
                 p.iter_mut().for_each(|v| *v += off);
@@ -1153,8 +1335,10 @@ mod tests {
     fn four_ray_rows_equal_single_ray_picks() {
         let mut rng = Rng(0x4a11_0000_0000_0044);
         let mut hits = 0;
-        for round in 0..10 {
-            let s = scene(&mut rng, [1, 2, 5, 30, 120][round % 5]);
+        for round in 0..16 {
+            // (rounds 10 and on: every mesh at the identity, so the rows
+            // walk the flat BVH, eight rays at a time in the AVX2 build)
+            let s = scene_placed(&mut rng, [1, 2, 5, 30, 120][round % 5], round >= 10);
             let mut cam = Camera::auto_frame(&s.framing_bounds(), 80, 56);
             cam.eye = cam.target + rng.unit() * rng.range(8.0, 30.0);
             if round % 4 == 3 {
@@ -1174,7 +1358,7 @@ mod tests {
                     // the baseline build of the row equals the one run
                     // (the AVX2 build where the CPU has it)
                     let mut base = vec![None; len];
-                    f.ray_row(&s, x0, y, &mut base);
+                    f.ray_row(&s, x0, y, &mut base, None);
                     assert_eq!(row, base, "round {round} row {y} from {x0}");
                     for (k, got) in row.iter().enumerate() {
                         let x = i64::from(x0) + k as i64;
@@ -1185,7 +1369,47 @@ mod tests {
                 }
             }
         }
-        assert!(hits > 3000, "{hits} hits: the rays must mostly hit");
+        assert!(hits > 4000, "{hits} hits: the rays must mostly hit");
+    }
+
+    #[test]
+    fn flat_walk_equals_the_two_levels() {
+        // Every mesh at the identity: a query walks the scene's one BVH; with
+        // a filter that passes every mesh, the two levels (top level, then
+        // each mesh's BVH). Both, and the brute-force loop, agree on every
+        // ray, duplicated meshes (equal-distance ties) included.
+        let mut rng = Rng(0xf1a7_0000_0000_0008);
+        let all = |_: MeshId| true;
+        let mut hits = 0;
+        for round in 0..8 {
+            let s = scene_placed(&mut rng, [2, 7, 40, 150][round % 4], true);
+            let caster = RayCaster::new(&s);
+            for i in 0..400 {
+                let cull = [CullMode::None, CullMode::Back, CullMode::Front][i % 3];
+                // (aimed at the meshes' region, so that most rays hit)
+                let o = rng.vec3(-14.0, 14.0);
+                let ray = Ray::new(o, (rng.vec3(-8.0, 8.0) - o).normalize());
+                let near = rng.range(0.0, 3.0);
+                let flat = RayOptions {
+                    cull,
+                    near,
+                    ..RayOptions::default()
+                };
+                let two = RayOptions {
+                    filter: Some(&all),
+                    ..flat
+                };
+                // (`key`: the hits' `depth` is NaN, which `==` rejects)
+                let got = caster.first(&ray, &flat);
+                let got = got.as_ref().map(key);
+                let two = caster.first(&ray, &two);
+                assert_eq!(got, two.as_ref().map(key), "round {round} ray {i}");
+                let brute = caster.first_brute(&ray, &flat);
+                assert_eq!(got, brute.as_ref().map(key), "round {round} ray {i}");
+                hits += usize::from(got.is_some());
+            }
+        }
+        assert!(hits > 300, "{hits} hits");
     }
 
     #[test]

@@ -78,6 +78,8 @@ pub struct RayPrecomp {
     shear: Vec3,
     /// The shear as rows: `e_kx - Sx e_kz`, `e_ky - Sy e_kz`, `Sz e_kz`.
     rows: [Vec3A; 3],
+    /// See [`RayPrecomp::is_valid`].
+    valid: bool,
 }
 
 impl RayPrecomp {
@@ -142,6 +144,7 @@ impl RayPrecomp {
             axes: [KX as u8, KY as u8, KZ as u8],
             shear,
             rows,
+            valid,
         }
     }
 
@@ -164,8 +167,11 @@ impl RayPrecomp {
 
     /// `true` when the origin and direction are finite and the direction is
     /// non-zero; an invalid ray never hits.
+    #[inline(always)]
     pub fn is_valid(&self) -> bool {
-        self.origin.is_finite() && self.dir.is_finite() && self.dir != Vec3::ZERO
+        // (computed once, by `new`: `dir[kz] != 0` is `dir != 0` for a
+        // finite `dir`)
+        self.valid
     }
 
     /// The point `origin + t * dir`.

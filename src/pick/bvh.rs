@@ -556,14 +556,21 @@ struct Packet8 {
 }
 
 impl Packet8 {
-    /// `None` unless every live ray (bit r of `live`) has a finite inverse
-    /// direction with the same signs as the others' (lanes outside `live`
-    /// take the first live ray's constants).
+    /// The packet of the rays `(origin, dir)` with inverse directions
+    /// `inv`; `None` unless every live ray (bit r of `live`) has a finite
+    /// inverse direction with the same signs as the others' (lanes outside
+    /// `live` take the first live ray's constants).
     #[inline(always)]
-    fn new(rays: &[RayPrecomp; 8], live: u32, t_min: f32, avx2: Avx2) -> Option<Packet8> {
-        let first = &rays[live.trailing_zeros() as usize & 7];
+    fn new(
+        rays: &[(Vec3, Vec3); 8],
+        inv: &[Vec3; 8],
+        live: u32,
+        t_min: f32,
+        avx2: Avx2,
+    ) -> Option<Packet8> {
+        let first = live.trailing_zeros() as usize & 7;
         let sign = |v: Vec3| [v.x < 0.0, v.y < 0.0, v.z < 0.0];
-        let neg = sign(first.inv_dir());
+        let neg = sign(inv[first]);
         let (lo, hi) = (1.0 - FAR_SLACK, 1.0 + FAR_SLACK);
         let mut p = Packet8 {
             o: [[0.0; 8]; 3],
@@ -573,9 +580,9 @@ impl Packet8 {
             t_min,
             avx2,
         };
-        for (r, ray) in rays.iter().enumerate() {
-            let ray = if live >> r & 1 != 0 { ray } else { first };
-            let (o, i) = (ray.origin(), ray.inv_dir());
+        for r in 0..8 {
+            let k = if live >> r & 1 != 0 { r } else { first };
+            let (o, i) = (rays[k].0, inv[k]);
             if !i.is_finite() || sign(i) != neg {
                 return None;
             }
@@ -1189,19 +1196,22 @@ impl Bvh {
         }
     }
 
-    /// [`Bvh::first_hit_in`] for eight rays with one cull mode and range
-    /// (bit r of `live`: ray r is to be traced): one walk of the tree for
-    /// the eight, each box tested for the eight rays side by side (the
-    /// same per-ray operations as the one-ray walk's), each triangle test
-    /// made per ray, each ray pruned by its own closest hit; so lane r
-    /// holds what [`Bvh::first_hit_in`] gives for `rays[r]`. Rays whose
-    /// direction signs differ, or that the fast box test cannot take, go
-    /// through [`Bvh::first_hit_x4`] four at a time.
+    /// [`Bvh::first_hit_in`] for eight rays `origin + t * dir` with one
+    /// cull mode and range (bit r of `live`: ray r is to be traced): one
+    /// walk of the tree for the eight, each box tested for the eight rays
+    /// side by side (the same per-ray operations as the one-ray walk's),
+    /// each triangle test made per ray, each ray pruned by its own closest
+    /// hit; so lane r holds what [`Bvh::first_hit_in`] gives for
+    /// `RayPrecomp::new(rays[r].0, rays[r].1)`. That precomputation is made
+    /// for a ray when it first reaches a leaf (a ray that misses every box
+    /// never needs it). Rays whose direction signs differ, or that the fast
+    /// box test cannot take, go through [`Bvh::first_hit_x4`] four at a
+    /// time.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn first_hit_x8(
         &self,
-        rays: &[RayPrecomp; 8],
+        rays: &[(Vec3, Vec3); 8],
         live: u32,
         cull: CullMode,
         t_min: f32,
@@ -1210,25 +1220,30 @@ impl Bvh {
         avx2: Avx2,
     ) -> [Option<(u32, TriHit)>; 8] {
         let mut out = [None; 8];
+        // (the validity `RayPrecomp::new` finds, and its inverse direction)
         let mut live = live & 0xff;
-        for (r, ray) in rays.iter().enumerate() {
-            if !ray.is_valid() {
+        let mut inv = [Vec3::ZERO; 8];
+        for (r, &(o, d)) in rays.iter().enumerate() {
+            if !(o.is_finite() && d.is_finite() && d != Vec3::ZERO) {
                 live &= !(1 << r);
             }
+            inv[r] = Vec3A::from(d).recip().into();
         }
         if live == 0 || self.is_empty() || !(t_min <= t_max) {
             return out;
         }
         let (stack, stack4, single) = stacks;
         let packet = (t_min >= 0.0 && !self.is_single_leaf())
-            .then(|| Packet8::new(rays, live, t_min, avx2))
+            .then(|| Packet8::new(rays, &inv, live, t_min, avx2))
             .flatten();
         let Some(packet) = packet else {
             for half in 0..2 {
-                let lane = |r: usize| {
-                    let r = 4 * half + r;
-                    (live >> r & 1 != 0).then_some((&rays[r], cull))
+                let pre = |r: usize| {
+                    let (o, d) = rays[4 * half + r];
+                    RayPrecomp::new(o, d)
                 };
+                let pres = [pre(0), pre(1), pre(2), pre(3)];
+                let lane = |r: usize| (live >> (4 * half + r) & 1 != 0).then_some((&pres[r], cull));
                 let hits = self.first_hit_x4(
                     [lane(0), lane(1), lane(2), lane(3)],
                     t_min,
@@ -1240,18 +1255,9 @@ impl Bvh {
             }
             return out;
         };
-        // (written out: `array::from_fn` and `map` here compiled to
-        // outlined calls)
-        let tris4: [Pack4Ray; 8] = [
-            Pack4Ray::new(&rays[0]),
-            Pack4Ray::new(&rays[1]),
-            Pack4Ray::new(&rays[2]),
-            Pack4Ray::new(&rays[3]),
-            Pack4Ray::new(&rays[4]),
-            Pack4Ray::new(&rays[5]),
-            Pack4Ray::new(&rays[6]),
-            Pack4Ray::new(&rays[7]),
-        ];
+        // each ray's triangle-test constants, once it reaches a leaf
+        let mut prep: [Option<(RayPrecomp, Pack4Ray)>; 8] =
+            [None, None, None, None, None, None, None, None];
         let mut t_hi = [t_max; 8];
         let mut prune = [t_max; 8];
         stack.clear();
@@ -1291,8 +1297,18 @@ impl Bvh {
                 }
             } else {
                 for r in set_bits(mask) {
+                    // (not `get_or_insert_with`, which compiled to an
+                    // outlined call)
+                    if prep[r].is_none() {
+                        let pre = RayPrecomp::new(rays[r].0, rays[r].1);
+                        let tris = Pack4Ray::new(&pre);
+                        prep[r] = Some((pre, tris));
+                    }
+                    let Some((pre, tris)) = &prep[r] else {
+                        continue;
+                    };
                     let Some((id, h)) =
-                        self.leaf_first(&rays[r], &tris4[r], (index, count), t_min, t_hi[r], cull)
+                        self.leaf_first(pre, tris, (index, count), t_min, t_hi[r], cull)
                     else {
                         continue;
                     };
@@ -2589,6 +2605,81 @@ mod tests {
             }
         }
         assert!(hits > 4000, "{hits}");
+    }
+
+    #[test]
+    fn eight_ray_walk_equals_one_ray_walks() {
+        // (the eight-ray walk runs only in the AVX2 build, on a CPU with it)
+        let Some(avx2) = crate::pick::dispatch::Avx2::detect() else {
+            return;
+        };
+        let mut rng = Rng(0x4a11_0000_0000_0008);
+        let (sphere_p, sphere_t) = uv_sphere(60, 40, Vec3::new(0.3, -0.2, 0.1), 2.0);
+        let (grid_p, grid_t) = crate::pick::test_util::grid(24, 0.4, &mut rng);
+        let (small_p, small_t) = uv_sphere(2, 3, Vec3::ZERO, 1.0); // one leaf
+        let meshes = [
+            (sphere_p, sphere_t),
+            (grid_p, grid_t),
+            soup(3000, &mut rng),
+            (small_p, small_t),
+        ];
+        let culls = [CullMode::None, CullMode::Back, CullMode::Front];
+        let mut stacks = (Packet8Stack::new(), PacketStack::new(), MeshStack::new());
+        let mut hits = 0;
+        for (pos, tris) in &meshes {
+            let bvh = Bvh::build(pos, tris);
+            let b = bvh.root_bounds();
+            for i in 0..1500 {
+                // a bundle from one origin (as a row of pixels' rays), some
+                // with mixed direction signs, a zero component, a NaN
+                let o = in_box(
+                    &mut rng,
+                    &Aabb {
+                        min: b.min * 3.0,
+                        max: b.max * 3.0,
+                    },
+                );
+                let target = in_box(&mut rng, &b);
+                let step = rng.vec3(-0.05, 0.05) * if i % 5 == 0 { 20.0 } else { 1.0 };
+                let rays: [(Vec3, Vec3); 8] = std::array::from_fn(|r| {
+                    let mut d = target + step * r as f32 - o;
+                    if i % 50 == 1 && r == 2 {
+                        d.y = 0.0;
+                    }
+                    if i % 70 == 3 && r == 5 {
+                        d.x = f32::NAN;
+                    }
+                    if i % 3 == 0 {
+                        (in_box(&mut rng, &b) * 2.0, rng.unit())
+                    } else {
+                        (o, d)
+                    }
+                });
+                let t_min = if i % 7 == 0 { 0.5 } else { 0.0 };
+                let t_max = [f32::INFINITY, 1.0, 2.5][rng.below(3)];
+                let cull = culls[rng.below(3)];
+                let live = rng.below(256) as u32 | if i % 2 == 0 { 0xff } else { 0 };
+                let got = bvh.first_hit_x8(
+                    &rays,
+                    live,
+                    cull,
+                    t_min,
+                    t_max,
+                    (&mut stacks.0, &mut stacks.1, &mut stacks.2),
+                    avx2,
+                );
+                for r in 0..8 {
+                    let want = if live >> r & 1 != 0 {
+                        bvh.first_hit(&RayPrecomp::new(rays[r].0, rays[r].1), t_min, t_max, cull)
+                    } else {
+                        None
+                    };
+                    assert_eq!(got[r], want, "packet {i} lane {r}");
+                    hits += usize::from(want.is_some());
+                }
+            }
+        }
+        assert!(hits > 8000, "{hits}");
     }
 
     #[test]

@@ -175,7 +175,8 @@ fn mesh_passes(opts: &RayOptions<'_>, id: MeshId) -> bool {
 /// The scene's one BVH over all its triangles ([`Scene::flat_bvh`]) when a
 /// first-hit query may walk it instead of the two levels: every mesh is
 /// placed by the identity matrix (the local rays are then all the world
-/// ray, see [`MeshXform::identity`]) and no mesh filter is set.
+/// ray, see [`MeshXform::identity`]), every transform is valid (none of
+/// the meshes is skipped) and no mesh filter is set.
 #[inline(always)]
 fn flat<'s>(scene: &'s Scene, xforms: &Xforms, opts: &RayOptions<'_>) -> Option<&'s Bvh> {
     (xforms.identity && opts.filter.is_none() && xforms.len() == scene.meshes().len())
@@ -253,7 +254,8 @@ fn enter(
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Xforms {
     list: Vec<MeshXform>,
-    /// Every transform is the identity (and there is at least one).
+    /// Every transform is the identity and valid (and there is at least
+    /// one): the condition of the flat walk, see [`flat`].
     identity: bool,
     top: OnceLock<TopLevel>,
     view: OnceLock<Option<ViewRays>>,
@@ -292,7 +294,7 @@ impl Xforms {
 impl Extend<MeshXform> for Xforms {
     fn extend<I: IntoIterator<Item = MeshXform>>(&mut self, iter: I) {
         self.list.extend(iter);
-        self.identity = !self.list.is_empty() && self.list.iter().all(|x| x.identity);
+        self.identity = !self.list.is_empty() && self.list.iter().all(|x| x.identity && x.valid);
         self.top = OnceLock::new();
         self.view = OnceLock::new();
     }
@@ -811,23 +813,27 @@ fn first_t_x4(
 #[inline(always)]
 fn first_t_x8(
     scene: &Scene,
-    (bvh, xforms): (&Bvh, &Xforms),
+    bvh: &Bvh,
     rays: &[Ray; 8],
     opts: &RayOptions<'_>,
     scratch: &mut RowScratch,
     avx2: Avx2,
 ) -> [Option<RawHit>; 8] {
-    let x = &xforms[0];
-    let mut pre = [RayPrecomp::new(Vec3::ZERO, Vec3::ZERO); 8];
-    let mut live = 0u32;
-    for (r, ray) in rays.iter().enumerate() {
-        if let Some((p, _)) = local_pre(x, ray, opts.cull) {
-            pre[r] = p;
-            live |= 1 << r;
-        }
-    }
+    // (every mesh at the identity: each ray is its own local ray, see
+    // `local_pre`, whose validity checks the walk makes)
+    let live = 0xff;
+    let local = [
+        (rays[0].origin, rays[0].direction),
+        (rays[1].origin, rays[1].direction),
+        (rays[2].origin, rays[2].direction),
+        (rays[3].origin, rays[3].direction),
+        (rays[4].origin, rays[4].direction),
+        (rays[5].origin, rays[5].direction),
+        (rays[6].origin, rays[6].direction),
+        (rays[7].origin, rays[7].direction),
+    ];
     let hits = bvh.first_hit_x8(
-        &pre,
+        &local,
         live,
         opts.cull,
         0.0,
@@ -1125,7 +1131,7 @@ impl Frame {
             view.ray(x + 6, y),
             view.ray(x + 7, y),
         ];
-        let hits = first_t_x8(scene, (bvh, &self.xforms), &rays, &opts, scratch, avx2);
+        let hits = first_t_x8(scene, bvh, &rays, &opts, scratch, avx2);
         for ((o, hit), ray) in out.iter_mut().zip(hits).zip(&rays) {
             *o = hit.map(|raw| view.pick_id(scene, ray, raw));
         }

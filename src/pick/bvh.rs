@@ -541,6 +541,40 @@ pub(crate) type PacketStack = Stack<(u32, u32, u32, Vec4), 16>;
 /// count, the rays entering it as a bit mask, their entry distances).
 pub(crate) type Packet8Stack = Stack<(u32, u32, u32, [f32; 8]), 16>;
 
+/// Eight rays `origin + t * dir` side by side: per axis, the eight origins'
+/// and directions' components (lanes: rays), for [`Bvh::first_hit_x8`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Rays8 {
+    pub(crate) o: [[f32; 8]; 3],
+    pub(crate) d: [[f32; 8]; 3],
+}
+
+impl Rays8 {
+    /// Ray `r`'s origin.
+    #[inline(always)]
+    pub(crate) fn origin(&self, r: usize) -> Vec3 {
+        Vec3::new(self.o[0][r], self.o[1][r], self.o[2][r])
+    }
+
+    /// Ray `r`'s direction.
+    #[inline(always)]
+    pub(crate) fn dir(&self, r: usize) -> Vec3 {
+        Vec3::new(self.d[0][r], self.d[1][r], self.d[2][r])
+    }
+
+    /// Sets ray `r`.
+    #[cfg(test)]
+    pub(crate) fn set(&mut self, r: usize, origin: Vec3, dir: Vec3) {
+        for (a, (o, d)) in [(origin.x, dir.x), (origin.y, dir.y), (origin.z, dir.z)]
+            .into_iter()
+            .enumerate()
+        {
+            self.o[a][r] = o;
+            self.d[a][r] = d;
+        }
+    }
+}
+
 /// Eight rays' box-test constants side by side (lanes: rays), for
 /// [`Bvh::first_hit_x8`]: per lane, the very operations [`QuadTest::test`]
 /// makes (FAST) for that ray, one child at a time instead of four children
@@ -556,40 +590,49 @@ struct Packet8 {
 }
 
 impl Packet8 {
-    /// The packet of the rays `(origin, dir)` with inverse directions
-    /// `inv`; `None` unless every live ray (bit r of `live`) has a finite
-    /// inverse direction with the same signs as the others' (lanes outside
-    /// `live` take the first live ray's constants).
+    /// The packet of `rays` with inverse directions `inv`; `None` unless
+    /// every live ray (bit r of `live`) has a finite inverse direction, with
+    /// the same signs as the others'. (The lanes outside `live` hold
+    /// whatever they hold: their results are never read.)
     #[inline(always)]
     fn new(
-        rays: &[(Vec3, Vec3); 8],
-        inv: &[Vec3; 8],
+        rays: &Rays8,
+        inv: &[[f32; 8]; 3],
         live: u32,
         t_min: f32,
         avx2: Avx2,
     ) -> Option<Packet8> {
-        let first = live.trailing_zeros() as usize & 7;
-        let sign = |v: Vec3| [v.x < 0.0, v.y < 0.0, v.z < 0.0];
-        let neg = sign(inv[first]);
+        // (lane loops and eight-lane masks: no per-lane branches)
+        let mut zero = [0f32; 8];
+        for i in inv {
+            for r in 0..8 {
+                zero[r] += i[r] * 0.0; // NaN unless finite
+            }
+        }
+        if live & !avx2.le_mask(&zero, &[0.0; 8]) != 0 {
+            return None;
+        }
+        let mut neg = [false; 3];
+        for (a, i) in inv.iter().enumerate() {
+            let negative = !avx2.le_mask(&[0.0; 8], i) & live;
+            if negative != 0 && negative != live {
+                return None;
+            }
+            neg[a] = negative != 0;
+        }
         let (lo, hi) = (1.0 - FAR_SLACK, 1.0 + FAR_SLACK);
         let mut p = Packet8 {
-            o: [[0.0; 8]; 3],
-            inv_near: [[0.0; 8]; 3],
-            inv_far: [[0.0; 8]; 3],
+            o: rays.o,
+            inv_near: *inv,
+            inv_far: *inv,
             neg,
             t_min,
             avx2,
         };
-        for r in 0..8 {
-            let k = if live >> r & 1 != 0 { r } else { first };
-            let (o, i) = (rays[k].0, inv[k]);
-            if !i.is_finite() || sign(i) != neg {
-                return None;
-            }
-            for (a, (o, i)) in [(o.x, i.x), (o.y, i.y), (o.z, i.z)].into_iter().enumerate() {
-                p.o[a][r] = o;
-                p.inv_near[a][r] = i * lo;
-                p.inv_far[a][r] = i * hi;
+        for a in 0..3 {
+            for r in 0..8 {
+                p.inv_near[a][r] *= lo;
+                p.inv_far[a][r] *= hi;
             }
         }
         Some(p)
@@ -1196,22 +1239,22 @@ impl Bvh {
         }
     }
 
-    /// [`Bvh::first_hit_in`] for eight rays `origin + t * dir` with one
-    /// cull mode and range (bit r of `live`: ray r is to be traced): one
-    /// walk of the tree for the eight, each box tested for the eight rays
-    /// side by side (the same per-ray operations as the one-ray walk's),
-    /// each triangle test made per ray, each ray pruned by its own closest
-    /// hit; so lane r holds what [`Bvh::first_hit_in`] gives for
-    /// `RayPrecomp::new(rays[r].0, rays[r].1)`. That precomputation is made
-    /// for a ray when it first reaches a leaf (a ray that misses every box
-    /// never needs it). Rays whose direction signs differ, or that the fast
-    /// box test cannot take, go through [`Bvh::first_hit_x4`] four at a
-    /// time.
+    /// [`Bvh::first_hit_in`] for eight rays with one cull mode and range
+    /// (bit r of `live`: ray r is to be traced): one walk of the tree for
+    /// the eight, each box tested for the eight rays side by side (the
+    /// same per-ray operations as the one-ray walk's), each triangle test
+    /// made per ray, each ray pruned by its own closest hit; so lane r
+    /// holds what [`Bvh::first_hit_in`] gives for
+    /// `RayPrecomp::new(rays.origin(r), rays.dir(r))`. That precomputation
+    /// is made for a ray when it first reaches a leaf (a ray that misses
+    /// every box never needs it). Rays whose direction signs differ, or
+    /// that the fast box test cannot take, go through
+    /// [`Bvh::first_hit_x4`] four at a time.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn first_hit_x8(
         &self,
-        rays: &[(Vec3, Vec3); 8],
+        rays: &Rays8,
         live: u32,
         cull: CullMode,
         t_min: f32,
@@ -1220,15 +1263,21 @@ impl Bvh {
         avx2: Avx2,
     ) -> [Option<(u32, TriHit)>; 8] {
         let mut out = [None; 8];
-        // (the validity `RayPrecomp::new` finds, and its inverse direction)
-        let mut live = live & 0xff;
-        let mut inv = [Vec3::ZERO; 8];
-        for (r, &(o, d)) in rays.iter().enumerate() {
-            if !(o.is_finite() && d.is_finite() && d != Vec3::ZERO) {
-                live &= !(1 << r);
+        // The validity `RayPrecomp::new` finds (finite origin and
+        // direction, non-zero direction), lane by lane, and the inverse
+        // directions as it computes them.
+        let (mut zero, mut len) = ([0f32; 8], [0f32; 8]);
+        let mut inv = [[0f32; 8]; 3];
+        for ((o, d), inv) in rays.o.iter().zip(&rays.d).zip(&mut inv) {
+            for r in 0..8 {
+                zero[r] += o[r] * 0.0 + d[r] * 0.0; // NaN unless finite
+                len[r] += d[r].abs();
+                inv[r] = 1.0 / d[r];
             }
-            inv[r] = Vec3A::from(d).recip().into();
         }
+        let finite = avx2.le_mask(&zero, &[0.0; 8]);
+        let zero_dir = avx2.le_mask(&len, &[0.0; 8]);
+        let live = live & finite & !zero_dir & 0xff;
         if live == 0 || self.is_empty() || !(t_min <= t_max) {
             return out;
         }
@@ -1238,10 +1287,8 @@ impl Bvh {
             .flatten();
         let Some(packet) = packet else {
             for half in 0..2 {
-                let pre = |r: usize| {
-                    let (o, d) = rays[4 * half + r];
-                    RayPrecomp::new(o, d)
-                };
+                let pre =
+                    |r: usize| RayPrecomp::new(rays.origin(4 * half + r), rays.dir(4 * half + r));
                 let pres = [pre(0), pre(1), pre(2), pre(3)];
                 let lane = |r: usize| (live >> (4 * half + r) & 1 != 0).then_some((&pres[r], cull));
                 let hits = self.first_hit_x4(
@@ -1300,7 +1347,7 @@ impl Bvh {
                     // (not `get_or_insert_with`, which compiled to an
                     // outlined call)
                     if prep[r].is_none() {
-                        let pre = RayPrecomp::new(rays[r].0, rays[r].1);
+                        let pre = RayPrecomp::new(rays.origin(r), rays.dir(r));
                         let tris = Pack4Ray::new(&pre);
                         prep[r] = Some((pre, tris));
                     }
@@ -2641,7 +2688,7 @@ mod tests {
                 );
                 let target = in_box(&mut rng, &b);
                 let step = rng.vec3(-0.05, 0.05) * if i % 5 == 0 { 20.0 } else { 1.0 };
-                let rays: [(Vec3, Vec3); 8] = std::array::from_fn(|r| {
+                let lanes: [(Vec3, Vec3); 8] = std::array::from_fn(|r| {
                     let mut d = target + step * r as f32 - o;
                     if i % 50 == 1 && r == 2 {
                         d.y = 0.0;
@@ -2655,6 +2702,10 @@ mod tests {
                         (o, d)
                     }
                 });
+                let mut rays = Rays8::default();
+                for (r, &(o, d)) in lanes.iter().enumerate() {
+                    rays.set(r, o, d);
+                }
                 let t_min = if i % 7 == 0 { 0.5 } else { 0.0 };
                 let t_max = [f32::INFINITY, 1.0, 2.5][rng.below(3)];
                 let cull = culls[rng.below(3)];
@@ -2670,7 +2721,7 @@ mod tests {
                 );
                 for r in 0..8 {
                     let want = if live >> r & 1 != 0 {
-                        bvh.first_hit(&RayPrecomp::new(rays[r].0, rays[r].1), t_min, t_max, cull)
+                        bvh.first_hit(&RayPrecomp::new(lanes[r].0, lanes[r].1), t_min, t_max, cull)
                     } else {
                         None
                     };

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use glam::{DMat4, DVec4, Mat4, Vec3, Vec4};
 
-use super::bvh::{prune_bound, set_bits, Bvh, MeshStack, Packet8Stack, PacketStack, Stack};
+use super::bvh::{prune_bound, set_bits, Bvh, MeshStack, Packet8Stack, PacketStack, Rays8, Stack};
 use super::dispatch::Avx2;
 use super::top::{BoxRay, BoxRay4, TopLevel};
 use super::triangle::{precedes, RayPrecomp, TriHit};
@@ -354,6 +354,42 @@ impl ViewRays {
         };
         let (near, far_point) = (point(self.near_w), point(self.far_w));
         Ray::new(near, far_point - near)
+    }
+
+    /// [`ViewRays::ray`] of the eight pixels `(x .. x + 8, y)` (the same
+    /// operations per ray, lane by lane).
+    #[inline(always)]
+    fn rays8(&self, x: u32, y: u32) -> Rays8 {
+        let ny = 1.0 - (f64::from(y) + 0.5) * self.sy;
+        let (c0, c1) = (self.c0.to_array(), self.c1.to_array());
+        let (near_w, far_w) = (self.near_w.to_array(), self.far_w.to_array());
+        let mut a = [[0f64; 8]; 4];
+        for (k, a) in a.iter_mut().enumerate() {
+            for (r, a) in a.iter_mut().enumerate() {
+                let nx = (f64::from(x.wrapping_add(r as u32)) + 0.5) * self.sx - 1.0;
+                *a = c0[k] * nx + c1[k] * ny;
+            }
+        }
+        let mut out = Rays8::default();
+        let mut near = [[0f32; 8]; 3];
+        for (w, far) in [(near_w, false), (far_w, true)] {
+            let mut inv_w = [0f64; 8];
+            for r in 0..8 {
+                inv_w[r] = 1.0 / (a[3][r] + w[3]);
+            }
+            for k in 0..3 {
+                for r in 0..8 {
+                    let p = ((a[k][r] + w[k]) * inv_w[r]) as f32;
+                    if far {
+                        out.d[k][r] = p - near[k][r];
+                    } else {
+                        near[k][r] = p;
+                    }
+                }
+            }
+        }
+        out.o = near;
+        out
     }
 
     /// The compact pick of a pixel ray's first hit, its depth that of the
@@ -814,27 +850,16 @@ fn first_t_x4(
 fn first_t_x8(
     scene: &Scene,
     bvh: &Bvh,
-    rays: &[Ray; 8],
+    rays: &Rays8,
     opts: &RayOptions<'_>,
     scratch: &mut RowScratch,
     avx2: Avx2,
 ) -> [Option<RawHit>; 8] {
     // (every mesh at the identity: each ray is its own local ray, see
     // `local_pre`, whose validity checks the walk makes)
-    let live = 0xff;
-    let local = [
-        (rays[0].origin, rays[0].direction),
-        (rays[1].origin, rays[1].direction),
-        (rays[2].origin, rays[2].direction),
-        (rays[3].origin, rays[3].direction),
-        (rays[4].origin, rays[4].direction),
-        (rays[5].origin, rays[5].direction),
-        (rays[6].origin, rays[6].direction),
-        (rays[7].origin, rays[7].direction),
-    ];
     let hits = bvh.first_hit_x8(
-        &local,
-        live,
+        rays,
+        0xff,
         opts.cull,
         0.0,
         1.0,
@@ -1107,7 +1132,7 @@ impl Frame {
         if out.len() < 8 {
             return false;
         }
-        let Some((first, opts, view)) = self.pixel_ray(i64::from(x), i64::from(y)) else {
+        let Some((_, opts, view)) = self.pixel_ray(i64::from(x), i64::from(y)) else {
             return false;
         };
         let Some(bvh) = flat(scene, &self.xforms, &opts) else {
@@ -1119,21 +1144,11 @@ impl Frame {
         {
             return false;
         }
-        // (written out: `array::from_fn` here compiled to an outlined call
-        // per ray, outside the AVX2 build)
-        let rays: [Ray; 8] = [
-            first,
-            view.ray(x + 1, y),
-            view.ray(x + 2, y),
-            view.ray(x + 3, y),
-            view.ray(x + 4, y),
-            view.ray(x + 5, y),
-            view.ray(x + 6, y),
-            view.ray(x + 7, y),
-        ];
+        let rays = view.rays8(x, y);
         let hits = first_t_x8(scene, bvh, &rays, &opts, scratch, avx2);
-        for ((o, hit), ray) in out.iter_mut().zip(hits).zip(&rays) {
-            *o = hit.map(|raw| view.pick_id(scene, ray, raw));
+        for (r, (o, hit)) in out.iter_mut().zip(hits).enumerate() {
+            let ray = Ray::new(rays.origin(r), rays.dir(r));
+            *o = hit.map(|raw| view.pick_id(scene, &ray, raw));
         }
         true
     }

@@ -183,14 +183,16 @@ fn flat<'s>(scene: &'s Scene, xforms: &Xforms, opts: &RayOptions<'_>) -> Option<
         .then(|| scene.flat_bvh())
 }
 
-/// A hit in the flat BVH (a global triangle index) as a [`RawHit`].
+/// A hit in the flat BVH (a global triangle index) as a [`RawHit`];
+/// `hint`: the mesh to try first, set to the mesh found.
 #[inline(always)]
-fn flat_hit(scene: &Scene, (global, h): (u32, TriHit)) -> Option<RawHit> {
+fn flat_hit(scene: &Scene, (global, h): (u32, TriHit), hint: &mut MeshId) -> Option<RawHit> {
     if scene.meshes().len() == 1 {
         // (the mesh's own BVH)
         return Some((0, global, h));
     }
-    let (mesh, tri) = scene.locate(global)?;
+    let (mesh, tri) = scene.locate_from(global, *hint)?;
+    *hint = mesh;
     Some((mesh, tri, h))
 }
 
@@ -620,6 +622,8 @@ pub(crate) struct RowScratch {
     top4: Stack<(u32, u32, Vec4), 16>,
     mesh4: PacketStack,
     mesh8: Packet8Stack,
+    /// The mesh of the row's last flat-walk hit (see `flat_hit`).
+    mesh_hint: MeshId,
 }
 
 impl RowScratch {
@@ -629,6 +633,7 @@ impl RowScratch {
             top4: Stack::new(),
             mesh4: PacketStack::new(),
             mesh8: Packet8Stack::new(),
+            mesh_hint: 0,
         }
     }
 }
@@ -695,10 +700,10 @@ fn first_t_x4(
             &mut scratch.one.mesh,
         );
         return [
-            h0.and_then(|h| flat_hit(scene, h)),
-            h1.and_then(|h| flat_hit(scene, h)),
-            h2.and_then(|h| flat_hit(scene, h)),
-            h3.and_then(|h| flat_hit(scene, h)),
+            h0.and_then(|h| flat_hit(scene, h, &mut scratch.mesh_hint)),
+            h1.and_then(|h| flat_hit(scene, h, &mut scratch.mesh_hint)),
+            h2.and_then(|h| flat_hit(scene, h, &mut scratch.mesh_hint)),
+            h3.and_then(|h| flat_hit(scene, h, &mut scratch.mesh_hint)),
         ];
     }
     let nodes = &xforms.top().nodes;
@@ -872,7 +877,7 @@ fn first_t_x8(
     );
     let mut out = [None; 8];
     for (o, h) in out.iter_mut().zip(hits) {
-        *o = h.and_then(|h| flat_hit(scene, h));
+        *o = h.and_then(|h| flat_hit(scene, h, &mut scratch.mesh_hint));
     }
     out
 }
@@ -917,7 +922,7 @@ fn first_t_in(
     if let Some(bvh) = flat(scene, xforms, opts) {
         let (pre, cull) = local_pre(&xforms[0], ray, opts.cull)?;
         let hit = bvh.first_hit_in(&pre, t_min, t_max0, cull, &mut scratch.mesh)?;
-        return flat_hit(scene, hit);
+        return flat_hit(scene, hit, &mut 0);
     }
     let nodes = &xforms.top().nodes;
     let meshes = scene.meshes();

@@ -399,14 +399,13 @@ impl Scene {
     }
 
     /// Builds now the BVHs that ray queries use, instead of on the first
-    /// query that needs them: with every mesh placed by the identity matrix
-    /// (as the meshes of an OBJ file are) the one BVH over all the scene's
-    /// triangles ([`Scene::flat_bvh`]), otherwise each mesh's own
-    /// ([`Mesh::bvh`]; the queries that cannot use the first, such as those
-    /// with a mesh filter, build these when they need them). Meshes are
-    /// built in parallel when the scene is large; a small scene is built on
-    /// the calling thread (waking the thread pool would cost more than the
-    /// build).
+    /// query that needs them: with several meshes all placed by the identity
+    /// matrix (as the meshes of an OBJ file are), the one BVH over all the
+    /// scene's triangles that their first-hit queries walk; otherwise each
+    /// mesh's own ([`Mesh::bvh`], which the queries that cannot walk the
+    /// first, such as those with a mesh filter, build when they need them).
+    /// Large scenes are built in parallel; a small scene on the calling
+    /// thread (waking the thread pool would cost more than the build).
     ///
     /// ```
     /// let scene = softpick::builtin_scene();

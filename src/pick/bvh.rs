@@ -29,7 +29,13 @@
 //!   `first_hit` tests a leaf's triangles four at a time, each lane
 //!   computing exactly what [`intersect`] computes. Results are exactly
 //!   those of a brute-force loop over all triangles (box tests are
-//!   conservative: exits are rounded outward).
+//!   conservative: exits are rounded outward). Coherent rays (rows of
+//!   pixels) walk the tree together: four at a time, each ray testing a
+//!   node's four children at once, or, in the AVX2 build, eight at a time
+//!   with the rays side by side (one child box against the eight rays per
+//!   test, the masks through [`crate::pick::dispatch`]'s `Avx2` token); each
+//!   ray keeps its own decisions and closest hit, so every lane's answer is
+//!   its one-ray walk's.
 //!
 //! Besides its nodes, the BVH keeps a copy of the leaves' triangles (index
 //! and corners) in leaf order, four to a pack (about 40 bytes per

@@ -3,6 +3,15 @@
 //! with w = 0, so the ray parameter t is the same in both spaces), rejected
 //! by the mesh's local bounds (slab test), then traced through the mesh's
 //! BVH with the watertight ray–triangle test of [`super::triangle`].
+//!
+//! When every mesh sits at the identity (and no mesh filter is set), the
+//! local rays are all the world ray, and first hits walk instead the one
+//! BVH over all the scene's triangles ([`Scene::flat_bvh`], global triangle
+//! indices): the same triangle tests in the same coordinates, the same tie
+//! rule (a lower global index is a lower mesh, then a lower triangle), one
+//! walk instead of one per mesh. Rows of pixel rays walk four rays at a
+//! time ([`Bvh`]'s four-ray walk); in the AVX2 build, the flat BVH eight at
+//! a time (lanes: rays, see `Bvh::first_hit_x8`).
 
 use std::borrow::Cow;
 use std::sync::OnceLock;

@@ -60,7 +60,7 @@ fuzz_target!(|data: &[u8]| {
         }
         let _ = frame.pick_all(&scene, x, y);
     }
-    // rows of ray picks (four pixels per BVH walk) equal single ray picks,
+    // rows of ray picks (four or eight pixels per BVH walk) equal single ray picks,
     // rows running off the frame included; depths compared bit for bit (a
     // hit whose window depth overflows is NaN on both sides, and NaN != NaN)
     let key =

@@ -95,6 +95,23 @@ pub(crate) fn prune_bound(t: f32) -> f32 {
     t + t.abs() * PRUNE_SLACK
 }
 
+/// Keeps the hit `(id, h)` of a ray as its closest when it precedes the
+/// closest so far (see [`precedes`]), narrowing the ray's range end and box
+/// pruning bound to it.
+#[inline(always)]
+fn keep_closest(
+    best: &mut Option<(u32, TriHit)>,
+    t_hi: &mut f32,
+    prune: &mut f32,
+    (id, h): (u32, TriHit),
+) {
+    if precedes(id, h.t, best.map(|(bid, bh)| (bid, bh.t))) {
+        *best = Some((id, h));
+        *t_hi = h.t;
+        *prune = prune_bound(h.t);
+    }
+}
+
 /// Inserts child `k` at entry distance `d` into `order[..n]`, which is kept
 /// sorted by distance, descending (a later child of equal distance goes
 /// after the earlier one); returns the new length.
@@ -1095,14 +1112,10 @@ impl Bvh {
                     (index, count) = (q.index[first], q.count[first]);
                     continue;
                 }
-            } else if let Some((id, h)) =
+            } else if let Some(hit) =
                 self.leaf_first(ray, &tris4, (index, count), t_min, t_hi, cull)
             {
-                if precedes(id, h.t, best.map(|(bid, bh)| (bid, bh.t))) {
-                    best = Some((id, h));
-                    t_hi = h.t;
-                    prune = prune_bound(t_hi);
-                }
+                keep_closest(&mut best, &mut t_hi, &mut prune, hit);
             }
             // Pop the next node still in range.
             loop {
@@ -1219,15 +1232,10 @@ impl Bvh {
                 }
             } else {
                 for r in set_bits(mask) {
-                    let Some((id, h)) =
+                    if let Some(hit) =
                         self.leaf_first(pre[r], &tris4[r], (index, count), t_min, t_hi[r], cull[r])
-                    else {
-                        continue;
-                    };
-                    if precedes(id, h.t, out[r].map(|(bid, bh)| (bid, bh.t))) {
-                        out[r] = Some((id, h));
-                        t_hi[r] = h.t;
-                        prune[r] = prune_bound(h.t);
+                    {
+                        keep_closest(&mut out[r], &mut t_hi[r], &mut prune[r], hit);
                     }
                 }
             }
@@ -1360,15 +1368,10 @@ impl Bvh {
                     let Some((pre, tris)) = &prep[r] else {
                         continue;
                     };
-                    let Some((id, h)) =
+                    if let Some(hit) =
                         self.leaf_first(pre, tris, (index, count), t_min, t_hi[r], cull)
-                    else {
-                        continue;
-                    };
-                    if precedes(id, h.t, out[r].map(|(bid, bh): (u32, TriHit)| (bid, bh.t))) {
-                        out[r] = Some((id, h));
-                        t_hi[r] = h.t;
-                        prune[r] = prune_bound(h.t);
+                    {
+                        keep_closest(&mut out[r], &mut t_hi[r], &mut prune[r], hit);
                     }
                 }
             }

@@ -1035,14 +1035,24 @@ impl Frame {
     #[inline(always)]
     fn pixel_ray(&self, x: i64, y: i64) -> Option<(Ray, RayOptions<'static>, &ViewRays)> {
         let (ux, uy) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
-        self.index(ux, uy)?;
+        let (opts, view) = self.span_setup(ux, uy, 1)?;
+        Some((view.ray(ux, uy), opts, view))
+    }
+
+    /// The options and ray setup of the pixel rays of `(x .. x + n, y)`
+    /// (`n >= 1`), `None` when one of those pixels is outside the frame or
+    /// the frame has no ray setup.
+    #[inline(always)]
+    fn span_setup(&self, x: u32, y: u32, n: u32) -> Option<(RayOptions<'static>, &ViewRays)> {
+        self.index(x, y)?;
+        self.index(x.checked_add(n - 1)?, y)?;
         let cam = self.camera.as_ref()?;
         let view = self.xforms.view(cam, &self.inv_view_proj)?;
         let opts = RayOptions {
             cull: self.cull,
             ..RayOptions::default()
         };
-        Some((view.ray(ux, uy), opts, view))
+        Some((opts, view))
     }
 
     /// Builds now what ray picks on this frame otherwise build on the first
@@ -1080,10 +1090,12 @@ impl Frame {
         self.pick_id_ray_in(scene, x, y, &mut RayScratch::new())
     }
 
-    /// The ray picks of pixels `(x + k, y)` into `out[k]`: four
-    /// neighbouring pixels' rays at a time (one walk of the BVHs for the
-    /// four), the rest one by one. Inlined into both builds of
-    /// `dispatch::ray_row` (this is the baseline one).
+    /// The ray picks of pixels `(x + k, y)` into `out[k]`: eight
+    /// neighbouring pixels' rays at a time where the scene's flat BVH
+    /// serves them and `avx2` is given (the AVX2 build), else four (one
+    /// walk of the BVHs for the four), the rest one by one. Inlined into
+    /// both builds of `dispatch::ray_row` (this is the baseline one, with
+    /// `avx2` `None`).
     #[inline(always)]
     pub(crate) fn ray_row(
         &self,
@@ -1146,18 +1158,12 @@ impl Frame {
         if out.len() < 8 {
             return false;
         }
-        let Some((_, opts, view)) = self.pixel_ray(i64::from(x), i64::from(y)) else {
+        let Some((opts, view)) = self.span_setup(x, y, 8) else {
             return false;
         };
         let Some(bvh) = flat(scene, &self.xforms, &opts) else {
             return false;
         };
-        if x.checked_add(7)
-            .and_then(|last| self.index(last, y))
-            .is_none()
-        {
-            return false;
-        }
         let rays = view.rays8(x, y);
         let hits = first_t_x8(scene, bvh, &rays, &opts, scratch, avx2);
         for (r, (o, hit)) in out.iter_mut().zip(hits).enumerate() {
@@ -1185,19 +1191,13 @@ impl Frame {
             return false;
         }
         // the setup `pixel_ray` makes per pixel, once for the four
-        let Some((first, opts, view)) = self.pixel_ray(i64::from(x), i64::from(y)) else {
+        let Some((opts, view)) = self.span_setup(x, y, 4) else {
             return false;
         };
-        if x.checked_add(3)
-            .and_then(|last| self.index(last, y))
-            .is_none()
-        {
-            return false;
-        }
         // (written out: `array::from_fn` here compiled to an outlined call
         // per ray, outside the AVX2 build)
         let rays: [Ray; 4] = [
-            first,
+            view.ray(x, y),
             view.ray(x + 1, y),
             view.ray(x + 2, y),
             view.ray(x + 3, y),

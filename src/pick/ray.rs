@@ -1056,12 +1056,16 @@ impl Frame {
     }
 
     /// Builds now what ray picks on this frame otherwise build on the first
-    /// one: the top-level BVH over the meshes' world boxes (as rendered) and
-    /// the per-pixel ray setup. The meshes' own BVHs are built by
-    /// [`crate::Mesh::bvh`]. Optional: for timing and for a first pick
-    /// without the one-off cost.
+    /// one: the per-pixel ray setup and, unless every mesh was rendered at
+    /// the identity (the picks then walk the scene's one BVH over all its
+    /// triangles), the top-level BVH over the meshes' world boxes (as
+    /// rendered). The BVHs over the triangles are built by
+    /// [`Scene::build_bvhs`] (or on first use). Optional: for timing and for
+    /// a first pick without the one-off cost.
     pub fn prepare_rays(&self) {
-        let _ = self.xforms.top();
+        if !self.xforms.identity {
+            let _ = self.xforms.top();
+        }
         if let Some(cam) = self.camera.as_ref() {
             let _ = self.xforms.view(cam, &self.inv_view_proj);
         }

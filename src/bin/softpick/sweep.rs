@@ -207,7 +207,7 @@ pub fn run(
                 }
                 PickMethod::Ray => {
                     // a fresh copy has no BVHs yet, a fresh render no top-level
-                    // BVH: time building all of them
+                    // BVH: time building those the ray picks walk
                     let fresh = scene.clone();
                     let frame = renderer.render(scene, camera)?;
                     let t = Instant::now();

@@ -2624,14 +2624,7 @@ mod tests {
                 let rays: [RayPrecomp; 4] = if i % 3 == 0 {
                     std::array::from_fn(|_| random_ray(&mut rng, pos, tris, &b).0)
                 } else {
-                    let o = in_box(
-                        &mut rng,
-                        &Aabb {
-                            min: b.min * 3.0,
-                            max: b.max * 3.0,
-                        },
-                    );
-                    let target = in_box(&mut rng, &b);
+                    let (o, target) = bundle(&mut rng, &b);
                     let step = rng.vec3(-0.05, 0.05);
                     std::array::from_fn(|r| {
                         let mut d = target + step * r as f32 - o;
@@ -2663,6 +2656,17 @@ mod tests {
         assert!(hits > 4000, "{hits}");
     }
 
+    /// The origin (within three times the bounds `b`) and the target
+    /// (within `b`) of a bundle of neighbouring rays.
+    fn bundle(rng: &mut Rng, b: &Aabb) -> (Vec3, Vec3) {
+        let far = Aabb {
+            min: b.min * 3.0,
+            max: b.max * 3.0,
+        };
+        let o = in_box(rng, &far);
+        (o, in_box(rng, b))
+    }
+
     #[test]
     fn eight_ray_walk_equals_one_ray_walks() {
         // (the eight-ray walk runs only in the AVX2 build, on a CPU with it)
@@ -2688,14 +2692,7 @@ mod tests {
             for i in 0..1500 {
                 // a bundle from one origin (as a row of pixels' rays), some
                 // with mixed direction signs, a zero component, a NaN
-                let o = in_box(
-                    &mut rng,
-                    &Aabb {
-                        min: b.min * 3.0,
-                        max: b.max * 3.0,
-                    },
-                );
-                let target = in_box(&mut rng, &b);
+                let (o, target) = bundle(&mut rng, &b);
                 let step = rng.vec3(-0.05, 0.05) * if i % 5 == 0 { 20.0 } else { 1.0 };
                 let lanes: [(Vec3, Vec3); 8] = std::array::from_fn(|r| {
                     let mut d = target + step * r as f32 - o;

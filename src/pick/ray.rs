@@ -196,10 +196,6 @@ fn flat<'s>(scene: &'s Scene, xforms: &Xforms, opts: &RayOptions<'_>) -> Option<
 /// `hint`: the mesh to try first, set to the mesh found.
 #[inline(always)]
 fn flat_hit(scene: &Scene, (global, h): (u32, TriHit), hint: &mut MeshId) -> Option<RawHit> {
-    if scene.meshes().len() == 1 {
-        // (the mesh's own BVH)
-        return Some((0, global, h));
-    }
     let (mesh, tri) = scene.locate_from(global, *hint)?;
     *hint = mesh;
     Some((mesh, tri, h))

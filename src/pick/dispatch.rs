@@ -1,10 +1,11 @@
-//! The one place with `unsafe` code: rows of ray picks built a second time
+//! The one place with `unsafe` code: blocks of ray picks built a second time
 //! for the AVX2 instruction set, chosen at run time; the eight-lane
 //! comparisons of that build's eight-ray walk ([`Avx2`]); and [`prefetch`],
 //! the cache hint of the BVH walks.
 //!
-//! A row of ray picks ([`Frame::ray_row`], with everything it calls inlined)
-//! is compiled twice: once for the baseline x86-64 target (SSE2), once with
+//! A block of rows of ray picks ([`Frame::ray_block`], with everything it
+//! calls inlined) is compiled twice: once for the baseline x86-64 target
+//! (SSE2), once with
 //! `#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]`. The second
 //! runs only on a CPU that reports those features, checked on every call
 //! (`is_x86_feature_detected!` reads a cached word). Calling it is the
@@ -24,21 +25,26 @@ use super::PickId;
 use crate::frame::Frame;
 use crate::scene::Scene;
 
-/// [`Frame::ray_row`], in the AVX2 build when the CPU has it.
-pub(crate) fn ray_row(frame: &Frame, scene: &Scene, x: u32, y: u32, out: &mut [Option<PickId>]) {
+/// [`Frame::ray_block`], in the AVX2 build when the CPU has it.
+pub(crate) fn ray_block(
+    frame: &Frame,
+    scene: &Scene,
+    at: (u32, u32, usize),
+    out: &mut [Option<PickId>],
+) {
     #[cfg(target_arch = "x86_64")]
     if let Some(avx2) = Avx2::detect() {
-        // SAFETY: `ray_row_avx2` needs the CPU features of its
+        // SAFETY: `ray_block_avx2` needs the CPU features of its
         // `target_feature` list, and `Avx2::detect` has just found them all.
-        unsafe { ray_row_avx2(frame, scene, x, y, out, avx2) };
+        unsafe { ray_block_avx2(frame, scene, at, out, avx2) };
         return;
     }
-    // the baseline build (`Frame::ray_row` itself, which the tests also
+    // the baseline build (`Frame::ray_block` itself, which the tests also
     // call as the reference for the AVX2 one)
-    frame.ray_row(scene, x, y, out, None);
+    frame.ray_block(scene, at, out, None);
 }
 
-/// Proof that the CPU has every feature of `ray_row_avx2`: made only by
+/// Proof that the CPU has every feature of `ray_block_avx2`: made only by
 /// [`Avx2::detect`], after checking them, so that the eight-lane helpers
 /// that take one ([`Avx2::le_mask`] and the like) may use AVX instructions
 /// and stay safe to call. Costs nothing to pass around.
@@ -46,7 +52,7 @@ pub(crate) fn ray_row(frame: &Frame, scene: &Scene, x: u32, y: u32, out: &mut [O
 pub(crate) struct Avx2(());
 
 impl Avx2 {
-    /// `Some` when the CPU has AVX2 (and the rest of `ray_row_avx2`'s list).
+    /// `Some` when the CPU has AVX2 (and the rest of `ray_block_avx2`'s list).
     #[inline]
     pub(crate) fn detect() -> Option<Avx2> {
         #[cfg(target_arch = "x86_64")]
@@ -147,7 +153,7 @@ unsafe fn min_avx(a: &[f32; 8]) -> f32 {
     _mm_cvtss_f32(m)
 }
 
-/// Does the CPU have every feature of `ray_row_avx2`?
+/// Does the CPU have every feature of `ray_block_avx2`?
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn has_avx2() -> bool {
@@ -158,18 +164,17 @@ fn has_avx2() -> bool {
         && std::arch::is_x86_feature_detected!("popcnt")
 }
 
-/// The AVX2 build of [`Frame::ray_row`].
+/// The AVX2 build of [`Frame::ray_block`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-fn ray_row_avx2(
+fn ray_block_avx2(
     frame: &Frame,
     scene: &Scene,
-    x: u32,
-    y: u32,
+    at: (u32, u32, usize),
     out: &mut [Option<PickId>],
     avx2: Avx2,
 ) {
-    frame.ray_row(scene, x, y, out, Some(avx2));
+    frame.ray_block(scene, at, out, Some(avx2));
 }
 
 /// Asks the CPU to bring the cache line holding the start of `*p` into its

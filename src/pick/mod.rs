@@ -155,7 +155,7 @@ impl Frame {
         out: &mut [Option<PickId>],
     ) {
         if method == PickMethod::Ray {
-            dispatch::ray_row(self, scene, x, y, out);
+            dispatch::ray_block(self, scene, (x, y, out.len()), out);
             return;
         }
         if method != PickMethod::Buffer {
@@ -197,6 +197,53 @@ impl Frame {
                 global_triangle: g,
                 depth: z,
             });
+        }
+    }
+
+    /// Compact picks of a block of rows: `out` holds rows of `width`
+    /// pixels one after another (`out.len() / width` of them, then a partial
+    /// row if any), and `out[k]` becomes the pick at pixel
+    /// `(x + k % width, y + k / width)`, the same as
+    /// [`Frame::pick_id_span`] gives row by row. The ray method picks two
+    /// rows at a time (eight rays per walk of the BVH in 4×2-pixel blocks,
+    /// where the scene's BVH over all its triangles serves them), which is
+    /// faster on large models than row by row.
+    ///
+    /// ```
+    /// use softpick::{builtin_scene, Camera, PickMethod, RenderOptions, Renderer};
+    ///
+    /// let scene = builtin_scene();
+    /// let camera = Camera::auto_frame(&scene.framing_bounds(), 120, 90);
+    /// let mut renderer = Renderer::new(RenderOptions::default())?;
+    /// let frame = renderer.render(&scene, &camera)?;
+    /// // rows 40 to 43 of the pixels 10 to 109
+    /// let mut block = vec![None; 100 * 4];
+    /// frame.pick_id_block(PickMethod::Ray, &scene, 10, 40, 100, &mut block);
+    /// assert_eq!(block[2 * 100 + 50], frame.pick_id_ray(&scene, 60, 42));
+    /// # Ok::<(), softpick::Error>(())
+    /// ```
+    pub fn pick_id_block(
+        &self,
+        method: PickMethod,
+        scene: &Scene,
+        x: u32,
+        y: u32,
+        width: usize,
+        out: &mut [Option<PickId>],
+    ) {
+        if method == PickMethod::Ray {
+            dispatch::ray_block(self, scene, (x, y, width), out);
+            return;
+        }
+        if width == 0 {
+            return;
+        }
+        for (k, row) in out.chunks_mut(width).enumerate() {
+            let y = u32::try_from(k).ok().and_then(|k| y.checked_add(k));
+            match y {
+                Some(y) => self.pick_id_span(method, scene, x, y, row),
+                None => row.fill(None),
+            }
         }
     }
 

@@ -363,17 +363,19 @@ impl ViewRays {
         Ray::new(near, far_point - near)
     }
 
-    /// [`ViewRays::ray`] of the eight pixels `(x .. x + 8, y)` (the same
+    /// [`ViewRays::ray`] of eight pixels, `w` (8 or 4) side by side in
+    /// `8 / w` rows: lane r the pixel `(x + r % w, y + r / w)` (the same
     /// operations per ray, lane by lane).
     #[inline(always)]
-    fn rays8(&self, x: u32, y: u32) -> Rays8 {
-        let ny = 1.0 - (f64::from(y) + 0.5) * self.sy;
+    fn rays8(&self, x: u32, y: u32, w: u32) -> Rays8 {
         let (c0, c1) = (self.c0.to_array(), self.c1.to_array());
         let (near_w, far_w) = (self.near_w.to_array(), self.far_w.to_array());
         let mut a = [[0f64; 8]; 4];
         for (k, a) in a.iter_mut().enumerate() {
             for (r, a) in a.iter_mut().enumerate() {
-                let nx = (f64::from(x.wrapping_add(r as u32)) + 0.5) * self.sx - 1.0;
+                let (dx, dy) = (r as u32 % w, r as u32 / w);
+                let nx = (f64::from(x.wrapping_add(dx)) + 0.5) * self.sx - 1.0;
+                let ny = 1.0 - (f64::from(y.wrapping_add(dy)) + 0.5) * self.sy;
                 *a = c0[k] * nx + c1[k] * ny;
             }
         }
@@ -1031,17 +1033,21 @@ impl Frame {
     #[inline(always)]
     fn pixel_ray(&self, x: i64, y: i64) -> Option<(Ray, RayOptions<'static>, &ViewRays)> {
         let (ux, uy) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
-        let (opts, view) = self.span_setup(ux, uy, 1)?;
+        let (opts, view) = self.span_setup((ux, uy), (1, 1))?;
         Some((view.ray(ux, uy), opts, view))
     }
 
-    /// The options and ray setup of the pixel rays of `(x .. x + n, y)`
-    /// (`n >= 1`), `None` when one of those pixels is outside the frame or
-    /// the frame has no ray setup.
+    /// The options and ray setup of the pixel rays of the `w × h` pixels
+    /// from `(x, y)` (`w, h >= 1`), `None` when one of those pixels is
+    /// outside the frame or the frame has no ray setup.
     #[inline(always)]
-    fn span_setup(&self, x: u32, y: u32, n: u32) -> Option<(RayOptions<'static>, &ViewRays)> {
+    fn span_setup(
+        &self,
+        (x, y): (u32, u32),
+        (w, h): (u32, u32),
+    ) -> Option<(RayOptions<'static>, &ViewRays)> {
         self.index(x, y)?;
-        self.index(x.checked_add(n - 1)?, y)?;
+        self.index(x.checked_add(w - 1)?, y.checked_add(h - 1)?)?;
         let cam = self.camera.as_ref()?;
         let view = self.xforms.view(cam, &self.inv_view_proj)?;
         let opts = RayOptions {
@@ -1090,22 +1096,69 @@ impl Frame {
         self.pick_id_ray_in(scene, x, y, &mut RayScratch::new())
     }
 
-    /// The ray picks of pixels `(x + k, y)` into `out[k]`: eight
-    /// neighbouring pixels' rays at a time where the scene's flat BVH
-    /// serves them and `avx2` is given (the AVX2 build), else four (one
-    /// walk of the BVHs for the four), the rest one by one. Inlined into
-    /// both builds of `dispatch::ray_row` (this is the baseline one, with
-    /// `avx2` `None`).
+    /// The ray picks of the rows from `y` of the pixels `x .. x + width`,
+    /// into `out`, which holds them one after another (`out.len() / width`
+    /// rows, then a partial one if any), each the same as
+    /// [`Frame::pick_id_ray`]. Inlined into both builds of
+    /// `dispatch::ray_block` (this is the baseline one, with `avx2` `None`).
+    ///
+    /// Neighbouring pixels' rays walk the BVHs together. Two rows at a
+    /// time, in blocks of 4×2 pixels whose eight rays walk together, where
+    /// the scene's flat BVH serves them and `avx2` is given (the AVX2
+    /// build): closer rays than eight in a row, so fewer of the walk's
+    /// boxes are entered by only some of them. The rest row by row
+    /// (`ray_row_in`): eight pixels at a time where the flat BVH and `avx2`
+    /// serve them, else four, the last ones one by one.
     #[inline(always)]
-    pub(crate) fn ray_row(
+    pub(crate) fn ray_block(
         &self,
         scene: &Scene,
-        x: u32,
-        y: u32,
+        (x, y, width): (u32, u32, usize),
         out: &mut [Option<PickId>],
         avx2: Option<Avx2>,
     ) {
+        if width == 0 {
+            return;
+        }
         let mut scratch = RowScratch::new();
+        let mut rows = out.chunks_mut(width);
+        let mut y = y;
+        while let Some(top) = rows.next() {
+            let mut bottom = rows.next();
+            // (one call of each walk here: every call site is another
+            // inlined copy of it)
+            let mut k = 0;
+            if let (Some(avx2), Some(bottom)) = (avx2, bottom.as_deref_mut()) {
+                while k + 4 <= bottom.len() {
+                    let at = (x.saturating_add(k as u32), y, 4);
+                    let Some(ids) = self.pick_ids_ray_x8(scene, at, &mut scratch, avx2) else {
+                        break;
+                    };
+                    top[k..k + 4].copy_from_slice(&ids[..4]);
+                    bottom[k..k + 4].copy_from_slice(&ids[4..]);
+                    k += 4;
+                }
+            }
+            let xk = x.saturating_add(k as u32);
+            for (dy, row) in [Some(top), bottom].into_iter().flatten().enumerate() {
+                let at = (xk, y.saturating_add(dy as u32));
+                self.ray_row_in(scene, at, &mut row[k..], avx2, &mut scratch);
+            }
+            y = y.saturating_add(2);
+        }
+    }
+
+    /// The ray picks of pixels `(x + k, y)` into `out[k]` (see
+    /// [`Frame::ray_block`]), with the row's stacks given.
+    #[inline(always)]
+    fn ray_row_in(
+        &self,
+        scene: &Scene,
+        (x, y): (u32, u32),
+        out: &mut [Option<PickId>],
+        avx2: Option<Avx2>,
+        scratch: &mut RowScratch,
+    ) {
         let mut k = 0;
         while k < out.len() {
             // (a `match`, not a closure: a closure would not be inlined
@@ -1113,17 +1166,18 @@ impl Frame {
             let px = u32::try_from(k).ok().and_then(|k| x.checked_add(k));
             let eight = match (px, avx2) {
                 (Some(px), Some(avx2)) if out.len() - k >= 8 => {
-                    self.pick_id_ray_x8(scene, px, y, &mut out[k..], &mut scratch, avx2)
+                    self.pick_ids_ray_x8(scene, (px, y, 8), scratch, avx2)
                 }
-                _ => false,
+                _ => None,
             };
-            if eight {
+            if let Some(eight) = eight {
+                out[k..k + 8].copy_from_slice(&eight);
                 k += 8;
                 continue;
             }
             let four = match px {
                 Some(px) if out.len() - k >= 4 => {
-                    self.pick_id_ray_x4(scene, px, y, &mut out[k..], &mut scratch)
+                    self.pick_id_ray_x4(scene, px, y, &mut out[k..], scratch)
                 }
                 _ => false,
             };
@@ -1141,36 +1195,30 @@ impl Frame {
         }
     }
 
-    /// [`Frame::pick_id_ray`] for the eight pixels `(x .. x + 8, y)` at
-    /// once through the scene's flat BVH (see `first_t_x8`), into
-    /// `out[..8]`; `false` (nothing written) when the scene's picks cannot
-    /// use that BVH or a pixel is outside the frame.
+    /// [`Frame::pick_id_ray`] for eight pixels at once through the scene's
+    /// flat BVH (see `first_t_x8`): `w` (8 or 4) side by side in `8 / w`
+    /// rows from `(x, y)`, in the lane order of [`ViewRays::rays8`]; `None`
+    /// when the scene's picks cannot use that BVH or a pixel is outside the
+    /// frame.
     #[inline(always)]
-    pub(crate) fn pick_id_ray_x8(
+    pub(crate) fn pick_ids_ray_x8(
         &self,
         scene: &Scene,
-        x: u32,
-        y: u32,
-        out: &mut [Option<PickId>],
+        (x, y, w): (u32, u32, u32),
         scratch: &mut RowScratch,
         avx2: Avx2,
-    ) -> bool {
-        if out.len() < 8 {
-            return false;
-        }
-        let Some((opts, view)) = self.span_setup(x, y, 8) else {
-            return false;
-        };
-        let Some(bvh) = flat(scene, &self.xforms, &opts) else {
-            return false;
-        };
-        let rays = view.rays8(x, y);
+    ) -> Option<[Option<PickId>; 8]> {
+        debug_assert!(w == 8 || w == 4, "{w} pixels side by side");
+        let (opts, view) = self.span_setup((x, y), (w, 8 / w))?;
+        let bvh = flat(scene, &self.xforms, &opts)?;
+        let rays = view.rays8(x, y, w);
         let hits = first_t_x8(scene, bvh, &rays, &opts, scratch, avx2);
+        let mut out = [None; 8];
         for (r, (o, hit)) in out.iter_mut().zip(hits).enumerate() {
             let ray = Ray::new(rays.origin(r), rays.dir(r));
             *o = hit.map(|raw| view.pick_id(scene, &ray, raw));
         }
-        true
+        Some(out)
     }
 
     /// [`Frame::pick_id_ray`] for the four pixels `(x .. x + 4, y)` at once
@@ -1191,7 +1239,7 @@ impl Frame {
             return false;
         }
         // the setup `pixel_ray` makes per pixel, once for the four
-        let Some((opts, view)) = self.span_setup(x, y, 4) else {
+        let Some((opts, view)) = self.span_setup((x, y), (4, 1)) else {
             return false;
         };
         // (written out: `array::from_fn` here compiled to an outlined call
@@ -1361,13 +1409,14 @@ mod tests {
         assert!(hits > 1000, "{hits} hits: the rays must mostly hit");
     }
 
-    /// Rows of ray picks (four neighbouring pixels per walk of the BVHs)
-    /// give exactly the single picks, on random multi-mesh scenes (rotated,
-    /// mirrored, duplicated meshes) from random eyes, every cull mode, rows
-    /// starting anywhere and of any length; and the rows run (the AVX2
-    /// build of `dispatch` where the CPU has it) equal the baseline build's.
+    /// Rows and blocks of rows of ray picks (four or eight neighbouring
+    /// pixels per walk of the BVHs, in a row or 4×2) give exactly the
+    /// single picks, on random multi-mesh scenes (rotated, mirrored,
+    /// duplicated meshes) from random eyes, every cull mode, rows starting
+    /// anywhere and of any length; and the ones run (the AVX2 build of
+    /// `dispatch` where the CPU has it) equal the baseline build's.
     #[test]
-    fn four_ray_rows_equal_single_ray_picks() {
+    fn ray_rows_and_blocks_equal_single_ray_picks() {
         let mut rng = Rng(0x4a11_0000_0000_0044);
         let mut hits = 0;
         for round in 0..16 {
@@ -1386,6 +1435,30 @@ mod tests {
             })
             .unwrap();
             let f = r.render(&s, &cam).unwrap();
+            // blocks of rows (4×2-pixel walks in the AVX2 build): the whole
+            // frame, odd row counts, widths not a multiple of four, and
+            // blocks running over the frame's right and bottom edges
+            for (x0, y0, width, rows) in [
+                (0u32, 0u32, 80usize, 56usize),
+                (1, 3, 79, 5),
+                (37, 10, 6, 3),
+                (74, 50, 9, 7),
+                (78, 20, 3, 2),
+                (2, 55, 11, 2),
+            ] {
+                let mut block = vec![None; width * rows];
+                f.pick_id_block(crate::PickMethod::Ray, &s, x0, y0, width, &mut block);
+                let mut base = vec![None; width * rows];
+                f.ray_block(&s, (x0, y0, width), &mut base, None);
+                assert_eq!(block, base, "round {round} block at ({x0},{y0})");
+                for (k, got) in block.iter().enumerate() {
+                    let x = i64::from(x0) + (k % width) as i64;
+                    let y = i64::from(y0) + (k / width) as i64;
+                    let want = f.pick_id_ray(&s, x, y);
+                    assert_eq!(*got, want, "round {round} block ({x},{y})");
+                    hits += usize::from(want.is_some());
+                }
+            }
             for y in (0..56).step_by(3) {
                 for (x0, len) in [(0u32, 80usize), (1, 79), (37, 6), (74, 9), (78, 3)] {
                     let mut row = vec![None; len];
@@ -1393,7 +1466,7 @@ mod tests {
                     // the baseline build of the row equals the one run
                     // (the AVX2 build where the CPU has it)
                     let mut base = vec![None; len];
-                    f.ray_row(&s, x0, y, &mut base, None);
+                    f.ray_block(&s, (x0, y, len), &mut base, None);
                     assert_eq!(row, base, "round {round} row {y} from {x0}");
                     for (k, got) in row.iter().enumerate() {
                         let x = i64::from(x0) + k as i64;
@@ -1404,7 +1477,7 @@ mod tests {
                 }
             }
         }
-        assert!(hits > 4000, "{hits} hits: the rays must mostly hit");
+        assert!(hits > 8000, "{hits} hits: the rays must mostly hit");
     }
 
     #[test]

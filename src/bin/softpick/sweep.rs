@@ -55,8 +55,8 @@ const MAX_REPS: u32 = 1000;
 /// a tick is an atomic update and a clock read, shared by the threads).
 const ROWS_PER_TASK: usize = 8;
 
-/// Every row of `frame` picked with [`Frame::pick_id_span`] (tasks of
-/// [`ROWS_PER_TASK`] rows in parallel, one row of picks per worker), each
+/// Every row of `frame` picked with [`Frame::pick_id_block`] (tasks of
+/// [`ROWS_PER_TASK`] rows in parallel, one task's picks per worker), each
 /// pick stored in `out` through `cell`; `on_rows(n)` after each task of `n`
 /// rows. The direct method's cell index is built first, on all threads (a
 /// first pick inside the rows would build it on one).
@@ -75,14 +75,13 @@ fn pick_rows<T: Send>(
     out.par_chunks_mut(w * ROWS_PER_TASK)
         .enumerate()
         .for_each_init(
-            || vec![None; w],
+            || vec![None; w * ROWS_PER_TASK],
             |picks, (task, rows)| {
                 let y0 = task * ROWS_PER_TASK;
-                for (k, row) in rows.chunks_mut(w).enumerate() {
-                    frame.pick_id_span(method, scene, 0, (y0 + k) as u32, picks);
-                    for (c, &p) in row.iter_mut().zip(picks.iter()) {
-                        *c = cell(p);
-                    }
+                let picks = &mut picks[..rows.len()];
+                frame.pick_id_block(method, scene, 0, y0 as u32, w, picks);
+                for (c, &p) in rows.iter_mut().zip(picks.iter()) {
+                    *c = cell(p);
                 }
                 on_rows((rows.len() / w) as u64);
             },

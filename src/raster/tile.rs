@@ -165,8 +165,14 @@ fn raster_tri(
     let y0 = rect[1].max(t.bbox[1]);
     let y1 = rect[3].min(t.bbox[3]);
     let id = t.id + 1;
+    // (stepping pays for its setup, two divisions per edge, from a few
+    // rows on; `span` divides three times per row)
+    let mut spans = (y1 - y0 >= 3).then(|| t.spans_from(y0));
     for j in y0..=y1 {
-        let (lo, hi) = t.span(j, x0, x1);
+        let (lo, hi) = match spans.as_mut() {
+            Some(rows) => rows.next_span(t, x0, x1),
+            None => t.span(j, x0, x1),
+        };
         if lo > hi {
             continue;
         }

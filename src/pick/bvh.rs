@@ -45,7 +45,7 @@
 
 use glam::{BVec3A, Mat4, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
-use crate::pick::dispatch::Avx2;
+use crate::pick::dispatch::{advise_huge_pages, Avx2};
 use crate::pick::triangle::{intersect, precedes, Pack4Ray, RayPrecomp, TriHit, TriPack};
 use crate::raster::rules::CullMode;
 
@@ -453,36 +453,38 @@ fn leaf_packs(
     use rayon::prelude::*;
 
     leaves.sort_unstable();
+    // the packs in leaf order: each one's first triangle (its position in
+    // `prims`) and count; `start`: a leaf's first pack
     let mut start = vec![0u32; prims.len()];
-    let mut n = 0u32;
+    let mut spans: Vec<ChildRef> = Vec::with_capacity(prims.len().div_ceil(4) + leaves.len());
     for &(first, count) in &leaves {
-        start[first as usize] = n;
-        n += count.div_ceil(4);
+        start[first as usize] = spans.len() as u32;
+        for c in (0..count).step_by(4) {
+            spans.push((first + c, (count - c).min(4)));
+        }
     }
-    // in parallel, in leaf order (rayon's collect keeps it): the same
-    // packs for any number of threads
-    let leaf = |&(first, count): &ChildRef| {
-        prims[first as usize..(first + count) as usize]
-            .chunks(4)
-            .map(|chunk| {
-                let mut four = [(0u32, [Vec3::ZERO; 3]); 4];
-                for (slot, &id) in four.iter_mut().zip(chunk) {
-                    *slot = (id, tris[id as usize].map(|v| positions[v as usize]));
-                }
-                TriPack::new(&four[..chunk.len()])
-            })
+    let pack = |&(first, count): &ChildRef| {
+        let mut four = [(0u32, [Vec3::ZERO; 3]); 4];
+        let ids = &prims[first as usize..(first + count) as usize];
+        for (slot, &id) in four.iter_mut().zip(ids) {
+            *slot = (id, tris[id as usize].map(|v| positions[v as usize]));
+        }
+        TriPack::new(&four[..ids.len()])
     };
-    // (small trees on the calling thread, see `Bvh::build_impl`)
-    let packs: Vec<TriPack> = if prims.len() < PAR_BUILD_MIN {
-        leaves.iter().flat_map(leaf).collect()
+    // (written in place, in parallel for large trees: the same packs for
+    // any number of threads; small trees on the calling thread, see
+    // `Bvh::build_impl`)
+    let mut packs: Vec<TriPack> = Vec::with_capacity(spans.len());
+    advise_huge_pages(&packs);
+    if prims.len() < PAR_BUILD_MIN {
+        packs.extend(spans.iter().map(pack));
     } else {
-        leaves
+        spans
             .par_iter()
-            .with_min_len(PAR_BUILD_MIN / LEAF_MAX)
-            .flat_map_iter(leaf)
-            .collect()
-    };
-    debug_assert_eq!(packs.len(), n as usize);
+            .with_min_len(PAR_BUILD_MIN / 4)
+            .map(pack)
+            .collect_into_vec(&mut packs);
+    }
     if root.1 > 0 {
         root.0 = start[root.0 as usize];
     }
@@ -841,16 +843,21 @@ impl Bvh {
             let all = refs.iter().all(is_valid);
             (refs, (0..tris.len() as u32).collect(), all)
         } else {
-            let refs: Vec<Box3> = tris
-                .par_iter()
+            // (written in place, into memory backed by huge pages where the
+            // system allows: a fault per 2 MB instead of per 4 KB)
+            let mut refs: Vec<Box3> = Vec::with_capacity(tris.len());
+            advise_huge_pages(&refs);
+            tris.par_iter()
                 .with_min_len(PAR_BUILD_MIN)
                 .map(|t| tri_box(t).unwrap_or(invalid))
-                .collect();
+                .collect_into_vec(&mut refs);
             let all = refs.par_iter().with_min_len(PAR_BUILD_MIN).all(is_valid);
-            let ids = (0..tris.len() as u32)
+            let mut ids = Vec::with_capacity(tris.len());
+            advise_huge_pages(&ids);
+            (0..tris.len() as u32)
                 .into_par_iter()
                 .with_min_len(PAR_BUILD_MIN)
-                .collect();
+                .collect_into_vec(&mut ids);
             (refs, ids, all)
         };
         if !all_valid {
@@ -887,6 +894,7 @@ impl Bvh {
                     quads: Vec::with_capacity(sub.pair_count() / 2 + 1),
                     widen,
                 };
+                advise_huge_pages(&c.quads);
                 let (mut q, mut depth, stack) = c.emit(root);
                 if stack > MAX_DEPTH && widen {
                     c.quads.clear();

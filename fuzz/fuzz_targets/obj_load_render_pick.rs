@@ -77,4 +77,18 @@ fuzz_target!(|data: &[u8]| {
             );
         }
     }
+    // so do blocks of rows (4×2-pixel walks), blocks running off the frame included
+    for (x0, y0, width) in [(1u32, 20u32, 13usize), (58, 45, 9)] {
+        let mut block = vec![None; width * 5];
+        frame.pick_id_block(PickMethod::Ray, &scene, x0, y0, width, &mut block);
+        for (k, got) in block.iter().enumerate() {
+            let x = i64::from(x0) + (k % width) as i64;
+            let y = i64::from(y0) + (k / width) as i64;
+            assert_eq!(
+                key(*got),
+                key(frame.pick_id_ray(&scene, x, y)),
+                "ray block at ({x},{y})"
+            );
+        }
+    }
 });

@@ -207,7 +207,8 @@ impl Frame {
     /// [`Frame::pick_id_span`] gives row by row. The ray method picks two
     /// rows at a time (eight rays per walk of the BVH in 4×2-pixel blocks,
     /// where the scene's BVH over all its triangles serves them), which is
-    /// faster on large models than row by row.
+    /// faster on large models than row by row. With `width` 0 there is no
+    /// pixel: `out` is filled with `None`.
     ///
     /// ```
     /// use softpick::{builtin_scene, Camera, PickMethod, RenderOptions, Renderer};
@@ -231,11 +232,12 @@ impl Frame {
         width: usize,
         out: &mut [Option<PickId>],
     ) {
-        if method == PickMethod::Ray {
-            dispatch::ray_block(self, scene, (x, y, width), out);
+        if width == 0 {
+            out.fill(None);
             return;
         }
-        if width == 0 {
+        if method == PickMethod::Ray {
+            dispatch::ray_block(self, scene, (x, y, width), out);
             return;
         }
         for (k, row) in out.chunks_mut(width).enumerate() {

@@ -2,7 +2,7 @@
 
 use glam::Vec3;
 use softpick::{
-    builtin_scene, render, Camera, CullMode, DepthTest, FillRule, Frame, Mesh, PickMethod,
+    builtin_scene, render, Camera, CullMode, DepthTest, FillRule, Frame, Mesh, PickId, PickMethod,
     Projection, RenderOptions, Renderer, Scene, Transform,
 };
 
@@ -204,6 +204,36 @@ fn compact_picks_equal_full_picks_every_method() {
                     let want = f.pick_id_with(m, &scene, i64::from(x) + k as i64, i64::from(y));
                     assert_eq!(*got, want, "{m:?} span at ({x},{y}) +{k}");
                 }
+            }
+        }
+    }
+    // so do blocks of rows: the whole frame, odd sizes, blocks leaving the
+    // frame, and no columns at all
+    for m in PickMethod::ALL {
+        for (x, y, width, rows) in [
+            (0u32, 0u32, 96usize, 72usize),
+            (10, 20, 41, 5),
+            (90, 69, 9, 6),
+            (5, 500, 4, 2),
+            (3, 7, 0, 3),
+        ] {
+            // (stale picks first: every cell must be written)
+            let stale = PickId {
+                mesh: 7,
+                triangle: 7,
+                global_triangle: 7,
+                depth: 0.5,
+            };
+            let mut block = vec![Some(stale); width.max(1) * rows];
+            f.pick_id_block(m, &scene, x, y, width, &mut block);
+            for (k, got) in block.iter().enumerate() {
+                let want = (width > 0)
+                    .then(|| {
+                        let (dx, dy) = ((k % width) as i64, (k / width) as i64);
+                        f.pick_id_with(m, &scene, i64::from(x) + dx, i64::from(y) + dy)
+                    })
+                    .flatten();
+                assert_eq!(*got, want, "{m:?} block at ({x},{y}) +{k}");
             }
         }
     }

@@ -73,3 +73,8 @@ pub const TILE_SORT_SWITCHES: usize = 4;
 pub const TILE_SORT_MIN_TRIS: u32 = 8_192;
 /// Vertices per parallel work item of the vertex stage.
 pub const CHUNK_VERTS: usize = 8_192;
+/// A triangle drawn over at least this many rows of a tile gets its spans
+/// stepped from row to row (two divisions per edge, then integer steps);
+/// shorter ones divide per row (three divisions per row), which is fewer
+/// for one or two rows.
+pub const STEP_SPAN_ROWS: i32 = 4;

@@ -6,7 +6,8 @@
 //! does not depend on the number of threads.
 //!
 //! Coverage is generated per row as an exact integer span (see
-//! [`TriSetup::span`]), so the per-pixel loop
+//! [`TriSetup::span`], stepped from row to row for triangles of a few rows
+//! or more: [`TriSetup::spans_from`]), so the per-pixel loop
 //! only interpolates depth and writes (select, no branches). Triangles of
 //! at most 8×8 pixels come as a coverage mask ([`SmallTri`]) and only
 //! their covered pixels are visited.
@@ -14,6 +15,7 @@
 use super::rules::{DepthTest, TILE_ORDER};
 use super::setup::{SmallTri, TriSetup};
 use crate::frame::{Chunk, BACKGROUND, NO_TRIANGLE};
+use crate::limits::STEP_SPAN_ROWS;
 
 /// The slices of one band of rows (`y0 .. y0 + rows`), row-major, stride `width`.
 pub(crate) struct Band<'a> {
@@ -165,9 +167,7 @@ fn raster_tri(
     let y0 = rect[1].max(t.bbox[1]);
     let y1 = rect[3].min(t.bbox[3]);
     let id = t.id + 1;
-    // (stepping pays for its setup, two divisions per edge, from a few
-    // rows on; `span` divides three times per row)
-    let mut spans = (y1 - y0 >= 3).then(|| t.spans_from(y0));
+    let mut spans = (y1 - y0 + 1 >= STEP_SPAN_ROWS).then(|| t.spans_from(y0));
     for j in y0..=y1 {
         let (lo, hi) = match spans.as_mut() {
             Some(rows) => rows.next_span(t, x0, x1),

@@ -7,15 +7,21 @@
 //!
 //! Coverage is generated per row as an exact integer span (see
 //! [`TriSetup::span`], stepped from row to row for triangles of a few rows
-//! or more: [`TriSetup::spans_from`]), so the per-pixel loop
-//! only interpolates depth and writes (select, no branches). Triangles of
-//! at most 8×8 pixels come as a coverage mask ([`SmallTri`]) and only
-//! their covered pixels are visited.
+//! or more: [`TriSetup::spans_from`]), so the per-pixel work only
+//! interpolates depth and writes (select, no branches): four pixels at a
+//! time in f32 lanes ([`write4`], the last four of a span masked) for
+//! triangles under [`WIDE_TRI_PX`] pixels wide, a plain loop the compiler
+//! vectorizes for wider ones. Triangles of at most 8×8 pixels come as a
+//! coverage mask ([`SmallTri`]), drawn four columns of a row at a time,
+//! masked by the coverage bits. The lanes compute exactly what the scalar
+//! [`DepthPlane::in_row`] and [`DepthTest::passes`] compute (tested: the
+//! direct picks, which use the scalar forms, agree bit for bit).
 
 use super::rules::{DepthTest, TILE_ORDER};
-use super::setup::{SmallTri, TriSetup};
+use super::setup::{DepthPlane, SmallTri, TriSetup};
 use crate::frame::{Chunk, BACKGROUND, NO_TRIANGLE};
-use crate::limits::STEP_SPAN_ROWS;
+use crate::limits::{STEP_SPAN_ROWS, WIDE_TRI_PX};
+use glam::{BVec4A, Vec4};
 
 /// The slices of one band of rows (`y0 .. y0 + rows`), row-major, stride `width`.
 pub(crate) struct Band<'a> {
@@ -75,49 +81,141 @@ pub(crate) fn raster_band(
         for chunk in chunks {
             let bin = &chunk.bins[bin];
             match test {
-                DepthTest::Less => {
-                    raster_bin(band, chunk, bin, rect, |z, d| DepthTest::Less.passes(z, d))
-                }
-                DepthTest::LessEqual => raster_bin(band, chunk, bin, rect, |z, d| {
-                    DepthTest::LessEqual.passes(z, d)
-                }),
-                DepthTest::Always => raster_bin(band, chunk, bin, rect, |z, d| {
-                    DepthTest::Always.passes(z, d)
-                }),
+                DepthTest::Less => raster_bin::<Less>(band, chunk, bin, rect),
+                DepthTest::LessEqual => raster_bin::<LessEqual>(band, chunk, bin, rect),
+                DepthTest::Always => raster_bin::<Always>(band, chunk, bin, rect),
             }
         }
+    }
+}
+
+/// A depth test, on one pixel and on four at once (the same comparisons
+/// lane by lane: [`DepthTest::passes`]).
+trait Test {
+    fn pass(z: f32, d: f32) -> bool;
+    fn pass4(z: Vec4, d: Vec4) -> BVec4A;
+}
+
+struct Less;
+struct LessEqual;
+struct Always;
+
+impl Test for Less {
+    #[inline(always)]
+    fn pass(z: f32, d: f32) -> bool {
+        DepthTest::Less.passes(z, d)
+    }
+    #[inline(always)]
+    fn pass4(z: Vec4, d: Vec4) -> BVec4A {
+        z.cmplt(d)
+    }
+}
+
+impl Test for LessEqual {
+    #[inline(always)]
+    fn pass(z: f32, d: f32) -> bool {
+        DepthTest::LessEqual.passes(z, d)
+    }
+    #[inline(always)]
+    fn pass4(z: Vec4, d: Vec4) -> BVec4A {
+        z.cmple(d)
+    }
+}
+
+impl Test for Always {
+    #[inline(always)]
+    fn pass(z: f32, d: f32) -> bool {
+        DepthTest::Always.passes(z, d)
+    }
+    #[inline(always)]
+    fn pass4(z: Vec4, _: Vec4) -> BVec4A {
+        z.cmpge(Vec4::ZERO) & z.cmple(Vec4::ONE)
     }
 }
 
 /// Draws one chunk's bin of a tile, in draw order.
 #[inline(always)]
-fn raster_bin(
-    band: &mut Band<'_>,
-    chunk: &Chunk,
-    bin: &[u32],
-    rect: [i32; 4],
-    pass: impl Fn(f32, f32) -> bool + Copy,
-) {
+fn raster_bin<T: Test>(band: &mut Band<'_>, chunk: &Chunk, bin: &[u32], rect: [i32; 4]) {
     for &e in bin {
         if e & Chunk::SMALL != 0 {
             if let Some(t) = chunk.small.get((e & !Chunk::SMALL) as usize) {
-                raster_small(band, t, rect, pass);
+                raster_small::<T>(band, t, rect);
             }
         } else if let Some(t) = chunk.tris.get(e as usize) {
-            raster_tri(band, t, rect, pass);
+            raster_tri::<T>(band, t, rect);
+        }
+    }
+}
+
+/// Lane offsets 0, 1, 2, 3.
+const LANES: Vec4 = Vec4::new(0.0, 1.0, 2.0, 3.0);
+
+/// The lanes of each four-bit mask: `NIBBLE[m]` is 1 in lane `i` where bit
+/// `i` of `m` is set.
+const NIBBLE: [Vec4; 16] = {
+    let mut t = [Vec4::ZERO; 16];
+    let mut m = 0;
+    while m < 16 {
+        t[m] = Vec4::new(
+            (m & 1) as f32,
+            (m >> 1 & 1) as f32,
+            (m >> 2 & 1) as f32,
+            (m >> 3 & 1) as f32,
+        );
+        m += 1;
+    }
+    t
+};
+
+/// Four pixels' depths of a row whose [`DepthPlane::row`] is `zr`, at
+/// column offsets `di + 0 .. di + 3`: [`DepthPlane::in_row`] lane by lane
+/// (the same f32 operations in the same order, so bit-identical; column
+/// offsets are below `MAX_FRAME_SIDE` < 2^24, so `di as f32 + 3.0` is
+/// `(di + 3) as f32` exactly).
+#[inline(always)]
+fn in_row4(plane: &DepthPlane, zr: f32, di: i32) -> Vec4 {
+    let x = Vec4::splat(di as f32) + LANES;
+    let z = Vec4::splat(zr) + Vec4::splat(plane.dzdx) * x;
+    let lo = Vec4::splat(plane.z_min);
+    let hi = Vec4::splat(plane.z_max);
+    let z = Vec4::select(z.cmpgt(lo), z, lo);
+    Vec4::select(z.cmplt(hi), z, hi)
+}
+
+/// Writes the pixels `k .. k + 4` of the band (one row's) in the lanes of
+/// `lanes` whose depth test passes: depth `z`, ID `id`, color `color`.
+/// The other lanes are written back unchanged (they may belong to the
+/// next tile of the band, which the same thread draws later). IDs and
+/// colors ride in f32 lanes as bit patterns: a select is a bitwise blend,
+/// so no value is changed by the trip.
+#[inline(always)]
+fn write4<T: Test>(band: &mut Band<'_>, k: usize, lanes: BVec4A, z: Vec4, id: u32, color: u32) {
+    let bits = |v: [u32; 4]| Vec4::from_array(v.map(f32::from_bits));
+    let Ok(d) = <&mut [f32; 4]>::try_from(&mut band.depth[k..k + 4]) else {
+        return;
+    };
+    let dv = Vec4::from_array(*d);
+    let m = lanes & T::pass4(z, dv);
+    *d = Vec4::select(m, z, dv).to_array();
+    if let Ok(i) = <&mut [u32; 4]>::try_from(&mut band.ids[k..k + 4]) {
+        *i = Vec4::select(m, Vec4::splat(f32::from_bits(id)), bits(*i))
+            .to_array()
+            .map(f32::to_bits);
+    }
+    if let Some(c) = band.color.as_deref_mut() {
+        if let Ok(c) = <&mut [u32; 4]>::try_from(&mut c[k..k + 4]) {
+            *c = Vec4::select(m, Vec4::splat(f32::from_bits(color)), bits(*c))
+                .to_array()
+                .map(f32::to_bits);
         }
     }
 }
 
 /// Draws a mask triangle: the covered pixels of each row of its box
-/// inside the tile, with the same depth formula as [`raster_tri`].
+/// inside the tile, with the same depth formula as [`raster_tri`]; four
+/// columns at a time ([`write4`]) where the row of the frame holds them.
 #[inline(always)]
-fn raster_small(
-    band: &mut Band<'_>,
-    t: &SmallTri,
-    rect: [i32; 4],
-    pass: impl Fn(f32, f32) -> bool + Copy,
-) {
+fn raster_small<T: Test>(band: &mut Band<'_>, t: &SmallTri, rect: [i32; 4]) {
     let (x0, y0) = (i32::from(t.x0), i32::from(t.y0));
     // columns of the box inside the tile
     let c0 = (rect[0] - x0).max(0);
@@ -130,24 +228,41 @@ fn raster_small(
     // rows up to the mask's last non-empty one (most small triangles span
     // two or three of the box's eight)
     let last = t.bbox()[3];
+    let width = band.width;
     for j in y0.max(rect[1])..=last.min(rect[3]) {
-        let mut bits = t.row_bits(j) & cols;
+        let bits = t.row_bits(j) & cols;
         if bits == 0 {
             continue;
         }
         let zr = t.depth_row(j);
-        let row = (j - band.y0) as usize * band.width + x0 as usize;
-        while bits != 0 {
-            let di = bits.trailing_zeros();
-            bits &= bits - 1;
-            let z = t.plane.in_row(zr, di as i32);
-            let k = row + di as usize;
-            if let Some(d) = band.depth.get_mut(k) {
-                if pass(z, *d) {
-                    *d = z;
-                    band.ids[k] = id;
-                    if let Some(c) = band.color.as_deref_mut() {
-                        c[k] = t.color;
+        let line = (j - band.y0) as usize * width;
+        let row = line + x0 as usize;
+        for half in 0..2 {
+            let nib = (bits >> (4 * half)) & 0xf;
+            if nib == 0 {
+                continue;
+            }
+            let k = row + 4 * half as usize;
+            if k + 4 <= line + width {
+                let lanes = NIBBLE[nib as usize].cmpne(Vec4::ZERO);
+                let z = in_row4(&t.plane, zr, 4 * half as i32);
+                write4::<T>(band, k, lanes, z, id, t.color);
+                continue;
+            }
+            // the frame's last columns: one pixel at a time
+            let mut nib = nib;
+            while nib != 0 {
+                let di = nib.trailing_zeros() + 4 * half;
+                nib &= nib - 1;
+                let z = t.plane.in_row(zr, di as i32);
+                let k = row + di as usize;
+                if let Some(d) = band.depth.get_mut(k) {
+                    if T::pass(z, *d) {
+                        *d = z;
+                        band.ids[k] = id;
+                        if let Some(c) = band.color.as_deref_mut() {
+                            c[k] = t.color;
+                        }
                     }
                 }
             }
@@ -155,19 +270,20 @@ fn raster_small(
     }
 }
 
+/// Draws an edge-function triangle: its span of each row inside the tile.
+/// Narrow triangles (box under [`WIDE_TRI_PX`] pixels wide: short spans)
+/// four pixels at a time ([`write4`]), the last four masked to the span;
+/// wide ones by a plain loop over the span, which the compiler vectorizes.
 #[inline(always)]
-fn raster_tri(
-    band: &mut Band<'_>,
-    t: &TriSetup,
-    rect: [i32; 4],
-    pass: impl Fn(f32, f32) -> bool + Copy,
-) {
+fn raster_tri<T: Test>(band: &mut Band<'_>, t: &TriSetup, rect: [i32; 4]) {
     let x0 = rect[0].max(t.bbox[0]);
     let x1 = rect[2].min(t.bbox[2]);
     let y0 = rect[1].max(t.bbox[1]);
     let y1 = rect[3].min(t.bbox[3]);
     let id = t.id + 1;
+    let width = band.width;
     let mut spans = (y1 - y0 + 1 >= STEP_SPAN_ROWS).then(|| t.spans_from(y0));
+    let wide = t.bbox[2] - t.bbox[0] >= WIDE_TRI_PX;
     for j in y0..=y1 {
         let (lo, hi) = match spans.as_mut() {
             Some(rows) => rows.next_span(t, x0, x1),
@@ -176,34 +292,58 @@ fn raster_tri(
         if lo > hi {
             continue;
         }
-        let row = (j - band.y0) as usize * band.width;
-        let (a, b) = (row + lo as usize, row + hi as usize + 1);
+        let line = (j - band.y0) as usize * width;
+        let (a, b) = (line + lo as usize, line + hi as usize + 1);
         let zr = t.depth_row(j);
         let first = lo - t.bbox[0];
-        let drow = &mut band.depth[a..b];
-        let irow = &mut band.ids[a..b];
-        match band.color.as_deref_mut() {
-            None => {
-                for (k, (d, i)) in drow.iter_mut().zip(irow.iter_mut()).enumerate() {
-                    let z = t.plane.in_row(zr, first + k as i32);
-                    let m = 0u32.wrapping_sub(u32::from(pass(z, *d)));
-                    *d = f32::from_bits(blend(m, z.to_bits(), d.to_bits()));
-                    *i = blend(m, id, *i);
+        if wide {
+            let drow = &mut band.depth[a..b];
+            let irow = &mut band.ids[a..b];
+            match band.color.as_deref_mut() {
+                None => {
+                    for (i, (d, v)) in drow.iter_mut().zip(irow.iter_mut()).enumerate() {
+                        let z = t.plane.in_row(zr, first + i as i32);
+                        let m = 0u32.wrapping_sub(u32::from(T::pass(z, *d)));
+                        *d = f32::from_bits(blend(m, z.to_bits(), d.to_bits()));
+                        *v = blend(m, id, *v);
+                    }
+                }
+                Some(color) => {
+                    let crow = &mut color[a..b];
+                    for (i, ((d, v), c)) in drow
+                        .iter_mut()
+                        .zip(irow.iter_mut())
+                        .zip(crow.iter_mut())
+                        .enumerate()
+                    {
+                        let z = t.plane.in_row(zr, first + i as i32);
+                        let m = 0u32.wrapping_sub(u32::from(T::pass(z, *d)));
+                        *d = f32::from_bits(blend(m, z.to_bits(), d.to_bits()));
+                        *v = blend(m, id, *v);
+                        *c = blend(m, t.color, *c);
+                    }
                 }
             }
-            Some(color) => {
-                let crow = &mut color[a..b];
-                for (k, ((d, i), c)) in drow
-                    .iter_mut()
-                    .zip(irow.iter_mut())
-                    .zip(crow.iter_mut())
-                    .enumerate()
-                {
-                    let z = t.plane.in_row(zr, first + k as i32);
-                    let m = 0u32.wrapping_sub(u32::from(pass(z, *d)));
-                    *d = f32::from_bits(blend(m, z.to_bits(), d.to_bits()));
-                    *i = blend(m, id, *i);
-                    *c = blend(m, t.color, *c);
+            continue;
+        }
+        let len = Vec4::splat((b - a) as f32);
+        let mut k = a;
+        while k < b && k + 4 <= line + width {
+            let off = (k - a) as i32;
+            let lanes = (Vec4::splat(off as f32) + LANES).cmplt(len);
+            let z = in_row4(&t.plane, zr, first + off);
+            write4::<T>(band, k, lanes, z, id, t.color);
+            k += 4;
+        }
+        // the frame's last columns: one pixel at a time
+        for k in k..b {
+            let z = t.plane.in_row(zr, first + (k - a) as i32);
+            let d = &mut band.depth[k];
+            if T::pass(z, *d) {
+                *d = z;
+                band.ids[k] = id;
+                if let Some(c) = band.color.as_deref_mut() {
+                    c[k] = t.color;
                 }
             }
         }

@@ -356,3 +356,57 @@ fn raster_tri<T: Test>(band: &mut Band<'_>, t: &TriSetup, rect: [i32; 4]) {
 fn blend(mask: u32, a: u32, b: u32) -> u32 {
     (a & mask) | (b & !mask)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lanes give the scalar forms' exact bits: depth (with clamping
+    /// on either side), and the three depth tests, equal depths included.
+    #[test]
+    fn lanes_equal_scalar_depth_and_tests() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let mut unit = move || (next() >> 40) as f32 / (1u64 << 24) as f32;
+        let mut clamped = 0;
+        for _ in 0..20_000 {
+            let (a, b) = (unit(), unit());
+            let plane = DepthPlane {
+                z_ref: unit() * 1.2 - 0.1,
+                dzdx: (unit() - 0.5) * 0.02,
+                dzdy: 0.0,
+                z_min: a.min(b),
+                z_max: a.max(b),
+            };
+            let zr = plane.row((unit() * 100.0) as i32);
+            let di = (unit() * 4000.0) as i32;
+            let lanes = in_row4(&plane, zr, di).to_array();
+            let stored = Vec4::new(unit(), lanes[1], unit(), 1.0);
+            for (l, &z) in lanes.iter().enumerate() {
+                let s = plane.in_row(zr, di + l as i32);
+                assert_eq!(z.to_bits(), s.to_bits(), "{plane:?} {zr} {di}+{l}");
+                clamped += usize::from(s == plane.z_min || s == plane.z_max);
+                let d = stored.to_array()[l];
+                let zv = Vec4::splat(z);
+                let dv = Vec4::splat(d);
+                assert_eq!(Less::pass4(zv, dv).all(), Less::pass(z, d));
+                assert_eq!(LessEqual::pass4(zv, dv).all(), LessEqual::pass(z, d));
+                assert_eq!(Always::pass4(zv, dv).all(), Always::pass(z, d));
+            }
+        }
+        assert!(clamped > 1000, "clamping exercised: {clamped}");
+    }
+
+    /// `NIBBLE[m]` has lane `i` set exactly where bit `i` of `m` is.
+    #[test]
+    fn nibble_lanes_are_the_bits() {
+        for (m, v) in NIBBLE.iter().enumerate() {
+            assert_eq!(v.cmpne(Vec4::ZERO).bitmask() as usize, m);
+        }
+    }
+}

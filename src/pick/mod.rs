@@ -164,11 +164,13 @@ impl Frame {
             }
             return;
         }
-        out.fill(None);
         let Some(start) = self.index(x, y) else {
+            out.fill(None);
             return;
         };
         let n = out.len().min((self.width - x) as usize);
+        let (inside, past) = out.split_at_mut(n);
+        past.fill(None);
         let ids = &self.ids[start..start + n];
         let depth = &self.depth[start..start + n];
         let offsets = scene.triangle_offsets();
@@ -177,7 +179,9 @@ impl Frame {
         // here rather than `Scene::locate_from` per pixel, which reloads the
         // offsets and made these lookups 3–7 % slower, measured)
         let (mut mesh, mut lo, mut hi) = (0u32, 1u32, 0u32);
-        for ((o, &id), &z) in out.iter_mut().zip(ids).zip(depth) {
+        // (each cell written once: `None` or the pick)
+        for ((o, &id), &z) in inside.iter_mut().zip(ids).zip(depth) {
+            *o = None;
             if id == crate::frame::NO_TRIANGLE {
                 continue;
             }

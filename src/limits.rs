@@ -81,7 +81,6 @@ pub const STEP_SPAN_ROWS: i32 = 4;
 /// Triangles narrower than this (pixel box) have their spans drawn four
 /// pixels at a time in masked f32 lanes; wider ones by a plain loop over
 /// each span that the compiler vectorizes. Measured (BENCHMARKS.md,
-/// "Fourteenth round"): the lanes make bunny_3k's 360² frame 10–13 %
-/// faster; for the long spans of big triangles the plain loop is as fast
-/// or faster.
+/// "Fourteenth round"): the lanes make bunny_3k's 360² frame 8–14 %
+/// faster; for the long spans of big triangles the plain loop is faster.
 pub const WIDE_TRI_PX: i32 = 16;

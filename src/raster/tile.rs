@@ -211,6 +211,20 @@ fn write4<T: Test>(band: &mut Band<'_>, k: usize, lanes: BVec4A, z: Vec4, id: u3
     }
 }
 
+/// [`write4`] for one pixel, `k` of the band.
+#[inline(always)]
+fn write1<T: Test>(band: &mut Band<'_>, k: usize, z: f32, id: u32, color: u32) {
+    if let Some(d) = band.depth.get_mut(k) {
+        if T::pass(z, *d) {
+            *d = z;
+            band.ids[k] = id;
+            if let Some(c) = band.color.as_deref_mut() {
+                c[k] = color;
+            }
+        }
+    }
+}
+
 /// Draws a mask triangle: the covered pixels of each row of its box
 /// inside the tile, with the same depth formula as [`raster_tri`]; four
 /// columns at a time ([`write4`]) where the row of the frame holds them.
@@ -255,16 +269,7 @@ fn raster_small<T: Test>(band: &mut Band<'_>, t: &SmallTri, rect: [i32; 4]) {
                 let di = nib.trailing_zeros() + 4 * half;
                 nib &= nib - 1;
                 let z = t.plane.in_row(zr, di as i32);
-                let k = row + di as usize;
-                if let Some(d) = band.depth.get_mut(k) {
-                    if T::pass(z, *d) {
-                        *d = z;
-                        band.ids[k] = id;
-                        if let Some(c) = band.color.as_deref_mut() {
-                            c[k] = t.color;
-                        }
-                    }
-                }
+                write1::<T>(band, row + di as usize, z, id, t.color);
             }
         }
     }
@@ -338,14 +343,7 @@ fn raster_tri<T: Test>(band: &mut Band<'_>, t: &TriSetup, rect: [i32; 4]) {
         // the frame's last columns: one pixel at a time
         for k in k..b {
             let z = t.plane.in_row(zr, first + (k - a) as i32);
-            let d = &mut band.depth[k];
-            if T::pass(z, *d) {
-                *d = z;
-                band.ids[k] = id;
-                if let Some(c) = band.color.as_deref_mut() {
-                    c[k] = t.color;
-                }
-            }
+            write1::<T>(band, k, z, id, t.color);
         }
     }
 }

@@ -89,10 +89,16 @@ pub(crate) fn raster_band(
     }
 }
 
-/// A depth test, on one pixel and on four at once (the same comparisons
-/// lane by lane: [`DepthTest::passes`]).
+/// A depth test, on one pixel ([`DepthTest::passes`] of `TEST`) and on
+/// four at once (the same comparisons lane by lane).
 trait Test {
-    fn pass(z: f32, d: f32) -> bool;
+    const TEST: DepthTest;
+
+    #[inline(always)]
+    fn pass(z: f32, d: f32) -> bool {
+        Self::TEST.passes(z, d)
+    }
+
     fn pass4(z: Vec4, d: Vec4) -> BVec4A;
 }
 
@@ -101,10 +107,7 @@ struct LessEqual;
 struct Always;
 
 impl Test for Less {
-    #[inline(always)]
-    fn pass(z: f32, d: f32) -> bool {
-        DepthTest::Less.passes(z, d)
-    }
+    const TEST: DepthTest = DepthTest::Less;
     #[inline(always)]
     fn pass4(z: Vec4, d: Vec4) -> BVec4A {
         z.cmplt(d)
@@ -112,10 +115,7 @@ impl Test for Less {
 }
 
 impl Test for LessEqual {
-    #[inline(always)]
-    fn pass(z: f32, d: f32) -> bool {
-        DepthTest::LessEqual.passes(z, d)
-    }
+    const TEST: DepthTest = DepthTest::LessEqual;
     #[inline(always)]
     fn pass4(z: Vec4, d: Vec4) -> BVec4A {
         z.cmple(d)
@@ -123,10 +123,7 @@ impl Test for LessEqual {
 }
 
 impl Test for Always {
-    #[inline(always)]
-    fn pass(z: f32, d: f32) -> bool {
-        DepthTest::Always.passes(z, d)
-    }
+    const TEST: DepthTest = DepthTest::Always;
     #[inline(always)]
     fn pass4(z: Vec4, _: Vec4) -> BVec4A {
         z.cmpge(Vec4::ZERO) & z.cmple(Vec4::ONE)
@@ -190,23 +187,28 @@ fn in_row4(plane: &DepthPlane, zr: f32, di: i32) -> Vec4 {
 /// so no value is changed by the trip.
 #[inline(always)]
 fn write4<T: Test>(band: &mut Band<'_>, k: usize, lanes: BVec4A, z: Vec4, id: u32, color: u32) {
-    let bits = |v: [u32; 4]| Vec4::from_array(v.map(f32::from_bits));
-    let Ok(d) = <&mut [f32; 4]>::try_from(&mut band.depth[k..k + 4]) else {
+    let Some(d) = band
+        .depth
+        .get_mut(k..)
+        .and_then(|s| s.first_chunk_mut::<4>())
+    else {
         return;
     };
     let dv = Vec4::from_array(*d);
     let m = lanes & T::pass4(z, dv);
     *d = Vec4::select(m, z, dv).to_array();
-    if let Ok(i) = <&mut [u32; 4]>::try_from(&mut band.ids[k..k + 4]) {
-        *i = Vec4::select(m, Vec4::splat(f32::from_bits(id)), bits(*i))
+    let blend4 = |v: &mut [u32; 4], x: u32| {
+        let old = Vec4::from_array(v.map(f32::from_bits));
+        *v = Vec4::select(m, Vec4::splat(f32::from_bits(x)), old)
             .to_array()
             .map(f32::to_bits);
+    };
+    if let Some(i) = band.ids.get_mut(k..).and_then(|s| s.first_chunk_mut::<4>()) {
+        blend4(i, id);
     }
     if let Some(c) = band.color.as_deref_mut() {
-        if let Ok(c) = <&mut [u32; 4]>::try_from(&mut c[k..k + 4]) {
-            *c = Vec4::select(m, Vec4::splat(f32::from_bits(color)), bits(*c))
-                .to_array()
-                .map(f32::to_bits);
+        if let Some(c) = c.get_mut(k..).and_then(|s| s.first_chunk_mut::<4>()) {
+            blend4(c, color);
         }
     }
 }

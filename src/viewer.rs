@@ -1350,7 +1350,13 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
         .map_err(|e| {
             let on = std::env::var("DISPLAY")
                 .map_or_else(|_| String::new(), |d| format!(" on DISPLAY={d}"));
-            no_display(&format!("{e}{on}"))
+            // minifb's Display form drops the reason (XOpenDisplay,
+            // XOpenIM, ...); its payload says which step failed
+            let why = match &e {
+                minifb::Error::WindowCreate(r) if !r.is_empty() => format!("{e} ({r})"),
+                _ => e.to_string(),
+            };
+            no_display(&format!("{why}{on}"))
         })?;
     window.set_target_fps(POLL_HZ);
     let keys = Rc::new(RefCell::new(Vec::new()));

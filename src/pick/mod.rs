@@ -126,6 +126,10 @@ pub struct Hit {
     pub front_face: bool,
 }
 
+/// Pixels [`Frame::pick_id_span_with`] picks at a time (on the stack) for
+/// the direct and ray methods.
+const SPAN_WITH_RUN: usize = 64;
+
 impl Frame {
     /// Compact picks of a run of pixels: `out[k]` becomes the pick at
     /// pixel (x + k, y) with the chosen method, the same as
@@ -164,13 +168,79 @@ impl Frame {
             }
             return;
         }
+        self.buffer_span(scene, x, y, out, |p| p);
+    }
+
+    /// [`Frame::pick_id_span`] with each pick handed to `cell` and its
+    /// result stored in `out[k]`: for pick maps kept in another form (a raw
+    /// ID image, say) without a buffer of picks in between. The buffer
+    /// method gives each pick to `cell` as it makes it; the others pick
+    /// 64 pixels at a time into a buffer on the stack.
+    ///
+    /// ```
+    /// use softpick::{builtin_scene, Camera, PickMethod, RenderOptions, Renderer, NO_TRIANGLE};
+    ///
+    /// let scene = builtin_scene();
+    /// let camera = Camera::auto_frame(&scene.framing_bounds(), 120, 90);
+    /// let mut renderer = Renderer::new(RenderOptions::default())?;
+    /// let frame = renderer.render(&scene, &camera)?;
+    /// // row 60 as raw IDs (global triangle + 1, 0 for nothing)
+    /// let mut raw = vec![0u32; 120];
+    /// frame.pick_id_span_with(PickMethod::Buffer, &scene, 0, 60, &mut raw, |p| {
+    ///     p.map_or(NO_TRIANGLE, |p| p.global_triangle + 1)
+    /// });
+    /// assert_eq!(&raw[..], &frame.ids()[60 * 120..61 * 120]);
+    /// # Ok::<(), softpick::Error>(())
+    /// ```
+    pub fn pick_id_span_with<T>(
+        &self,
+        method: PickMethod,
+        scene: &Scene,
+        x: u32,
+        y: u32,
+        out: &mut [T],
+        cell: impl Fn(Option<PickId>) -> T,
+    ) {
+        if method == PickMethod::Buffer {
+            self.buffer_span(scene, x, y, out, cell);
+            return;
+        }
+        let mut picks = [None; SPAN_WITH_RUN];
+        let mut x = Some(x);
+        for run in out.chunks_mut(SPAN_WITH_RUN) {
+            let picks = &mut picks[..run.len()];
+            match x {
+                Some(x) => self.pick_id_span(method, scene, x, y, picks),
+                // past u32::MAX: outside every frame
+                None => picks.fill(None),
+            }
+            for (c, &p) in run.iter_mut().zip(picks.iter()) {
+                *c = cell(p);
+            }
+            x = x.and_then(|x| x.checked_add(SPAN_WITH_RUN as u32));
+        }
+    }
+
+    /// The buffer method's picks of a run of pixels (as
+    /// [`Frame::pick_id_span`]), each given to `cell` as it is made and its
+    /// result stored in `out`: a caller that keeps something else than the
+    /// pick (a raw ID, say) does not store the pick first.
+    #[inline(always)]
+    fn buffer_span<T>(
+        &self,
+        scene: &Scene,
+        x: u32,
+        y: u32,
+        out: &mut [T],
+        cell: impl Fn(Option<PickId>) -> T,
+    ) {
         let Some(start) = self.index(x, y) else {
-            out.fill(None);
+            out.fill_with(|| cell(None));
             return;
         };
         let n = out.len().min((self.width - x) as usize);
         let (inside, past) = out.split_at_mut(n);
-        past.fill(None);
+        past.fill_with(|| cell(None));
         let ids = &self.ids[start..start + n];
         let depth = &self.depth[start..start + n];
         let offsets = scene.triangle_offsets();
@@ -181,28 +251,30 @@ impl Frame {
         let (mut mesh, mut lo, mut hi) = (0u32, 1u32, 0u32);
         // (each cell written once: `None` or the pick)
         for ((o, &id), &z) in inside.iter_mut().zip(ids).zip(depth) {
-            *o = None;
-            if id == crate::frame::NO_TRIANGLE {
-                continue;
-            }
-            let g = id - 1;
-            if !(lo <= g && g < hi) {
-                if g >= total {
-                    continue;
+            let pick = 'pick: {
+                if id == crate::frame::NO_TRIANGLE {
+                    break 'pick None;
                 }
-                let Some((m, _)) = scene.locate(g) else {
-                    continue;
-                };
-                mesh = m;
-                lo = offsets[m as usize];
-                hi = offsets[m as usize + 1];
-            }
-            *o = Some(PickId {
-                mesh,
-                triangle: g - lo,
-                global_triangle: g,
-                depth: z,
-            });
+                let g = id - 1;
+                if !(lo <= g && g < hi) {
+                    if g >= total {
+                        break 'pick None;
+                    }
+                    let Some((m, _)) = scene.locate(g) else {
+                        break 'pick None;
+                    };
+                    mesh = m;
+                    lo = offsets[m as usize];
+                    hi = offsets[m as usize + 1];
+                }
+                Some(PickId {
+                    mesh,
+                    triangle: g - lo,
+                    global_triangle: g,
+                    depth: z,
+                })
+            };
+            *o = cell(pick);
         }
     }
 

@@ -3,7 +3,7 @@
 use glam::Vec3;
 use softpick::{
     builtin_scene, render, Camera, CullMode, DepthTest, FillRule, Frame, Mesh, PickId, PickMethod,
-    Projection, RenderOptions, Renderer, Scene, Transform,
+    Projection, RenderOptions, Renderer, Scene, Transform, NO_TRIANGLE,
 };
 
 use crate::support::Rng;
@@ -194,15 +194,36 @@ fn compact_picks_equal_full_picks_every_method() {
         found[0], found[1],
         "buffer and direct cover the same pixels"
     );
-    // runs of pixels give what single picks give, runs leaving the frame included
+    // runs of pixels give what single picks give, runs leaving the frame
+    // included, and so does each run handed to a function (the raw ID and
+    // the depth's bits here), past the 64 pixels picked at a time and up to
+    // the last x there is
     for m in PickMethod::ALL {
         for y in [0u32, 20, 45, 71, 72, 500] {
-            for (x, len) in [(0u32, 96usize), (10, 40), (90, 20), (96, 3), (400, 2)] {
+            for (x, len) in [
+                (0u32, 96usize),
+                (10, 40),
+                (90, 20),
+                (96, 3),
+                (400, 2),
+                (0, 200),
+                (u32::MAX - 70, 140),
+            ] {
                 let mut row = vec![None; len];
                 f.pick_id_span(m, &scene, x, y, &mut row);
-                for (k, got) in row.iter().enumerate() {
+                let mut raw = vec![(9u32, 9u32); len];
+                f.pick_id_span_with(m, &scene, x, y, &mut raw, |p| {
+                    p.map_or((NO_TRIANGLE, 0), |p| {
+                        (p.global_triangle + 1, p.depth.to_bits())
+                    })
+                });
+                for (k, (got, raw)) in row.iter().zip(&raw).enumerate() {
                     let want = f.pick_id_with(m, &scene, i64::from(x) + k as i64, i64::from(y));
                     assert_eq!(*got, want, "{m:?} span at ({x},{y}) +{k}");
+                    let want_raw = want.map_or((NO_TRIANGLE, 0), |p| {
+                        (p.global_triangle + 1, p.depth.to_bits())
+                    });
+                    assert_eq!(*raw, want_raw, "{m:?} span_with at ({x},{y}) +{k}");
                 }
             }
         }

@@ -15,7 +15,7 @@ use softpick::{Camera, Frame, PickId, PickMethod, RenderOptions, Renderer, Scene
 use crate::common::{say, say_json_lines, Res};
 
 /// Picks every pixel of `frame` (rows in parallel) with the compact pick
-/// ([`Frame::pick_id_span`] per row), returning per pixel the (mesh, global
+/// ([`Frame::pick_id_span_with`] per row, blocks for rays), returning per pixel the (mesh, global
 /// triangle) of the hit. `on_rows(n)` is called after each `n` rows.
 pub fn pick_grid(
     frame: &Frame,
@@ -30,11 +30,15 @@ pub fn pick_grid(
     out
 }
 
-/// The timed sweep: every pixel of `frame` picked with the compact pick
-/// ([`Frame::pick_id_span`] per row: mesh, triangle and depth), rows in parallel,
-/// into `out` in the raw ID format (global triangle + 1, 0 = nothing), the
-/// `.u32` the peers' sweeps write. `out` is allocated by the caller before
-/// the clock starts, as the peers' output arrays are.
+/// The timed sweep: every pixel of `frame` picked with the compact pick,
+/// rows in parallel, into `out` in the raw ID format (global triangle + 1,
+/// 0 = nothing), the `.u32` the peers' sweeps write (Embree's timed pass
+/// keeps only primID too). `out` is allocated by the caller before the clock
+/// starts, as the peers' output arrays are. The buffer method's picks go
+/// straight into `out` ([`Frame::pick_id_span_with`]): each pixel's ID is
+/// read, checked and resolved to its mesh, but the depth a pick carries is
+/// not kept, so the compiled loop need not read it (BENCHMARKS.md,
+/// "Fifteenth round", measures the loop with depth and mesh kept too).
 pub fn sweep_into(
     frame: &Frame,
     scene: &Scene,
@@ -55,10 +59,11 @@ const MAX_REPS: u32 = 1000;
 /// a tick is an atomic update and a clock read, shared by the threads).
 const ROWS_PER_TASK: usize = 8;
 
-/// Every row of `frame` picked with [`Frame::pick_id_block`] (tasks of
-/// [`ROWS_PER_TASK`] rows in parallel, one task's picks per worker), each
-/// pick stored in `out` through `cell`; `on_rows(n)` after each task of `n`
-/// rows. The direct method's cell index is built first, on all threads (a
+/// Every row of `frame` picked (tasks of [`ROWS_PER_TASK`] rows in
+/// parallel), each pick stored in `out` through `cell`: rays with
+/// [`Frame::pick_id_block`] into one buffer of picks per worker, the other
+/// methods row by row with [`Frame::pick_id_span_with`], without one;
+/// `on_rows(n)` after each task of `n` rows. The direct method's cell index is built first, on all threads (a
 /// first pick inside the rows would build it on one).
 fn pick_rows<T: Send>(
     frame: &Frame,
@@ -75,13 +80,27 @@ fn pick_rows<T: Send>(
     out.par_chunks_mut(w * ROWS_PER_TASK)
         .enumerate()
         .for_each_init(
-            || vec![None; w * ROWS_PER_TASK],
+            || {
+                let n = if method == PickMethod::Ray {
+                    w * ROWS_PER_TASK
+                } else {
+                    0
+                };
+                vec![None; n]
+            },
             |picks, (task, rows)| {
                 let y0 = task * ROWS_PER_TASK;
-                let picks = &mut picks[..rows.len()];
-                frame.pick_id_block(method, scene, 0, y0 as u32, w, picks);
-                for (c, &p) in rows.iter_mut().zip(picks.iter()) {
-                    *c = cell(p);
+                if method == PickMethod::Ray {
+                    // (rays go in 4×2-pixel blocks, through a buffer of picks)
+                    let picks = &mut picks[..rows.len()];
+                    frame.pick_id_block(method, scene, 0, y0 as u32, w, picks);
+                    for (c, &p) in rows.iter_mut().zip(picks.iter()) {
+                        *c = cell(p);
+                    }
+                } else {
+                    for (k, row) in rows.chunks_mut(w).enumerate() {
+                        frame.pick_id_span_with(method, scene, 0, (y0 + k) as u32, row, &cell);
+                    }
                 }
                 on_rows((rows.len() / w) as u64);
             },

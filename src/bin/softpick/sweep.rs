@@ -14,9 +14,9 @@ use softpick::{Camera, Frame, PickId, PickMethod, RenderOptions, Renderer, Scene
 
 use crate::common::{say, say_json_lines, Res};
 
-/// Picks every pixel of `frame` (rows in parallel) with the compact pick
-/// ([`Frame::pick_id_span_with`] per row, blocks for rays), returning per pixel the (mesh, global
-/// triangle) of the hit. `on_rows(n)` is called after each `n` rows.
+/// Picks every pixel of `frame` (rows in parallel, as [`pick_rows`]) with
+/// the compact pick, returning per pixel the (mesh, global triangle) of the
+/// hit. `on_rows(n)` is called after each `n` rows.
 pub fn pick_grid(
     frame: &Frame,
     scene: &Scene,
@@ -63,8 +63,9 @@ const ROWS_PER_TASK: usize = 8;
 /// parallel), each pick stored in `out` through `cell`: rays with
 /// [`Frame::pick_id_block`] into one buffer of picks per worker, the other
 /// methods row by row with [`Frame::pick_id_span_with`], without one;
-/// `on_rows(n)` after each task of `n` rows. The direct method's cell index is built first, on all threads (a
-/// first pick inside the rows would build it on one).
+/// `on_rows(n)` after each task of `n` rows. The direct method's cell
+/// index is built first, on all threads (a first pick inside the rows
+/// would build it on one).
 fn pick_rows<T: Send>(
     frame: &Frame,
     scene: &Scene,
@@ -79,32 +80,22 @@ fn pick_rows<T: Send>(
     let w = frame.width() as usize;
     out.par_chunks_mut(w * ROWS_PER_TASK)
         .enumerate()
-        .for_each_init(
-            || {
-                let n = if method == PickMethod::Ray {
-                    w * ROWS_PER_TASK
-                } else {
-                    0
-                };
-                vec![None; n]
-            },
-            |picks, (task, rows)| {
-                let y0 = task * ROWS_PER_TASK;
-                if method == PickMethod::Ray {
-                    // (rays go in 4×2-pixel blocks, through a buffer of picks)
-                    let picks = &mut picks[..rows.len()];
-                    frame.pick_id_block(method, scene, 0, y0 as u32, w, picks);
-                    for (c, &p) in rows.iter_mut().zip(picks.iter()) {
-                        *c = cell(p);
-                    }
-                } else {
-                    for (k, row) in rows.chunks_mut(w).enumerate() {
-                        frame.pick_id_span_with(method, scene, 0, (y0 + k) as u32, row, &cell);
-                    }
+        .for_each_init(Vec::new, |picks, (task, rows)| {
+            let y0 = task * ROWS_PER_TASK;
+            if method == PickMethod::Ray {
+                // (rays go in 4×2-pixel blocks, through a buffer of picks)
+                picks.resize(rows.len(), None);
+                frame.pick_id_block(method, scene, 0, y0 as u32, w, picks);
+                for (c, &p) in rows.iter_mut().zip(picks.iter()) {
+                    *c = cell(p);
                 }
-                on_rows((rows.len() / w) as u64);
-            },
-        );
+            } else {
+                for (k, row) in rows.chunks_mut(w).enumerate() {
+                    frame.pick_id_span_with(method, scene, 0, (y0 + k) as u32, row, &cell);
+                }
+            }
+            on_rows((rows.len() / w) as u64);
+        });
 }
 
 /// The result of one method (also the `--json` line).

@@ -1,14 +1,15 @@
 //! OBJ bytes → load → render (64×48, automatic camera) → picks with every
 //! method. The loader must return a scene or an OBJ error naming the file
 //! (never panic); a loaded scene renders with its automatic camera; buffer
-//! and direct picks agree, rows of ray picks equal single ray picks;
+//! and direct picks agree, rows of ray picks equal single ray picks, rows
+//! of buffer picks handed to a function equal the ID buffer;
 //! nothing drawn or picked touches a non-finite vertex.
 #![no_main]
 
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use softpick::{load_obj_bytes, render, Camera, PickId, PickMethod, RenderOptions};
+use softpick::{load_obj_bytes, render, Camera, PickId, PickMethod, RenderOptions, NO_TRIANGLE};
 
 fuzz_target!(|data: &[u8]| {
     let path = Path::new("fuzz.obj");
@@ -90,5 +91,22 @@ fuzz_target!(|data: &[u8]| {
                 "ray block at ({x},{y})"
             );
         }
+    }
+    // buffer rows handed to a function (the sweep's raw IDs) equal the ID
+    // buffer, and past the frame's edge nothing
+    for y in [0u32, 24, 47] {
+        let mut raw = vec![u32::MAX; 70];
+        frame.pick_id_span_with(PickMethod::Buffer, &scene, 0, y, &mut raw, |p| {
+            p.map_or(NO_TRIANGLE, |p| p.global_triangle + 1)
+        });
+        assert_eq!(
+            &raw[..64],
+            &frame.ids()[y as usize * 64..][..64],
+            "buffer row {y}"
+        );
+        assert!(
+            raw[64..].iter().all(|&r| r == NO_TRIANGLE),
+            "buffer row {y} past the edge"
+        );
     }
 });

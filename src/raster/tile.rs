@@ -365,14 +365,8 @@ mod tests {
     /// on either side), and the three depth tests, equal depths included.
     #[test]
     fn lanes_equal_scalar_depth_and_tests() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            state.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        };
-        let mut unit = move || (next() >> 40) as f32 / (1u64 << 24) as f32;
+        let mut rng = crate::pick::test_util::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut unit = || rng.f32();
         let mut clamped = 0;
         for _ in 0..20_000 {
             let (a, b) = (unit(), unit());

@@ -37,7 +37,9 @@ use clip::{Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
 use rules::{snap, CullMode, DepthTest, FillRule, TILE_SIZE};
 use setup::{Rejected, SmallTri, TriSetup, WinVertex};
 
-use crate::limits::{chunk_tris, CHUNK_VERTS, TILE_SORT_MIN_TRIS, TILE_SORT_SWITCHES};
+use crate::limits::{
+    chunk_tris, CHUNK_VERTS, EARLY_EMPTY_TRIS_PER_PIXEL, TILE_SORT_MIN_TRIS, TILE_SORT_SWITCHES,
+};
 
 /// Rendering options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,6 +144,7 @@ pub struct Renderer {
     verts: Vec<VertOut>,
     world_pos: Vec<Vec3>,
     tile_sort: TileSort,
+    early_empty: EarlyEmpty,
 }
 
 /// When setup stores a chunk's records tile by tile ([`sort_by_tile`]):
@@ -154,6 +157,18 @@ enum TileSort {
     Auto,
     #[cfg(test)]
     Always,
+    #[cfg(test)]
+    Never,
+}
+
+/// Whether setup's empty-box test is made first, inline ([`SetupCtx::emit`]):
+/// the renderer decides (`Auto`); the tests also force it off, and check
+/// that the frames are the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EarlyEmpty {
+    /// Scenes of at least [`EARLY_EMPTY_TRIS_PER_PIXEL`] triangles per
+    /// pixel, under a rule that draws no zero-area lines.
+    Auto,
     #[cfg(test)]
     Never,
 }
@@ -177,6 +192,7 @@ impl Renderer {
             verts: Vec::new(),
             world_pos: Vec::new(),
             tile_sort: TileSort::Auto,
+            early_empty: EarlyEmpty::Auto,
         })
     }
 
@@ -216,10 +232,10 @@ impl Renderer {
             world_pos: &mut self.world_pos,
         };
         let frame = &mut self.frame;
-        let sort = self.tile_sort;
+        let (sort, early) = (self.tile_sort, self.early_empty);
         match &self.pool {
-            Some(p) => p.install(|| render_into(scene, camera, opts, frame, scratch, sort)),
-            None => render_into(scene, camera, opts, frame, scratch, sort),
+            Some(p) => p.install(|| render_into(scene, camera, opts, frame, scratch, sort, early)),
+            None => render_into(scene, camera, opts, frame, scratch, sort, early),
         }
         Ok(&self.frame)
     }
@@ -239,6 +255,7 @@ fn render_into(
     frame: &mut Frame,
     scratch: Scratch<'_>,
     tile_sort: TileSort,
+    early_empty: EarlyEmpty,
 ) {
     let Scratch { verts, world_pos } = scratch;
     let (w, h) = (camera.width, camera.height);
@@ -348,6 +365,14 @@ fn render_into(
         view_proj: vp,
         grid,
         tile_sort,
+        early_empty: match early_empty {
+            EarlyEmpty::Auto => {
+                opts.rule != FillRule::Inclusive
+                    && total_tris as u64 >= EARLY_EMPTY_TRIS_PER_PIXEL * u64::from(w) * u64::from(h)
+            }
+            #[cfg(test)]
+            EarlyEmpty::Never => false,
+        },
     };
     frame
         .chunks
@@ -518,6 +543,10 @@ struct SetupCtx<'a> {
     view_proj: Mat4,
     grid: TileGrid,
     tile_sort: TileSort,
+    /// Test each triangle for an empty box before setup (a dense scene
+    /// under a rule that draws no zero-area lines; see
+    /// [`crate::limits::EARLY_EMPTY_TRIS_PER_PIXEL`]).
+    early_empty: bool,
 }
 
 impl SetupCtx<'_> {
@@ -612,6 +641,10 @@ impl SetupCtx<'_> {
 
     fn emit(&self, v: [&WinVertex; 3], id: u32, chunk: &mut Chunk, st: &mut Stats) {
         let (w, h) = (self.camera.width, self.camera.height);
+        if self.early_empty && setup::holds_no_centre(v, w, h) {
+            st.empty += 1;
+            return;
+        }
         let res = setup::setup(v, self.opts.rule, self.opts.cull, w, h, id, 0);
         push_setup(chunk, res, self.grid, st);
     }
@@ -740,7 +773,7 @@ fn push_setup(
 mod tests {
     use glam::{Quat, Vec3};
 
-    use super::{Renderer, TileSort, TILE_SORT_MIN_TRIS};
+    use super::{EarlyEmpty, Renderer, TileSort, TILE_SORT_MIN_TRIS};
     use crate::camera::{Camera, Projection};
     use crate::frame::{Chunk, Frame};
     use crate::pick::test_util::{grid, Rng};
@@ -850,6 +883,77 @@ mod tests {
             }
         }
         assert!(moved > 20, "{moved}");
+    }
+
+    /// Testing each triangle's box for a pixel centre before setup (on for
+    /// scenes with at least as many triangles as pixels) changes nothing
+    /// drawn, counted or picked: random dense soups, placed and mirrored,
+    /// eyes among the triangles (clipped triangles are tested too), both
+    /// projections, every fill rule, with and without color, one and two
+    /// threads, against the same renders with the test off.
+    #[test]
+    fn early_empty_test_draws_counts_and_picks_the_same() {
+        let mut rng = Rng(0x0e4b_7e57);
+        let mut tested = 0;
+        for round in 0..24 {
+            let mut scene = Scene::new();
+            for m in 0..1 + rng.below(3) {
+                let mut place = Transform::IDENTITY;
+                if m % 2 == 1 {
+                    place.rotation = Quat::from_axis_angle(rng.unit(), rng.range(0.0, 6.0));
+                    place.scale = rng.vec3(0.5, 1.5) * Vec3::new(-1.0, 1.0, 1.0);
+                }
+                let c = rng.vec3(-1.0, 1.0);
+                let n = 1000 + rng.below(2000);
+                scene.add_mesh(soup(&mut rng, n, c), place, None);
+            }
+            let (w, h) = (1 + rng.below(60) as u32, 1 + rng.below(50) as u32);
+            let mut cam = Camera::auto_frame(&scene.bounds(), w, h);
+            if round % 3 == 2 {
+                cam.eye = rng.vec3(-2.0, 2.0);
+            }
+            if round % 4 == 3 {
+                cam.projection = Projection::Orthographic { height: 6.0 };
+            }
+            let rule = FillRule::ALL[round % FillRule::ALL.len()];
+            let opts = RenderOptions {
+                rule,
+                color: round % 2 == 0,
+                threads: Some(1 + round % 2),
+                ..RenderOptions::default()
+            };
+            let mut r = Renderer::new(opts).unwrap();
+            r.early_empty = EarlyEmpty::Never;
+            let plain = r.render(&scene, &cam).unwrap().clone();
+            r.early_empty = EarlyEmpty::Auto;
+            let early = r.render(&scene, &cam).unwrap().clone();
+            let what = format!("round {round} ({w}x{h}, {opts:?})");
+            let dense = u64::from(scene.triangle_count()) >= u64::from(w * h);
+            assert!(dense, "{what}");
+            tested += usize::from(rule != FillRule::Inclusive);
+            assert!(early.stats().empty > 0, "{what}");
+            assert!(
+                plain
+                    .depth()
+                    .iter()
+                    .zip(early.depth())
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "{what}"
+            );
+            assert_eq!(plain.ids(), early.ids(), "{what}");
+            assert_eq!(plain.color(), early.color(), "{what}");
+            assert_eq!(plain.stats(), early.stats(), "{what}");
+            for y in 0..i64::from(h) {
+                for x in 0..i64::from(w) {
+                    assert_eq!(
+                        early.pick_id_with(PickMethod::Direct, &scene, x, y),
+                        plain.pick_id_with(PickMethod::Direct, &scene, x, y),
+                        "{what} at ({x}, {y})"
+                    );
+                }
+            }
+        }
+        assert!(tested >= 18, "{tested}");
     }
 
     /// The renderer's own choice: a large scene listed in scattered order

@@ -333,6 +333,27 @@ impl TriSetup {
     }
 }
 
+/// Does the triangle's snapped bounding box, clamped to the `width` ×
+/// `height` viewport, hold no pixel centre? Such a triangle covers nothing
+/// under every rule but the inclusive one (whose zero-area lines reach
+/// past their box); [`setup`] rejects it as [`Rejected::Empty`] with this
+/// same test, which the render of a dense scene makes first, inline, to
+/// save the call (see [`crate::limits::EARLY_EMPTY_TRIS_PER_PIXEL`]).
+/// (i32 is exact: |fx|, |fy| < 2^24.)
+#[inline(always)]
+pub(crate) fn holds_no_centre(v: [&WinVertex; 3], width: u32, height: u32) -> bool {
+    let (w, h) = (width as i32 - 1, height as i32 - 1);
+    let minx = v[0].fx.min(v[1].fx).min(v[2].fx);
+    let maxx = v[0].fx.max(v[1].fx).max(v[2].fx);
+    let miny = v[0].fy.min(v[1].fy).min(v[2].fy);
+    let maxy = v[0].fy.max(v[1].fy).max(v[2].fy);
+    let x0 = (-((-minx) >> SUBPIXEL_BITS)).max(0);
+    let y0 = (-((-miny) >> SUBPIXEL_BITS)).max(0);
+    let x1 = (maxx >> SUBPIXEL_BITS).min(w);
+    let y1 = (maxy >> SUBPIXEL_BITS).min(h);
+    x0 > x1 || y0 > y1
+}
+
 /// Sets up one triangle in window space. `width`/`height` clamp the bbox.
 pub(crate) fn setup(
     v: [&WinVertex; 3],

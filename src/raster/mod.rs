@@ -34,7 +34,7 @@ use crate::frame::{Chunk, Frame, ScreenVertex};
 use crate::scene::Scene;
 use bin::TileGrid;
 use clip::{Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
-use rules::{snap, CullMode, DepthTest, FillRule, TILE_SIZE};
+use rules::{snap, snap_in_band, CullMode, DepthTest, FillRule, TILE_SIZE};
 use setup::{Rejected, SmallTri, TriSetup, WinVertex};
 
 use crate::limits::{
@@ -525,8 +525,8 @@ fn win_vertex(clip: Vec4, w: f32, h: f32) -> WinVertex {
         x,
         y,
         z: s.z,
-        fx: snap(x) as i32,
-        fy: snap(y) as i32,
+        fx: snap_in_band(x),
+        fy: snap_in_band(y),
     }
 }
 

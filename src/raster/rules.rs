@@ -176,6 +176,19 @@ pub fn snap(v: f32) -> i64 {
     ((x + MAGIC) - MAGIC) as i64
 }
 
+/// [`snap`] of a coordinate inside the clamped guard band (`|v|` at most
+/// 3·[`GUARD_BAND_PX`], as the vertex stage clamps it), as i32: the same
+/// rounding, read from the bits of `x + 1.5·2^52` (whose low 32 bits hold
+/// the rounded integer in two's complement for any `|x| < 2^31`) instead
+/// of a subtraction and a saturating conversion.
+#[inline(always)]
+#[must_use]
+pub fn snap_in_band(v: f32) -> i32 {
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    let x = f64::from((v - 0.5) * SUBPIXEL_ONE as f32);
+    (x + MAGIC).to_bits() as u32 as i32
+}
+
 /// Signed doubled area of a snapped triangle (positive = front-facing).
 #[inline]
 #[must_use]
@@ -217,6 +230,37 @@ mod tests {
             1.5 + 3.0 / 512.0,
         ] {
             assert_eq!(snap(v), ((v - 0.5) * 256.0).round_ties_even() as i64, "{v}");
+        }
+    }
+
+    /// The vertex stage's snap gives [`snap`]'s integer for every
+    /// coordinate it can see: ties at every 1/512 pixel, the clamp limits,
+    /// two million random f32 bit patterns in the band and as many values
+    /// spread evenly over it.
+    #[test]
+    fn snap_in_band_equals_snap() {
+        let lim = 3.0 * GUARD_BAND_PX;
+        let check = |v: f32| assert_eq!(i64::from(snap_in_band(v)), snap(v), "{v}");
+        for k in -200_000..200_000 {
+            check(k as f32 / 512.0);
+            check(k as f32 * 0.245_9 + 0.5 / 512.0 * (k % 3) as f32);
+        }
+        for v in [lim, -lim, lim - 0.5, -lim + 0.5, 0.0, -0.0, 0.5, -0.5] {
+            check(v);
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut n = 0;
+        while n < 2_000_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = f32::from_bits(x as u32);
+            if v.abs() <= lim {
+                check(v);
+                n += 1;
+            }
+            // and uniformly over the band
+            check(((x >> 40) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0) * lim);
         }
     }
 

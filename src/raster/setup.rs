@@ -333,15 +333,12 @@ impl TriSetup {
     }
 }
 
-/// Does the triangle's snapped bounding box, clamped to the `width` ×
-/// `height` viewport, hold no pixel centre? Such a triangle covers nothing
-/// under every rule but the inclusive one (whose zero-area lines reach
-/// past their box); [`setup`] rejects it as [`Rejected::Empty`] with this
-/// same test, which the render of a dense scene makes first, inline, to
-/// save the call (see [`crate::limits::EARLY_EMPTY_TRIS_PER_PIXEL`]).
-/// (i32 is exact: |fx|, |fy| < 2^24.)
+/// The pixel centres the triangle's snapped bounding box holds, clamped
+/// to the `width` × `height` viewport: inclusive bounds x0, y0, x1, y1
+/// (pixel centre i lies at 256·i; the shifts floor), empty if x0 > x1 or
+/// y0 > y1. (i32 is exact: |fx|, |fy| < 2^24.)
 #[inline(always)]
-pub(crate) fn holds_no_centre(v: [&WinVertex; 3], width: u32, height: u32) -> bool {
+fn pixel_box(v: [&WinVertex; 3], width: u32, height: u32) -> [i32; 4] {
     let (w, h) = (width as i32 - 1, height as i32 - 1);
     let minx = v[0].fx.min(v[1].fx).min(v[2].fx);
     let maxx = v[0].fx.max(v[1].fx).max(v[2].fx);
@@ -351,6 +348,18 @@ pub(crate) fn holds_no_centre(v: [&WinVertex; 3], width: u32, height: u32) -> bo
     let y0 = (-((-miny) >> SUBPIXEL_BITS)).max(0);
     let x1 = (maxx >> SUBPIXEL_BITS).min(w);
     let y1 = (maxy >> SUBPIXEL_BITS).min(h);
+    [x0, y0, x1, y1]
+}
+
+/// Does the triangle's [`pixel_box`] hold no pixel centre? Such a triangle
+/// covers nothing under every rule but the inclusive one (whose zero-area
+/// lines reach past their box); [`setup`] rejects it as
+/// [`Rejected::Empty`] with this same test, which the render of a dense
+/// scene makes first, inline, to save the call (see
+/// [`crate::limits::EARLY_EMPTY_TRIS_PER_PIXEL`]).
+#[inline(always)]
+pub(crate) fn holds_no_centre(v: [&WinVertex; 3], width: u32, height: u32) -> bool {
+    let [x0, y0, x1, y1] = pixel_box(v, width, height);
     x0 > x1 || y0 > y1
 }
 
@@ -431,21 +440,10 @@ fn edges(
     let mut z = [v[0].z, v[1].z, v[2].z];
     let mut win = [*v[0], *v[1], *v[2]];
     let (w, h) = (width as i32 - 1, height as i32 - 1);
-    // Pixel centres i with 256*i in [min, max] (shifts floor): most small
-    // triangles of big meshes contain no centre and leave here, before any
-    // multiplication. Zero-area lines of the inclusive rule are exempt.
-    let pixel_bbox = || {
-        let minx = p[0][0].min(p[1][0]).min(p[2][0]);
-        let maxx = p[0][0].max(p[1][0]).max(p[2][0]);
-        let miny = p[0][1].min(p[1][1]).min(p[2][1]);
-        let maxy = p[0][1].max(p[1][1]).max(p[2][1]);
-        let x0 = (-((-minx) >> SUBPIXEL_BITS)).max(0);
-        let y0 = (-((-miny) >> SUBPIXEL_BITS)).max(0);
-        let x1 = (maxx >> SUBPIXEL_BITS).min(i64::from(w));
-        let y1 = (maxy >> SUBPIXEL_BITS).min(i64::from(h));
-        [x0 as i32, y0 as i32, x1 as i32, y1 as i32]
-    };
-    let tight = pixel_bbox();
+    // Most small triangles of big meshes contain no pixel centre and leave
+    // here, before any multiplication. Zero-area lines of the inclusive
+    // rule are exempt.
+    let tight = pixel_box(v, width, height);
     let empty = tight[0] > tight[2] || tight[1] > tight[3];
     if empty && rule != FillRule::Inclusive {
         return Err(Rejected::Empty);

@@ -817,6 +817,67 @@ mod tests {
         r.render(scene, cam).unwrap().clone()
     }
 
+    /// A random rotation and a scale that mirrors x, or the identity.
+    fn placement(rng: &mut Rng, placed: bool) -> Transform {
+        let mut place = Transform::IDENTITY;
+        if placed {
+            place.rotation = Quat::from_axis_angle(rng.unit(), rng.range(0.0, 6.0));
+            place.scale = rng.vec3(0.5, 1.5) * Vec3::new(-1.0, 1.0, 1.0);
+        }
+        place
+    }
+
+    /// Round `round`'s view of `scene` in a `w` × `h` frame and its
+    /// options: every third round an eye among the triangles (within
+    /// `eye` of the origin), every fourth orthographic, the fill rules in
+    /// turn, color every other round, one and two threads.
+    fn round_view(
+        rng: &mut Rng,
+        round: usize,
+        scene: &Scene,
+        (w, h): (u32, u32),
+        eye: f32,
+    ) -> (Camera, RenderOptions) {
+        let mut cam = Camera::auto_frame(&scene.bounds(), w, h);
+        if round % 3 == 2 {
+            cam.eye = rng.vec3(-eye, eye);
+        }
+        if round % 4 == 3 {
+            cam.projection = Projection::Orthographic { height: 6.0 };
+        }
+        let opts = RenderOptions {
+            rule: FillRule::ALL[round % FillRule::ALL.len()],
+            color: round.is_multiple_of(2),
+            threads: Some(1 + round % 2),
+            ..RenderOptions::default()
+        };
+        (cam, opts)
+    }
+
+    /// The same depth (bit for bit), ID and color buffers and counters, and
+    /// the same direct pick at every pixel.
+    fn assert_same_frames(a: &Frame, b: &Frame, scene: &Scene, what: &str) {
+        assert!(
+            a.depth()
+                .iter()
+                .zip(b.depth())
+                .all(|(p, q)| p.to_bits() == q.to_bits()),
+            "{what}"
+        );
+        assert_eq!(a.ids(), b.ids(), "{what}");
+        assert_eq!(a.color(), b.color(), "{what}");
+        assert_eq!(a.stats(), b.stats(), "{what}");
+        for y in 0..i64::from(a.height()) {
+            for x in 0..i64::from(a.width()) {
+                assert_eq!(
+                    a.pick_id_with(PickMethod::Direct, scene, x, y),
+                    b.pick_id_with(PickMethod::Direct, scene, x, y),
+                    "{what} at ({x}, {y})"
+                );
+            }
+        }
+    }
+
     /// Storing the records tile by tile changes nothing drawn or picked:
     /// random scenes of soups (records in scattered order), placed and
     /// mirrored meshes, eyes among the triangles (clipping), both
@@ -832,55 +893,20 @@ mod tests {
             let mut scene = Scene::new();
             for m in 0..1 + rng.below(5) {
                 let n = [0, 1, 40, 700, 3000][rng.below(5)];
-                let mut place = Transform::IDENTITY;
-                if m % 3 == 1 {
-                    place.rotation = Quat::from_axis_angle(rng.unit(), rng.range(0.0, 6.0));
-                    place.scale = rng.vec3(0.5, 1.5) * Vec3::new(-1.0, 1.0, 1.0);
-                }
+                let place = placement(&mut rng, m % 3 == 1);
                 let c = rng.vec3(-2.0, 2.0);
                 scene.add_mesh(soup(&mut rng, n, c), place, None);
             }
             let (w, h) = (1 + rng.below(300) as u32, 1 + rng.below(200) as u32);
-            let mut cam = Camera::auto_frame(&scene.bounds(), w, h);
-            if round % 3 == 2 {
-                cam.eye = rng.vec3(-3.0, 3.0);
-            }
-            if round % 4 == 3 {
-                cam.projection = Projection::Orthographic { height: 6.0 };
-            }
-            let opts = RenderOptions {
-                rule: FillRule::ALL[round % FillRule::ALL.len()],
-                color: round % 2 == 0,
-                threads: Some(1 + round % 2),
-                ..RenderOptions::default()
-            };
+            let (cam, opts) = round_view(&mut rng, round, &scene, (w, h), 3.0);
             let mut r = Renderer::new(opts).unwrap();
             let plain = render(&mut r, TileSort::Never, &scene, &cam);
             let sorted = render(&mut r, TileSort::Always, &scene, &cam);
             let what = format!("round {round} ({w}x{h}, {opts:?})");
-            assert!(
-                plain
-                    .depth()
-                    .iter()
-                    .zip(sorted.depth())
-                    .all(|(a, b)| a.to_bits() == b.to_bits()),
-                "{what}"
-            );
-            assert_eq!(plain.ids(), sorted.ids(), "{what}");
-            assert_eq!(plain.color(), sorted.color(), "{what}");
-            assert_eq!(plain.stats(), sorted.stats(), "{what}");
+            assert_same_frames(&sorted, &plain, &scene, &what);
             let g = TileGrid::new(w, h);
             assert!(sorted.chunks.iter().all(|c| by_tile(c, g)), "{what}");
             moved += sorted.chunks.iter().filter(|c| !in_draw_order(c)).count();
-            for y in 0..i64::from(h) {
-                for x in 0..i64::from(w) {
-                    assert_eq!(
-                        sorted.pick_id_with(PickMethod::Direct, &scene, x, y),
-                        plain.pick_id_with(PickMethod::Direct, &scene, x, y),
-                        "{what} at ({x}, {y})"
-                    );
-                }
-            }
         }
         assert!(moved > 20, "{moved}");
     }
@@ -898,30 +924,13 @@ mod tests {
         for round in 0..24 {
             let mut scene = Scene::new();
             for m in 0..1 + rng.below(3) {
-                let mut place = Transform::IDENTITY;
-                if m % 2 == 1 {
-                    place.rotation = Quat::from_axis_angle(rng.unit(), rng.range(0.0, 6.0));
-                    place.scale = rng.vec3(0.5, 1.5) * Vec3::new(-1.0, 1.0, 1.0);
-                }
+                let place = placement(&mut rng, m % 2 == 1);
                 let c = rng.vec3(-1.0, 1.0);
                 let n = 1000 + rng.below(2000);
                 scene.add_mesh(soup(&mut rng, n, c), place, None);
             }
             let (w, h) = (1 + rng.below(60) as u32, 1 + rng.below(50) as u32);
-            let mut cam = Camera::auto_frame(&scene.bounds(), w, h);
-            if round % 3 == 2 {
-                cam.eye = rng.vec3(-2.0, 2.0);
-            }
-            if round % 4 == 3 {
-                cam.projection = Projection::Orthographic { height: 6.0 };
-            }
-            let rule = FillRule::ALL[round % FillRule::ALL.len()];
-            let opts = RenderOptions {
-                rule,
-                color: round % 2 == 0,
-                threads: Some(1 + round % 2),
-                ..RenderOptions::default()
-            };
+            let (cam, opts) = round_view(&mut rng, round, &scene, (w, h), 2.0);
             let mut r = Renderer::new(opts).unwrap();
             r.early_empty = EarlyEmpty::Never;
             let plain = r.render(&scene, &cam).unwrap().clone();
@@ -930,28 +939,9 @@ mod tests {
             let what = format!("round {round} ({w}x{h}, {opts:?})");
             let dense = u64::from(scene.triangle_count()) >= u64::from(w * h);
             assert!(dense, "{what}");
-            tested += usize::from(rule != FillRule::Inclusive);
+            tested += usize::from(opts.rule != FillRule::Inclusive);
             assert!(early.stats().empty > 0, "{what}");
-            assert!(
-                plain
-                    .depth()
-                    .iter()
-                    .zip(early.depth())
-                    .all(|(a, b)| a.to_bits() == b.to_bits()),
-                "{what}"
-            );
-            assert_eq!(plain.ids(), early.ids(), "{what}");
-            assert_eq!(plain.color(), early.color(), "{what}");
-            assert_eq!(plain.stats(), early.stats(), "{what}");
-            for y in 0..i64::from(h) {
-                for x in 0..i64::from(w) {
-                    assert_eq!(
-                        early.pick_id_with(PickMethod::Direct, &scene, x, y),
-                        plain.pick_id_with(PickMethod::Direct, &scene, x, y),
-                        "{what} at ({x}, {y})"
-                    );
-                }
-            }
+            assert_same_frames(&early, &plain, &scene, &what);
         }
         assert!(tested >= 18, "{tested}");
     }

@@ -408,7 +408,7 @@ impl Frame {
             distance: (position - ray.origin).dot(ray.direction),
             position,
             barycentric: barycentric(p, q),
-            normal: n.normalize_or_zero(),
+            normal: face_normal(p),
             front_face: denom < 0.0,
         })
     }
@@ -430,4 +430,15 @@ pub(crate) fn barycentric(p: [Vec3; 3], q: Vec3) -> Vec3 {
     let v = (c * d0 - b * d1) / den;
     let w = (a * d1 - b * d0) / den;
     Vec3::new((1.0 - v - w) as f32, v as f32, w as f32)
+}
+
+/// The unit normal of a world-space triangle (counter-clockwise corners
+/// facing the viewer), the `normal` of every [`Hit`]: the cross product is
+/// taken in f64, so neither a triangle 10^20 units wide (whose f32 cross
+/// product overflows) nor one 10^-20 wide (whose f32 cross product
+/// underflows to zero) loses its normal. Zero for a degenerate triangle.
+#[must_use]
+pub(crate) fn face_normal(p: [Vec3; 3]) -> Vec3 {
+    let [a, b, c] = p.map(Vec3::as_dvec3);
+    (b - a).cross(c - a).normalize_or_zero().as_vec3()
 }

@@ -213,7 +213,6 @@ fn make_hit(
 ) -> Hit {
     let m = &scene.meshes()[mesh as usize];
     let p = m.triangle(tri).map(|q| world.transform_point3(q));
-    let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
     Hit {
         mesh,
         mesh_name: m.name_arc().clone(),
@@ -223,7 +222,7 @@ fn make_hit(
         distance: h.t * ray.direction.length(),
         position: ray.at(h.t),
         barycentric: h.bary,
-        normal: n,
+        normal: super::face_normal(p),
         front_face: h.front != mirrored,
     }
 }

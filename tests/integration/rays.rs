@@ -205,6 +205,33 @@ fn ground_height_and_line_of_sight() {
     );
 }
 
+/// A hit's normal survives triangles far beyond f32's cross product: a
+/// ground triangle 10^20 and 10^30 units wide (whose f32 cross product
+/// overflows) and one 10^-20 wide (where it underflows to zero), hit from
+/// above: the normal is +Y, of unit length, and the ground height is 0.
+#[test]
+fn hit_normals_of_huge_and_tiny_triangles() {
+    for size in [1e-20f32, 1.0, 1e20, 1e30] {
+        let pos = vec![
+            Vec3::new(-size, 0.0, size),
+            Vec3::new(size, 0.0, size),
+            Vec3::new(0.0, 0.0, -size),
+        ];
+        let ground = Mesh::new("ground", pos, vec![[0, 1, 2]], [90, 90, 90]).unwrap();
+        let mut s = Scene::new();
+        s.add_mesh(ground, Transform::IDENTITY, None);
+        let above = Vec3::new(0.0, size.max(1e-3), 0.0);
+        let hit = raycast_first(&s, &Ray::new(above, Vec3::NEG_Y), &RayOptions::default())
+            .unwrap_or_else(|| panic!("size {size}: no hit"));
+        assert!(hit.front_face, "size {size}");
+        assert!(
+            (hit.normal - Vec3::Y).length() < 1e-6,
+            "size {size}: {hit:?}"
+        );
+        assert_eq!(ground_height(&s, 0.0, 0.0), Some(0.0), "size {size}");
+    }
+}
+
 #[test]
 fn sweep_move_stops_at_walls() {
     let mut s = Scene::new();

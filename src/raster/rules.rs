@@ -248,19 +248,16 @@ mod tests {
         for v in [lim, -lim, lim - 0.5, -lim + 0.5, 0.0, -0.0, 0.5, -0.5] {
             check(v);
         }
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = crate::pick::test_util::Rng(0x9e37_79b9_7f4a_7c15);
         let mut n = 0;
         while n < 2_000_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let v = f32::from_bits(x as u32);
+            let v = f32::from_bits(rng.next_u64() as u32);
             if v.abs() <= lim {
                 check(v);
                 n += 1;
             }
             // and uniformly over the band
-            check(((x >> 40) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0) * lim);
+            check(rng.range(-lim, lim));
         }
     }
 

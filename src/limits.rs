@@ -48,7 +48,13 @@ pub const MAX_MTL_BYTES: u64 = 64 << 20;
 /// Most triangles per setup chunk.
 pub const CHUNK_TRIS: usize = 16_384;
 /// Fewest triangles per setup chunk (scenes smaller than this have one chunk).
-pub const MIN_CHUNK_TRIS: usize = 1_024;
+/// Small enough that a 362-triangle scene is set up in two chunks: the
+/// second thread then wakes during setup rather than some 7 µs into the
+/// raster pass, and that pass runs faster too (the built-in scene at 360²,
+/// two threads: raster pass 114 → 78 µs median, frame 147 → 104 µs; at
+/// 1024 it was one chunk). Below 256 a scene of a few thousand triangles
+/// gained nothing (BENCHMARKS.md, "Seventeenth round").
+pub const MIN_CHUNK_TRIS: usize = 256;
 
 /// Triangles per setup chunk for a scene of `total` triangles: about 16
 /// chunks, so mid-size meshes are set up on every core too, within

@@ -52,8 +52,8 @@ pub const CHUNK_TRIS: usize = 16_384;
 /// second thread then wakes during setup rather than some 7 µs into the
 /// raster pass, and that pass runs faster too (the built-in scene at 360²,
 /// two threads: raster pass 114 → 78 µs median, frame 147 → 104 µs; at
-/// 1024 it was one chunk). Below 256 a scene of a few thousand triangles
-/// gained nothing (BENCHMARKS.md, "Seventeenth round").
+/// 1024 it was one chunk). 128 (three chunks) measured the same; 256
+/// leaves fewer bins per tile to walk (BENCHMARKS.md, "Seventeenth round").
 pub const MIN_CHUNK_TRIS: usize = 256;
 
 /// Triangles per setup chunk for a scene of `total` triangles: about 16

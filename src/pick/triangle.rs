@@ -15,7 +15,11 @@
 //! the origin against them and with it `t`; such a hit's `t`,
 //! barycentrics and facing are recomputed in double precision from the ray
 //! and the corners (the crossing itself stays the single-precision
-//! decision, so shared edges stay watertight).
+//! decision, so shared edges stay watertight). So are those of a triangle
+//! whose edge functions overflow single precision (about 10^19 units
+//! across): its crossing is decided in double precision from the sheared
+//! corners, and its far corners are then refined the same way, before
+//! `t` is held against the range.
 //!
 //! Conventions:
 //! * `t` is measured in units of the direction passed to [`RayPrecomp::new`]
@@ -251,7 +255,7 @@ pub fn intersect(
     if far_corners(z.abs().max_element(), det, t_scaled) {
         return refine_f64(p, [v0, v1, v2], t_min, t_max, cull);
     }
-    let exact = || {
+    let exact = |t_min: f32, t_max: f32| {
         intersect_f64(
             [x.x, y.x, x.y, y.y, x.z, y.z],
             [z.x, z.y, z.z],
@@ -260,10 +264,25 @@ pub fn intersect(
             cull,
         )
     };
-    if uvw.cmpeq(Vec3A::ZERO).any() || !det.is_finite() {
-        // On an edge/vertex (or overflow/NaN): redo everything with exact
-        // signs in double precision.
-        return exact();
+    if !det.is_finite() {
+        // Overflow (or NaN): redo everything with exact signs in double
+        // precision. `far_corners` could not judge overflowed values, so it
+        // asks the exact hit's `t` instead, and far corners are refined as
+        // above: left alone, a `t` from the rounded sheared corners can lie
+        // far from the triangle's own box, and a BVH walk pruning boxes by
+        // it answers by walk order. The range is judged on the final `t`
+        // only (else a walk's shrinking range end meets the unrefined one).
+        let h = exact(f32::NEG_INFINITY, f32::INFINITY)?;
+        return if z.abs().max_element() > FAR_CORNER_RATIO * h.t.abs() {
+            refine_f64(p, [v0, v1, v2], t_min, t_max, cull)
+        } else {
+            (h.t >= t_min && h.t <= t_max).then_some(h)
+        };
+    }
+    if uvw.cmpeq(Vec3A::ZERO).any() {
+        // On an edge/vertex: redo everything with exact signs in double
+        // precision.
+        return exact(t_min, t_max);
     }
     // Here U, V, W are non-zero with one sign, so det != 0 and has their sign.
     let front = det > 0.0;
@@ -283,7 +302,7 @@ pub fn intersect(
     }
     let rcp = 1.0 / det;
     if !rcp.is_finite() {
-        return exact(); // |det| underflows: tiny triangle, use f64
+        return exact(t_min, t_max); // |det| underflows: tiny triangle, use f64
     }
     let t = t_scaled * rcp;
     if !(t >= t_min && t <= t_max) {

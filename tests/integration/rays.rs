@@ -4,7 +4,8 @@
 use glam::{Quat, Vec3};
 use softpick::{
     builtin_scene, ground_height, line_of_sight, plan_sweep, raycast_all, raycast_first, render,
-    sweep_move, Camera, CullMode, Frame, Mesh, Ray, RayOptions, RenderOptions, Scene, Transform,
+    sweep_move, Camera, CullMode, Frame, Mesh, PickMethod, Projection, Ray, RayOptions,
+    RenderOptions, Scene, Transform,
 };
 
 /// An axis-aligned box mesh centred at the origin with half extents `h`
@@ -229,6 +230,79 @@ fn hit_normals_of_huge_and_tiny_triangles() {
             "size {size}: {hit:?}"
         );
         assert_eq!(ground_height(&s, 0.0, 0.0), Some(0.0), "size {size}");
+    }
+}
+
+/// A triangle 6·10^37 units long (found by the fuzzer), listed six times
+/// in its six vertex orders (so every hit is a tie), seen from a few
+/// units above its plane z = 0. Its edge functions overflow f32, so the
+/// ray test redoes it in f64, whose `t` from the rounded sheared corners
+/// was garbage (0, or anywhere near the ray's origin) until it was
+/// refined like any far-cornered hit: then a BVH walk pruned the other
+/// copies by the wrong `t`, and rows of picks and single picks
+/// disagreed on the tie (and once refined, a range end met before the
+/// refinement did the same). Every pick must lie on the plane and be the
+/// same whether made alone, in a row or in a block.
+#[test]
+fn ray_picks_of_a_10e37_long_triangle_lie_on_it_and_agree_in_rows() {
+    let pos = vec![
+        Vec3::new(-3e8, -3e37, 0.0),
+        Vec3::new(0.0, 3e37, 0.0),
+        Vec3::new(1.0, 0.0, 0.0),
+    ];
+    let orders = vec![
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
+    let mut scene = Scene::new();
+    scene.add_mesh(
+        Mesh::new("long", pos, orders, [90, 90, 90]).unwrap(),
+        Transform::IDENTITY,
+        None,
+    );
+    // above x = -1.5e8, where the triangle spans y from about -1.5e37 to
+    // 0 (the last two are the fuzzer's cameras)
+    for (eye, target) in [
+        ((-1.5e8, -2.0, 4.0), (-1.5e8, -3.0, 0.0)),
+        ((-1.5e8, 0.2, 3.7), (-1.5e8, 0.0, 1.5)),
+        ((-149_999_200.0, 0.2, 6.2), (-149_999_200.0, 0.0, 4.0)),
+    ] {
+        let cam = Camera {
+            eye: eye.into(),
+            target: target.into(),
+            up: Vec3::Y,
+            projection: Projection::Perspective { fov_y_deg: 45.0 },
+            near: 0.01,
+            far: 10.0,
+            width: 64,
+            height: 48,
+        };
+        let f = render(&scene, &cam, RenderOptions::default()).unwrap();
+        let (w, h) = (64usize, 48u32);
+        let mut block = vec![None; w * h as usize];
+        f.pick_id_block(PickMethod::Ray, &scene, 0, 0, w, &mut block);
+        let mut hits = 0;
+        for y in 0..h {
+            let mut row = vec![None; w];
+            f.pick_id_span(PickMethod::Ray, &scene, 0, y, &mut row);
+            for x in 0..w {
+                let single = f.pick_id_ray(&scene, x as i64, y.into());
+                let at = format!("{eye:?}: ({x},{y})");
+                assert_eq!(row[x], single, "row at {at}");
+                assert_eq!(block[y as usize * w + x], single, "block at {at}");
+                if single.is_none() {
+                    continue;
+                }
+                hits += 1;
+                let hit = f.pick_ray(&scene, x as i64, y.into()).unwrap();
+                assert!(hit.position.z.abs() < 1e-4, "{at}: {hit:?}");
+            }
+        }
+        assert!(hits > w * h as usize / 4, "{eye:?}: {hits} hits");
     }
 }
 

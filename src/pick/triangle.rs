@@ -15,11 +15,13 @@
 //! the origin against them and with it `t`; such a hit's `t`,
 //! barycentrics and facing are recomputed in double precision from the ray
 //! and the corners (the crossing itself stays the single-precision
-//! decision, so shared edges stay watertight). So are those of a triangle
-//! whose edge functions overflow single precision (about 10^19 units
-//! across): its crossing is decided in double precision from the sheared
-//! corners, and its far corners are then refined the same way, before
-//! `t` is held against the range.
+//! decision, so shared edges stay watertight), also where the corners lie
+//! so far that their weighted distances overflow single precision (a
+//! ground about 10^15 units wide seen from a few units above it). A
+//! triangle whose edge functions themselves overflow (about 10^19 units
+//! across) has its crossing decided in double precision from the sheared
+//! corners, and its far corners then refined the same way, before `t` is
+//! held against the range.
 //!
 //! Conventions:
 //! * `t` is measured in units of the direction passed to [`RayPrecomp::new`]
@@ -35,7 +37,7 @@
 //! * Facing: `(v0, v1, v2)` is front-facing when the ray sees it
 //!   counter-clockwise, i.e. `dot(dir, (v1 - v0).cross(v2 - v0)) < 0`.
 
-use glam::{DVec3, Mat3A, Vec3, Vec3A, Vec3Swizzles, Vec4};
+use glam::{DVec2, DVec3, Mat3A, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
 use crate::raster::rules::CullMode;
 
@@ -264,25 +266,38 @@ pub fn intersect(
             cull,
         )
     };
-    if !det.is_finite() {
-        // Overflow (or NaN): redo everything with exact signs in double
-        // precision. `far_corners` could not judge overflowed values, so it
-        // asks the exact hit's `t` instead, and far corners are refined as
-        // above: left alone, a `t` from the rounded sheared corners can lie
-        // far from the triangle's own box, and a BVH walk pruning boxes by
-        // it answers by walk order. The range is judged on the final `t`
-        // only (else a walk's shrinking range end meets the unrefined one).
+    // The exact completion, its far corners refined as above, the range
+    // judged on the final `t` only (else a walk's shrinking range end
+    // meets the unrefined one): for values `far_corners` could not judge.
+    let exact_far = || {
         let h = exact(f32::NEG_INFINITY, f32::INFINITY)?;
-        return if z.abs().max_element() > FAR_CORNER_RATIO * h.t.abs() {
+        if z.abs().max_element() > FAR_CORNER_RATIO * h.t.abs() {
             refine_f64(p, [v0, v1, v2], t_min, t_max, cull)
         } else {
             (h.t >= t_min && h.t <= t_max).then_some(h)
-        };
+        }
+    };
+    if !det.is_finite() {
+        // Overflow (or NaN): redo everything with exact signs in double
+        // precision. Left unrefined, a `t` from the rounded sheared corners
+        // can lie far from the triangle's own box, and a BVH walk pruning
+        // boxes by it answers by walk order.
+        return exact_far();
     }
     if uvw.cmpeq(Vec3A::ZERO).any() {
         // On an edge/vertex: redo everything with exact signs in double
         // precision.
-        return exact(t_min, t_max);
+        return if t_scaled.is_finite() {
+            exact(t_min, t_max)
+        } else {
+            exact_far()
+        };
+    }
+    if !t_scaled.is_finite() {
+        // The corners' distances times the edge functions overflow: corners
+        // too far for `far_corners` to weigh (a ground 10^15 wide seen from
+        // a few units above it).
+        return refine_f64(p, [v0, v1, v2], t_min, t_max, cull);
     }
     // Here U, V, W are non-zero with one sign, so det != 0 and has their sign.
     let front = det > 0.0;
@@ -344,7 +359,9 @@ fn far_corners(reach: f32, det: f32, t_scaled: f32) -> bool {
 /// `t`, the barycentrics and the facing of a hit whose triangle's corners
 /// lie far beyond it ([`far_corners`]), all recomputed in double precision
 /// from the ray and the corners: the corners relative to the origin, the
-/// shear, the edge functions and their weighted distances. Whether the ray
+/// shear and the edge functions, and `t` from the plane through the
+/// corners (not from the corners' distances along the ray, which a ground
+/// 10^17 units wide rounds by more than its height above it). Whether the ray
 /// crosses the triangle stays the single-precision test's decision (so a
 /// shared edge stays watertight); a weight that comes out a hair below zero
 /// next to an edge is clamped.
@@ -363,7 +380,7 @@ fn refine_f64(
     let (sx, sy) = (d[kx] * sz, d[ky] * sz);
     let sheared = |q: Vec3| {
         let r = q.as_dvec3() - o;
-        DVec3::new(r[kx] - sx * r[kz], r[ky] - sy * r[kz], sz * r[kz])
+        DVec2::new(r[kx] - sx * r[kz], r[ky] - sy * r[kz])
     };
     let [a, b, c] = [sheared(v[0]), sheared(v[1]), sheared(v[2])];
     let uvw = DVec3::new(
@@ -379,7 +396,13 @@ fn refine_f64(
     if culled(front, cull) {
         return None;
     }
-    let t = (uvw.dot(DVec3::new(a.z, b.z, c.z)) / det) as f32;
+    // `t` from the plane through the corners: its normal is exact-ish
+    // (corner differences of f32 values are exact in f64), and a corner's
+    // offset from the origin is rounded only where the normal weighs it,
+    // so a ground at y = 0 however wide keeps its height exact.
+    let [p0, p1, p2] = v.map(|q| q.as_dvec3());
+    let n = (p1 - p0).cross(p2 - p0);
+    let t = (n.dot(p0 - o) / n.dot(d)) as f32;
     if !(t >= t_min && t <= t_max) {
         return None;
     }
@@ -505,7 +528,8 @@ impl Pack4Ray {
         // bound, so that every lane it would refine goes there.)
         let reach = az.abs().max(bz.abs()).max(cz.abs());
         let far = (reach * adet).cmpgt(ts.abs() * Vec4::splat(FAR_CORNER_RATIO * 0.5));
-        let far = far.bitmask() & inside;
+        // (and so far that `t_scaled` overflows)
+        let far = (far | !t_scaled.is_finite_mask()).bitmask() & inside;
         slow |= far;
         fast &= !far;
         let lo = Vec4::splat(t_min) * adet;

@@ -306,6 +306,61 @@ fn ray_picks_of_a_10e37_long_triangle_lie_on_it_and_agree_in_rows() {
     }
 }
 
+/// Ground triangles from 10^3 to 10^30 units wide in the plane y = 0,
+/// seen from two units above: every pixel ray below the horizon hits the
+/// ground, on it (y = 0), and a row of picks equals the single picks.
+/// From 10^15 wide the ray test's weighted corner distances overflow f32
+/// (most rays missed), and from 10^17 f64 cannot hold a corner's offset
+/// from the eye to the unit (hits landed anywhere, the sky included),
+/// until `t` came from the plane through the corners.
+#[test]
+fn ray_picks_of_grounds_up_to_10e30_wide_hit_them() {
+    let cam = Camera {
+        eye: Vec3::new(0.3, 2.0, 5.0),
+        target: Vec3::ZERO,
+        up: Vec3::Y,
+        projection: Projection::Perspective { fov_y_deg: 60.0 },
+        near: 0.1,
+        far: 100.0,
+        width: 64,
+        height: 48,
+    };
+    let mut first: Option<Vec<bool>> = None;
+    for size in [1e3f32, 1e15, 1e17, 1e20, 1e30] {
+        let pos = vec![
+            Vec3::new(-size, 0.0, size),
+            Vec3::new(size, 0.0, size),
+            Vec3::new(0.0, 0.0, -size),
+        ];
+        let ground = Mesh::new("ground", pos, vec![[0, 1, 2]], [90, 90, 90]).unwrap();
+        let mut scene = Scene::new();
+        scene.add_mesh(ground, Transform::IDENTITY, None);
+        let f = render(&scene, &cam, RenderOptions::default()).unwrap();
+        let mut hit_mask = Vec::new();
+        for y in 0..48u32 {
+            let mut row = vec![None; 64];
+            f.pick_id_span(PickMethod::Ray, &scene, 0, y, &mut row);
+            for (x, got) in row.iter().enumerate() {
+                let at = (size, x, y);
+                let single = f.pick_id_ray(&scene, x as i64, y.into());
+                assert_eq!(*got, single, "{at:?}");
+                hit_mask.push(single.is_some());
+                if single.is_some() {
+                    let hit = f.pick_ray(&scene, x as i64, y.into()).unwrap();
+                    assert!(hit.position.y.abs() < 1e-5, "{at:?}: {hit:?}");
+                }
+            }
+        }
+        // the 10^3 ground covers every pixel below the horizon already
+        let hits = hit_mask.iter().filter(|&&h| h).count();
+        assert!(hits > 64 * 30, "{size}: {hits} hits");
+        match &first {
+            None => first = Some(hit_mask),
+            Some(m) => assert!(*m == hit_mask, "{size}: not the 10^3 ground's pixels"),
+        }
+    }
+}
+
 #[test]
 fn sweep_move_stops_at_walls() {
     let mut s = Scene::new();

@@ -257,47 +257,16 @@ pub fn intersect(
     if far_corners(z.abs().max_element(), det, t_scaled) {
         return refine_f64(p, [v0, v1, v2], t_min, t_max, cull);
     }
-    let exact = |t_min: f32, t_max: f32| {
-        intersect_f64(
-            [x.x, y.x, x.y, y.y, x.z, y.z],
-            [z.x, z.y, z.z],
-            t_min,
-            t_max,
-            cull,
-        )
-    };
-    // The exact completion, its far corners refined as above, the range
-    // judged on the final `t` only (else a walk's shrinking range end
-    // meets the unrefined one): for values `far_corners` could not judge.
-    let exact_far = || {
-        let h = exact(f32::NEG_INFINITY, f32::INFINITY)?;
-        if z.abs().max_element() > FAR_CORNER_RATIO * h.t.abs() {
-            refine_f64(p, [v0, v1, v2], t_min, t_max, cull)
-        } else {
-            (h.t >= t_min && h.t <= t_max).then_some(h)
-        }
-    };
-    if !det.is_finite() {
-        // Overflow (or NaN): redo everything with exact signs in double
-        // precision. Left unrefined, a `t` from the rounded sheared corners
-        // can lie far from the triangle's own box, and a BVH walk pruning
-        // boxes by it answers by walk order.
-        return exact_far();
+    let (xy, zs) = ([x.x, y.x, x.y, y.y, x.z, y.z], [z.x, z.y, z.z]);
+    let on_edge = uvw.cmpeq(Vec3A::ZERO).any();
+    if !(det.is_finite() && t_scaled.is_finite()) {
+        let decided = det.is_finite() && !on_edge;
+        return overflowed(p, [v0, v1, v2], (xy, zs), decided, (t_min, t_max), cull);
     }
-    if uvw.cmpeq(Vec3A::ZERO).any() {
+    if on_edge {
         // On an edge/vertex: redo everything with exact signs in double
         // precision.
-        return if t_scaled.is_finite() {
-            exact(t_min, t_max)
-        } else {
-            exact_far()
-        };
-    }
-    if !t_scaled.is_finite() {
-        // The corners' distances times the edge functions overflow: corners
-        // too far for `far_corners` to weigh (a ground 10^15 wide seen from
-        // a few units above it).
-        return refine_f64(p, [v0, v1, v2], t_min, t_max, cull);
+        return intersect_f64(xy, zs, t_min, t_max, cull);
     }
     // Here U, V, W are non-zero with one sign, so det != 0 and has their sign.
     let front = det > 0.0;
@@ -317,7 +286,7 @@ pub fn intersect(
     }
     let rcp = 1.0 / det;
     if !rcp.is_finite() {
-        return exact(t_min, t_max); // |det| underflows: tiny triangle, use f64
+        return intersect_f64(xy, zs, t_min, t_max, cull); // |det| underflows: tiny triangle, use f64
     }
     let t = t_scaled * rcp;
     if !(t >= t_min && t <= t_max) {
@@ -328,6 +297,40 @@ pub fn intersect(
         bary: Vec3::from(uvw * rcp),
         front,
     })
+}
+
+/// [`intersect`] where its single-precision values overflow (or are NaN):
+/// the edge functions themselves (`det`), or only the corners' weighted
+/// distances (`t_scaled`: corners too far for [`far_corners`] to weigh, a
+/// ground 10^15 wide seen from a few units above it). Where the crossing
+/// is `decided` (`det` finite, no edge function zero) it stands and
+/// [`refine_f64`] completes the hit. Otherwise the
+/// crossing is redone with exact signs in double precision
+/// ([`intersect_f64`]) and, with far corners, refined too: left
+/// unrefined, a `t` from the rounded sheared corners can lie far from the
+/// triangle's own box, and a BVH walk pruning boxes by it answers by walk
+/// order. The range is judged on the final `t` only (else a walk's
+/// shrinking range end meets the unrefined one).
+#[cold]
+#[inline(never)]
+fn overflowed(
+    p: &RayPrecomp,
+    v: [Vec3; 3],
+    (xy, z): ([f32; 6], [f32; 3]),
+    decided: bool,
+    (t_min, t_max): (f32, f32),
+    cull: CullMode,
+) -> Option<TriHit> {
+    if decided {
+        return refine_f64(p, v, t_min, t_max, cull);
+    }
+    let h = intersect_f64(xy, z, f32::NEG_INFINITY, f32::INFINITY, cull)?;
+    let reach = z.iter().fold(0f32, |m, c| m.max(c.abs()));
+    if reach > FAR_CORNER_RATIO * h.t.abs() {
+        refine_f64(p, v, t_min, t_max, cull)
+    } else {
+        (h.t >= t_min && h.t <= t_max).then_some(h)
+    }
 }
 
 /// How much farther than the hit a triangle's corners may lie (as seen
@@ -527,9 +530,10 @@ impl Pack4Ray {
         // Corners far beyond the hit: [`intersect`] refines them. (Half the
         // bound, so that every lane it would refine goes there.)
         let reach = az.abs().max(bz.abs()).max(cz.abs());
-        let far = (reach * adet).cmpgt(ts.abs() * Vec4::splat(FAR_CORNER_RATIO * 0.5));
-        // (and so far that `t_scaled` overflows)
-        let far = (far | !t_scaled.is_finite_mask()).bitmask() & inside;
+        // (As `!(a < b)`, so that a `t_scaled` overflowed by corners even
+        // farther goes there too: NaN, or infinite with `reach * adet`.)
+        let near = (reach * adet).cmplt(ts.abs() * Vec4::splat(FAR_CORNER_RATIO * 0.5));
+        let far = !near.bitmask() & inside;
         slow |= far;
         fast &= !far;
         let lo = Vec4::splat(t_min) * adet;

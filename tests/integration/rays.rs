@@ -206,6 +206,20 @@ fn ground_height_and_line_of_sight() {
     );
 }
 
+/// One ground triangle in the plane y = 0, `size` units from the origin
+/// to each corner's far coordinate, facing up.
+fn ground(size: f32) -> Scene {
+    let pos = vec![
+        Vec3::new(-size, 0.0, size),
+        Vec3::new(size, 0.0, size),
+        Vec3::new(0.0, 0.0, -size),
+    ];
+    let ground = Mesh::new("ground", pos, vec![[0, 1, 2]], [90, 90, 90]).unwrap();
+    let mut s = Scene::new();
+    s.add_mesh(ground, Transform::IDENTITY, None);
+    s
+}
+
 /// A hit's normal survives triangles far beyond f32's cross product: a
 /// ground triangle 10^20 and 10^30 units wide (whose f32 cross product
 /// overflows) and one 10^-20 wide (where it underflows to zero), hit from
@@ -213,14 +227,7 @@ fn ground_height_and_line_of_sight() {
 #[test]
 fn hit_normals_of_huge_and_tiny_triangles() {
     for size in [1e-20f32, 1.0, 1e20, 1e30] {
-        let pos = vec![
-            Vec3::new(-size, 0.0, size),
-            Vec3::new(size, 0.0, size),
-            Vec3::new(0.0, 0.0, -size),
-        ];
-        let ground = Mesh::new("ground", pos, vec![[0, 1, 2]], [90, 90, 90]).unwrap();
-        let mut s = Scene::new();
-        s.add_mesh(ground, Transform::IDENTITY, None);
+        let s = ground(size);
         let above = Vec3::new(0.0, size.max(1e-3), 0.0);
         let hit = raycast_first(&s, &Ray::new(above, Vec3::NEG_Y), &RayOptions::default())
             .unwrap_or_else(|| panic!("size {size}: no hit"));
@@ -327,14 +334,7 @@ fn ray_picks_of_grounds_up_to_10e30_wide_hit_them() {
     };
     let mut first: Option<Vec<bool>> = None;
     for size in [1e3f32, 1e15, 1e17, 1e20, 1e30] {
-        let pos = vec![
-            Vec3::new(-size, 0.0, size),
-            Vec3::new(size, 0.0, size),
-            Vec3::new(0.0, 0.0, -size),
-        ];
-        let ground = Mesh::new("ground", pos, vec![[0, 1, 2]], [90, 90, 90]).unwrap();
-        let mut scene = Scene::new();
-        scene.add_mesh(ground, Transform::IDENTITY, None);
+        let scene = ground(size);
         let f = render(&scene, &cam, RenderOptions::default()).unwrap();
         let mut hit_mask = Vec::new();
         for y in 0..48u32 {

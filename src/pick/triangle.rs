@@ -254,14 +254,16 @@ pub fn intersect(
     let z = shear(p.rows[2]);
     let det = uvw.element_sum();
     let t_scaled = uvw.dot(z);
-    if far_corners(z.abs().max_element(), det, t_scaled) {
+    let reach = z.abs().max_element();
+    if far_corners(reach, det, t_scaled) {
         return refine_f64(p, [v0, v1, v2], t_min, t_max, cull);
     }
     let (xy, zs) = ([x.x, y.x, x.y, y.y, x.z, y.z], [z.x, z.y, z.z]);
     let on_edge = uvw.cmpeq(Vec3A::ZERO).any();
     if !(det.is_finite() && t_scaled.is_finite()) {
         let decided = det.is_finite() && !on_edge;
-        return overflowed(p, [v0, v1, v2], (xy, zs), decided, (t_min, t_max), cull);
+        let sheared = (xy, zs, reach);
+        return overflowed(p, [v0, v1, v2], sheared, decided, (t_min, t_max), cull);
     }
     if on_edge {
         // On an edge/vertex: redo everything with exact signs in double
@@ -299,7 +301,8 @@ pub fn intersect(
     })
 }
 
-/// [`intersect`] where its single-precision values overflow (or are NaN):
+/// [`intersect`] where its single-precision values overflow (or are NaN),
+/// given its sheared corners and their `reach` along the ray:
 /// the edge functions themselves (`det`), or only the corners' weighted
 /// distances (`t_scaled`: corners too far for [`far_corners`] to weigh, a
 /// ground 10^15 wide seen from a few units above it). Where the crossing
@@ -316,7 +319,7 @@ pub fn intersect(
 fn overflowed(
     p: &RayPrecomp,
     v: [Vec3; 3],
-    (xy, z): ([f32; 6], [f32; 3]),
+    (xy, z, reach): ([f32; 6], [f32; 3], f32),
     decided: bool,
     (t_min, t_max): (f32, f32),
     cull: CullMode,
@@ -325,7 +328,6 @@ fn overflowed(
         return refine_f64(p, v, t_min, t_max, cull);
     }
     let h = intersect_f64(xy, z, f32::NEG_INFINITY, f32::INFINITY, cull)?;
-    let reach = z.iter().fold(0f32, |m, c| m.max(c.abs()));
     if reach > FAR_CORNER_RATIO * h.t.abs() {
         refine_f64(p, v, t_min, t_max, cull)
     } else {

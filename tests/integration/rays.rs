@@ -240,6 +240,37 @@ fn hit_normals_of_huge_and_tiny_triangles() {
     }
 }
 
+/// Which pixels of `f` a ray pick hits, row by row, asserting that each
+/// row of ray picks equals the single picks and that every hit's
+/// `coord` lies within `tol` of 0 (on the plane the scene lies in);
+/// `what` names the case in the failure messages.
+fn ray_rows_on_plane(
+    f: &Frame,
+    scene: &Scene,
+    coord: fn(Vec3) -> f32,
+    tol: f32,
+    what: &str,
+) -> Vec<bool> {
+    let mut hit_mask = Vec::new();
+    for y in 0..f.height() {
+        let mut row = vec![None; f.width() as usize];
+        f.pick_id_span(PickMethod::Ray, scene, 0, y, &mut row);
+        for (x, got) in row.iter().enumerate() {
+            let single = f.pick_id_ray(scene, x as i64, y.into());
+            assert_eq!(*got, single, "{what}: row at ({x},{y})");
+            hit_mask.push(single.is_some());
+            if single.is_some() {
+                let hit = f.pick_ray(scene, x as i64, y.into()).unwrap();
+                assert!(
+                    coord(hit.position).abs() < tol,
+                    "{what}: ({x},{y}): {hit:?}"
+                );
+            }
+        }
+    }
+    hit_mask
+}
+
 /// A triangle 6·10^37 units long (found by the fuzzer), listed six times
 /// in its six vertex orders (so every hit is a tie), seen from a few
 /// units above its plane z = 0. Its edge functions overflow f32, so the
@@ -289,27 +320,16 @@ fn ray_picks_of_a_10e37_long_triangle_lie_on_it_and_agree_in_rows() {
             height: 48,
         };
         let f = render(&scene, &cam, RenderOptions::default()).unwrap();
-        let (w, h) = (64usize, 48u32);
-        let mut block = vec![None; w * h as usize];
+        let w = f.width() as usize;
+        let mut block = vec![None; w * f.height() as usize];
         f.pick_id_block(PickMethod::Ray, &scene, 0, 0, w, &mut block);
-        let mut hits = 0;
-        for y in 0..h {
-            let mut row = vec![None; w];
-            f.pick_id_span(PickMethod::Ray, &scene, 0, y, &mut row);
-            for x in 0..w {
-                let single = f.pick_id_ray(&scene, x as i64, y.into());
-                let at = format!("{eye:?}: ({x},{y})");
-                assert_eq!(row[x], single, "row at {at}");
-                assert_eq!(block[y as usize * w + x], single, "block at {at}");
-                if single.is_none() {
-                    continue;
-                }
-                hits += 1;
-                let hit = f.pick_ray(&scene, x as i64, y.into()).unwrap();
-                assert!(hit.position.z.abs() < 1e-4, "{at}: {hit:?}");
-            }
+        let hit_mask = ray_rows_on_plane(&f, &scene, |p| p.z, 1e-4, &format!("{eye:?}"));
+        for (k, got) in block.iter().enumerate() {
+            let single = f.pick_id_ray(&scene, (k % w) as i64, (k / w) as i64);
+            assert_eq!(*got, single, "block at {eye:?}: ({}, {})", k % w, k / w);
         }
-        assert!(hits > w * h as usize / 4, "{eye:?}: {hits} hits");
+        let hits = hit_mask.iter().filter(|&&h| h).count();
+        assert!(hits > block.len() / 4, "{eye:?}: {hits} hits");
     }
 }
 
@@ -336,21 +356,7 @@ fn ray_picks_of_grounds_up_to_10e30_wide_hit_them() {
     for size in [1e3f32, 1e15, 1e17, 1e20, 1e30] {
         let scene = ground(size);
         let f = render(&scene, &cam, RenderOptions::default()).unwrap();
-        let mut hit_mask = Vec::new();
-        for y in 0..48u32 {
-            let mut row = vec![None; 64];
-            f.pick_id_span(PickMethod::Ray, &scene, 0, y, &mut row);
-            for (x, got) in row.iter().enumerate() {
-                let at = (size, x, y);
-                let single = f.pick_id_ray(&scene, x as i64, y.into());
-                assert_eq!(*got, single, "{at:?}");
-                hit_mask.push(single.is_some());
-                if single.is_some() {
-                    let hit = f.pick_ray(&scene, x as i64, y.into()).unwrap();
-                    assert!(hit.position.y.abs() < 1e-5, "{at:?}: {hit:?}");
-                }
-            }
-        }
+        let hit_mask = ray_rows_on_plane(&f, &scene, |p| p.y, 1e-5, &format!("{size}"));
         // the 10^3 ground covers every pixel below the horizon already
         let hits = hit_mask.iter().filter(|&&h| h).count();
         assert!(hits > 64 * 30, "{size}: {hits} hits");

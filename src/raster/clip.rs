@@ -10,10 +10,13 @@
 //! `g = 1 + 2·GUARD/size`. On-screen pixels are unaffected: the band is far
 //! outside the viewport. Every surviving snapped coordinate is below 2^23.
 //!
-//! Intersections are computed in f64 from the endpoint nearer to the plane
-//! (a choice that depends only on the edge), so two triangles sharing an
-//! edge compute bit-identical new vertices and stay watertight after
-//! clipping, and a huge far endpoint cannot swallow a small near one.
+//! Crossings of a triangle's edge are computed in f64 from the edge's
+//! corner nearer to the plane (a choice that depends only on the edge), so
+//! two triangles sharing an edge compute bit-identical new vertices and
+//! stay watertight after clipping, and a huge far corner cannot swallow a
+//! small near one. A vertex where two clipping planes meet inside the
+//! triangle is solved from the two planes and the triangle's plane, so a
+//! ground 10^30 units wide is drawn where it lies (see [`Guard::clip`]).
 //!
 //! The far plane is not clipped: the depth test (clear value 1.0) rejects
 //! fragments beyond it. Window coordinates surviving the band are clamped
@@ -115,15 +118,29 @@ impl Guard {
     /// stage gave the triangles that need no clipping, so an edge shared
     /// with one of them stays the same edge.
     ///
-    /// Each intersection is
-    /// interpolated from the edge's endpoint nearer to the plane (ties broken
-    /// by a total order on the endpoints), a choice that depends only on the
-    /// edge, so two triangles sharing an edge get bit-identical vertices, and
-    /// a huge far endpoint cannot swallow a small near one.
+    /// A new vertex is where a side of the polygon crosses a plane, and
+    /// each side lies on a line known exactly: one of the triangle's edges,
+    /// or where the triangle's plane meets a clipping plane already
+    /// applied.
+    /// - On an edge of the triangle, the crossing is interpolated from the
+    ///   edge's two corners (not from vertices earlier planes made), from
+    ///   the corner nearer to the plane (ties broken by a total order on
+    ///   the corners): a choice that depends only on the edge, so two
+    ///   triangles sharing an edge get bit-identical vertices, and a huge
+    ///   far corner cannot swallow a small near one.
+    /// - On an earlier plane, the vertex is where the two clipping planes
+    ///   and `plane` (the triangle's plane in clip space, `plane · X = 0`)
+    ///   meet, solved directly ([`meet`]). Interpolated between the
+    ///   polygon's vertices instead, it came from two crossings on the
+    ///   triangle's far edges: for a ground 10^17 units wide, f64's rounding
+    ///   there is more than the eye's height, and no ground was drawn.
+    ///   Without `plane` (or where the planes meet at a grazing angle) it is
+    ///   interpolated so.
     pub fn clip(
         &self,
         tri: [Vec4; 3],
         exact: [DVec4; 3],
+        plane: Option<DVec4>,
         planes: u16,
         out: &mut [Vec4; 8],
     ) -> usize {
@@ -133,54 +150,52 @@ impl Guard {
         const NEW: u8 = u8::MAX;
         let mut src = [NEW; 8];
         src[..3].copy_from_slice(&[0, 1, 2]);
+        // per polygon side (vertex k to k + 1), the line it lies on
+        let mut side = [Side::Edge(0); 8];
+        side[..3].copy_from_slice(&[Side::Edge(0), Side::Edge(1), Side::Edge(2)]);
         let mut n = 3;
         let mut b = [DVec4::ZERO; 8];
         let mut bsrc = [NEW; 8];
-        let (gx, gy) = (f64::from(self.gx), f64::from(self.gy));
-        let dist = |p: DVec4, plane: usize| match plane {
-            0 => p.z + p.w,
-            1 => gx * p.w + p.x,
-            2 => gx * p.w - p.x,
-            3 => gy * p.w + p.y,
-            _ => gy * p.w - p.y,
-        };
-        for plane in 0..5 {
-            if planes & (1 << plane) == 0 {
+        let mut bside = [Side::Edge(0); 8];
+        for c in 0..5 {
+            if planes & (1 << c) == 0 {
                 continue;
             }
             let mut m = 0;
             for k in 0..n {
                 let p = a[k];
                 let q = a[(k + 1) % n];
-                let dp = dist(p, plane);
-                let dq = dist(q, plane);
+                let dp = self.dist64(p, c);
+                let dq = self.dist64(q, c);
                 let pin = dp >= 0.0;
                 let qin = dq >= 0.0;
                 if pin && m < 8 {
                     b[m] = p;
                     bsrc[m] = src[k];
+                    bside[m] = side[k];
                     m += 1;
                 }
                 if pin != qin && m < 8 {
-                    let p_first = match dp.abs().total_cmp(&dq.abs()) {
-                        std::cmp::Ordering::Less => true,
-                        std::cmp::Ordering::Greater => false,
-                        std::cmp::Ordering::Equal => order_key(p) <= order_key(q),
+                    b[m] = match side[k] {
+                        Side::Edge(e) => {
+                            let (s, t) = (exact[usize::from(e)], exact[(usize::from(e) + 1) % 3]);
+                            self.cross(s, t, c)
+                                .unwrap_or_else(|| self.cross(p, q, c).unwrap_or(p))
+                        }
+                        Side::Plane(c1) => plane
+                            .and_then(|pl| meet(self.plane64(c1.into()), self.plane64(c), pl, self))
+                            .unwrap_or_else(|| self.cross(p, q, c).unwrap_or(p)),
                     };
-                    let (s, e, ds, de) = if p_first {
-                        (p, q, dp, dq)
-                    } else {
-                        (q, p, dq, dp)
-                    };
-                    let t = ds / (ds - de);
-                    b[m] = s + (e - s) * t;
                     bsrc[m] = NEW;
+                    // leaving: the next side runs along this plane
+                    bside[m] = if pin { Side::Plane(c as u8) } else { side[k] };
                     m += 1;
                 }
             }
             n = m;
             a = b;
             src = bsrc;
+            side = bside;
             if n < 3 {
                 return 0;
             }
@@ -193,6 +208,77 @@ impl Guard {
         }
         n
     }
+
+    /// The clipping plane `c` (0..5, as [`Guard::dist`]) in f64: its
+    /// signed distance is `plane64(c) · X`.
+    fn plane64(&self, c: usize) -> DVec4 {
+        let (gx, gy) = (f64::from(self.gx), f64::from(self.gy));
+        match c {
+            0 => DVec4::new(0.0, 0.0, 1.0, 1.0),
+            1 => DVec4::new(1.0, 0.0, 0.0, gx),
+            2 => DVec4::new(-1.0, 0.0, 0.0, gx),
+            3 => DVec4::new(0.0, 1.0, 0.0, gy),
+            _ => DVec4::new(0.0, -1.0, 0.0, gy),
+        }
+    }
+
+    /// [`Guard::dist`] in f64 (the same sums: the zero terms add nothing).
+    #[inline]
+    fn dist64(&self, p: DVec4, c: usize) -> f64 {
+        self.plane64(c).dot(p)
+    }
+
+    /// Where the segment `p`–`q` crosses plane `c`, interpolated from the
+    /// endpoint nearer to the plane (ties broken by [`order_key`]), or
+    /// `None` if both lie on one side.
+    fn cross(&self, p: DVec4, q: DVec4, c: usize) -> Option<DVec4> {
+        let (dp, dq) = (self.dist64(p, c), self.dist64(q, c));
+        if (dp >= 0.0) == (dq >= 0.0) {
+            return None;
+        }
+        let p_first = match dp.abs().total_cmp(&dq.abs()) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Greater => false,
+            std::cmp::Ordering::Equal => order_key(p) <= order_key(q),
+        };
+        let (s, e, ds, de) = if p_first {
+            (p, q, dp, dq)
+        } else {
+            (q, p, dq, dp)
+        };
+        let t = ds / (ds - de);
+        Some(s + (e - s) * t)
+    }
+}
+
+/// A line the side of a clipped polygon lies on.
+#[derive(Clone, Copy, Debug)]
+enum Side {
+    /// The triangle's edge from corner k to corner k + 1 (mod 3).
+    Edge(u8),
+    /// The triangle's plane meeting clipping plane c.
+    Plane(u8),
+}
+
+/// The point where the planes `a`, `b` and `c` (homogeneous, through the
+/// origin of clip space) meet, scaled to w = 1 (in front of the eye);
+/// `None` unless it lies inside the guard band and in front of the near
+/// plane (within rounding), as every vertex of the clipped polygon does:
+/// three planes that meet at a grazing angle, where the solution is
+/// mostly rounding, are left to interpolation.
+fn meet(a: DVec4, b: DVec4, c: DVec4, g: &Guard) -> Option<DVec4> {
+    // the 4D cross product: orthogonal to a, b and c
+    let det3 = |i: usize, j: usize, k: usize| {
+        a[i] * (b[j] * c[k] - b[k] * c[j]) - a[j] * (b[i] * c[k] - b[k] * c[i])
+            + a[k] * (b[i] * c[j] - b[j] * c[i])
+    };
+    let x = DVec4::new(det3(1, 2, 3), -det3(0, 2, 3), det3(0, 1, 3), -det3(0, 1, 2));
+    let x = x / x.w;
+    let slack = 1.0 + 1e-6;
+    let inside = x.x.abs() <= f64::from(g.gx) * slack
+        && x.y.abs() <= f64::from(g.gy) * slack
+        && x.z >= -slack;
+    (inside && x.is_finite()).then_some(x)
 }
 
 /// A total order on clip-space points (their bit patterns), for tie-breaking.
@@ -214,7 +300,7 @@ mod tests {
             Vec4::new(0.0, 0.5, -3.0, 1.0),
         ];
         let mut out = [Vec4::ZERO; 8];
-        let n = g.clip(tri, tri.map(Vec4::as_dvec4), OUT_NEAR, &mut out);
+        let n = g.clip(tri, tri.map(Vec4::as_dvec4), None, OUT_NEAR, &mut out);
         assert_eq!(n, 4);
         for v in &out[..n] {
             assert!(v.z + v.w >= -1e-6);
@@ -229,12 +315,56 @@ mod tests {
         let t1 = [a, b, Vec4::new(-0.3, 0.9, 0.2, 1.0)];
         let t2 = [b, a, Vec4::new(0.9, 0.9, 0.2, 1.0)];
         let (mut o1, mut o2) = ([Vec4::ZERO; 8], [Vec4::ZERO; 8]);
-        let n1 = g.clip(t1, t1.map(Vec4::as_dvec4), OUT_NEAR, &mut o1);
-        let n2 = g.clip(t2, t2.map(Vec4::as_dvec4), OUT_NEAR, &mut o2);
+        let n1 = g.clip(t1, t1.map(Vec4::as_dvec4), None, OUT_NEAR, &mut o1);
+        let n2 = g.clip(t2, t2.map(Vec4::as_dvec4), None, OUT_NEAR, &mut o2);
         let cut1: Vec<_> = o1[..n1].iter().filter(|v| !tri_has(&t1, **v)).collect();
         let cut2: Vec<_> = o2[..n2].iter().filter(|v| !tri_has(&t2, **v)).collect();
         // the intersection on the shared edge a-b appears bit-identically in both
         assert!(cut1.iter().any(|v| cut2.contains(v)));
+    }
+
+    /// Two clipping planes and a third plane through a point where the two
+    /// meet (inside the guard band) meet in that point, at w = 1; the left
+    /// and right planes meet only on x = w = 0, which gives none.
+    #[test]
+    fn planes_meet_where_they_should() {
+        let g = Guard::new(100, 80);
+        let (gx, gy) = (f64::from(g.gx), f64::from(g.gy));
+        for (c1, c2, want, third) in [
+            (
+                0,
+                1,
+                DVec4::new(-gx, 0.3, -1.0, 1.0),
+                DVec4::new(0.0, 1.0, 0.0, -0.3),
+            ),
+            (
+                0,
+                4,
+                DVec4::new(0.2, gy, -1.0, 1.0),
+                DVec4::new(1.0, 0.0, 0.0, -0.2),
+            ),
+            (
+                1,
+                3,
+                DVec4::new(-gx, -gy, 0.5, 1.0),
+                DVec4::new(0.0, 0.0, 1.0, -0.5),
+            ),
+            (
+                2,
+                4,
+                DVec4::new(gx, gy, 0.1, 1.0),
+                DVec4::new(0.0, 0.0, 2.0, -0.2),
+            ),
+        ] {
+            let x = meet(g.plane64(c1), g.plane64(c2), third, &g).expect("inside the band");
+            assert_eq!(x.w, 1.0);
+            assert!(
+                (x - want).abs().max_element() < 1e-9,
+                "{c1} {c2}: {x}, want {want}"
+            );
+        }
+        let third = DVec4::new(0.0, 1.0, 0.0, -0.3);
+        assert_eq!(meet(g.plane64(1), g.plane64(2), third, &g), None);
     }
 
     fn tri_has(t: &[Vec4; 3], v: Vec4) -> bool {

@@ -25,7 +25,7 @@ pub(crate) mod setup;
 pub(crate) mod shade;
 pub(crate) mod tile;
 
-use glam::{Mat4, Vec3, Vec4};
+use glam::{DMat4, DVec3, DVec4, Mat4, Vec3, Vec4};
 use rayon::prelude::*;
 
 use crate::camera::{clip_to_window, Camera};
@@ -530,6 +530,20 @@ fn win_vertex(clip: Vec4, w: f32, h: f32) -> WinVertex {
     }
 }
 
+/// The plane of a triangle (model-space `corners`) in the clip space of
+/// `mvp`: `P · X = 0` for the clip coordinates X of its points; `None` for
+/// a degenerate triangle or matrix. The normal comes from the corners'
+/// differences, exact in f64 for f32 corners of like size, and the plane
+/// is carried to clip space by the inverse matrix, so a plane that passes
+/// near the eye stays there however far its corners lie (a ground at
+/// y = 0 keeps its height exactly): see [`Guard::clip`].
+fn clip_plane(mvp: &DMat4, corners: [DVec3; 3]) -> Option<DVec4> {
+    let n = (corners[1] - corners[0]).cross(corners[2] - corners[0]);
+    let model = n.extend(-n.dot(corners[0]));
+    let p = mvp.inverse().transpose() * model;
+    (p.is_finite() && p != DVec4::ZERO).then_some(p)
+}
+
 struct SetupCtx<'a> {
     scene: &'a Scene,
     camera: &'a Camera,
@@ -600,9 +614,11 @@ impl SetupCtx<'_> {
                     let pos = mesh.positions();
                     // (and in f64, for where the clipped triangle lies: see `Guard::clip`)
                     let mvp64 = self.view_proj.as_dmat4() * self.worlds[m].as_dmat4();
+                    let corners = tri.map(|i| pos[i as usize].as_dvec3());
                     let n = self.guard.clip(
                         tri.map(|i| clip_of(&mvp, pos[i as usize])),
-                        tri.map(|i| mvp64 * pos[i as usize].as_dvec3().extend(1.0)),
+                        corners.map(|p| mvp64 * p.extend(1.0)),
+                        clip_plane(&mvp64, corners),
                         or & CLIP_MASK,
                         &mut poly,
                     );

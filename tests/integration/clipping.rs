@@ -147,21 +147,30 @@ fn ground_triangle(e: f32) -> Scene {
     s
 }
 
+/// The sizes of the huge-ground tests, in units from the origin to a
+/// corner's far coordinate.
+const HUGE: [f32; 12] = [
+    1e3, 1e5, 1e6, 1e7, 1e8, 1e9, 1e12, 1e15, 1e17, 1e18, 1e20, 1e30,
+];
+
 /// A ground triangle far wider than the view, seen from just above it
 /// (one corner behind the eye, two far beyond the far plane): where it
 /// crosses the view is a small difference of huge clip coordinates, so
-/// clipping works from f64 ones. From 10^3 to 10^9 units wide it covers
+/// clipping works from f64 ones, and the vertices where two clipping
+/// planes meet on the ground come from the ground's plane, not from
+/// crossings on its far edges. From 10^3 to 10^30 units wide it covers
 /// the same pixels as the 10^3 one, the lower half and more, each at the
 /// depth of the ground plane there (the pixel ray's analytic meeting with
 /// y = 0, projected). With f32 corners the 10^5 one was off in depth by
-/// 10^-3, the 10^7 one covered half the pixels and the 10^8 one none.
-/// (10^12 still covers the same pixels, with depths off by 10^-5: f64's
-/// limit.)
+/// 10^-3, the 10^7 one covered half the pixels and the 10^8 one none;
+/// with the meeting points interpolated between far-edge crossings, the
+/// 10^12 one was off in depth by 10^-5, the 10^15 one by 10^-2, and from
+/// 10^17 none was drawn.
 #[test]
 fn huge_ground_triangles_clip_to_the_ground_plane() {
     let cam = close_above_ground();
     let mut reference = None;
-    for e in [1e3f32, 1e5, 1e6, 1e7, 1e8, 1e9] {
+    for e in HUGE {
         let s = ground_triangle(e);
         let f = render(&s, &cam, RenderOptions::default()).unwrap();
         assert!(f.stats().clipped >= 1, "{e}: not clipped");
@@ -187,14 +196,14 @@ fn huge_ground_triangles_clip_to_the_ground_plane() {
 
 /// The ray picks of the huge grounds above agree with their buffers: a
 /// pixel ray hits the ground exactly where the buffer holds it (10^3 to
-/// 10^9 units wide), at the ground plane's analytic depth and point. The
+/// 10^30 units wide), at the ground plane's analytic depth and point. The
 /// f32 triangle test alone lost the ray's origin against corners 10^5
 /// units away (a far pixel's depth off by 8·10^-5) and at 10^8 found no
 /// hit at all.
 #[test]
 fn huge_ground_triangles_ray_picks_agree_with_the_buffer() {
     let cam = close_above_ground();
-    for e in [1e3f32, 1e5, 1e6, 1e7, 1e8, 1e9] {
+    for e in HUGE {
         let s = ground_triangle(e);
         let f = render(&s, &cam, RenderOptions::default()).unwrap();
         let mut worst = 0.0f32;

@@ -149,8 +149,8 @@ fn ground_triangle(e: f32) -> Scene {
 
 /// The sizes of the huge-ground tests, in units from the origin to a
 /// corner's far coordinate.
-const HUGE: [f32; 12] = [
-    1e3, 1e5, 1e6, 1e7, 1e8, 1e9, 1e12, 1e15, 1e17, 1e18, 1e20, 1e30,
+const HUGE: [f32; 13] = [
+    1e3, 1e5, 1e6, 1e7, 1e8, 1e9, 1e12, 1e15, 1e17, 1e18, 1e20, 1e30, 1e38,
 ];
 
 /// A ground triangle far wider than the view, seen from just above it
@@ -158,7 +158,7 @@ const HUGE: [f32; 12] = [
 /// crosses the view is a small difference of huge clip coordinates, so
 /// clipping works from f64 ones, and the vertices where two clipping
 /// planes meet on the ground come from the ground's plane, not from
-/// crossings on its far edges. From 10^3 to 10^30 units wide it covers
+/// crossings on its far edges. From 10^3 to 10^38 units wide it covers
 /// the same pixels as the 10^3 one, the lower half and more, each at the
 /// depth of the ground plane there (the pixel ray's analytic meeting with
 /// y = 0, projected). With f32 corners the 10^5 one was off in depth by
@@ -196,7 +196,7 @@ fn huge_ground_triangles_clip_to_the_ground_plane() {
 
 /// The ray picks of the huge grounds above agree with their buffers: a
 /// pixel ray hits the ground exactly where the buffer holds it (10^3 to
-/// 10^30 units wide), at the ground plane's analytic depth and point. The
+/// 10^38 units wide), at the ground plane's analytic depth and point. The
 /// f32 triangle test alone lost the ray's origin against corners 10^5
 /// units away (a far pixel's depth off by 8·10^-5) and at 10^8 found no
 /// hit at all.

@@ -402,12 +402,19 @@ fn refine_f64(
         return None;
     }
     // `t` from the plane through the corners: its normal is exact-ish
-    // (corner differences of f32 values are exact in f64), and a corner's
-    // offset from the origin is rounded only where the normal weighs it,
-    // so a ground at y = 0 however wide keeps its height exact.
-    let [p0, p1, p2] = v.map(|q| q.as_dvec3());
-    let n = (p1 - p0).cross(p2 - p0);
-    let t = (n.dot(p0 - o) / n.dot(d)) as f32;
+    // (corner differences of f32 values of like size are exact in f64), and
+    // a corner's offset from the origin is rounded only where the normal
+    // weighs it, so a ground at y = 0 however wide keeps its height exact.
+    // The plane is taken at the corner opposite the longest edge, from the
+    // two shorter edges: a sliver from two near corners to one 10^30 units
+    // away, taken at the far one, has two huge edges that differ by the
+    // near ones, which f64 rounds away (`t` came out 0, at the origin).
+    let p = v.map(|q| q.as_dvec3());
+    let len = [0, 1, 2].map(|k| (p[(k + 1) % 3] - p[k]).length_squared());
+    let long = (0..3).fold(0, |l, k| if len[k] > len[l] { k } else { l });
+    let [a, b, c] = [p[(long + 2) % 3], p[long], p[(long + 1) % 3]];
+    let n = (b - a).cross(c - a);
+    let t = (n.dot(a - o) / n.dot(d)) as f32;
     if !(t >= t_min && t <= t_max) {
         return None;
     }
@@ -1068,6 +1075,32 @@ mod tests {
     }
 
     /// A point on triangle `tri` (weights at least 0.05 each).
+    /// A sliver from two corners a unit apart to one 10^30 units away
+    /// (found by the fuzzer, listed five times), hit at a few units: in
+    /// every rotation of its corners the hit lies on its plane
+    /// (x − y − z = 1 to within 10^-29) at the same `t`. With the plane
+    /// taken at the far corner, f64 rounded the near corners away and
+    /// `t` came out 0.
+    #[test]
+    fn slivers_to_a_far_corner_are_hit_on_their_plane() {
+        let tri = [
+            Vec3::new(1e30, 1.0, 1e30),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(2.0, 1.0, 0.0),
+        ];
+        let o = Vec3::new(0.006_725_961, 0.344_693_18, 3.793_276);
+        let d = Vec3::new(0.361_978_1, -0.092_403_99, -0.927_595_5);
+        let mut ts = Vec::new();
+        for r in 0..3 {
+            let t = [tri[r], tri[(r + 1) % 3], tri[(r + 2) % 3]];
+            let h = hit(o, d, t, CullMode::None).expect("crosses it");
+            let q = (o + d * h.t).as_dvec3();
+            assert!((q.x - q.y - q.z - 1.0).abs() < 1e-5, "rotation {r}: {h:?}");
+            ts.push(h.t);
+        }
+        assert!(ts.iter().all(|&t| (t - ts[0]).abs() < 1e-6), "{ts:?}");
+    }
+
     fn inner_point(rng: &mut Rng, tri: [Vec3; 3]) -> Vec3 {
         let b = [
             rng.range(0.05, 1.0),

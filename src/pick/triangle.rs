@@ -401,19 +401,10 @@ fn refine_f64(
     if culled(front, cull) {
         return None;
     }
-    // `t` from the plane through the corners: its normal is exact-ish
-    // (corner differences of f32 values of like size are exact in f64), and
-    // a corner's offset from the origin is rounded only where the normal
-    // weighs it, so a ground at y = 0 however wide keeps its height exact.
-    // The plane is taken at the corner opposite the longest edge, from the
-    // two shorter edges: a sliver from two near corners to one 10^30 units
-    // away, taken at the far one, has two huge edges that differ by the
-    // near ones, which f64 rounds away (`t` came out 0, at the origin).
-    let p = v.map(|q| q.as_dvec3());
-    let len = [0, 1, 2].map(|k| (p[(k + 1) % 3] - p[k]).length_squared());
-    let long = (0..3).fold(0, |l, k| if len[k] > len[l] { k } else { l });
-    let [a, b, c] = [p[(long + 2) % 3], p[long], p[(long + 1) % 3]];
-    let n = (b - a).cross(c - a);
+    // `t` from the plane through the corners (see `plane_f64`): a
+    // corner's offset from the origin is rounded only where the normal
+    // weighs it, so a ground at y = 0 however wide keeps its height exact
+    let (a, n) = plane_f64(v.map(|q| q.as_dvec3()));
     let t = (n.dot(a - o) / n.dot(d)) as f32;
     if !(t >= t_min && t <= t_max) {
         return None;
@@ -424,6 +415,20 @@ fn refine_f64(
         return None;
     }
     Some(TriHit { t, bary, front })
+}
+
+/// The plane of a triangle in f64: a corner on it and its normal, in the
+/// orientation of the corners. The normal is exact-ish: corner differences
+/// of f32 values of like size are exact in f64. It is taken at the corner
+/// opposite the longest edge, from the two shorter edges: a sliver from two
+/// near corners to one 10^30 units away, taken at the far one, has two huge
+/// edges that differ by the near ones, which f64 rounds away (a ray hit it
+/// at its origin).
+pub(crate) fn plane_f64(p: [DVec3; 3]) -> (DVec3, DVec3) {
+    let len = [0, 1, 2].map(|k| (p[(k + 1) % 3] - p[k]).length_squared());
+    let long = (0..3).fold(0, |l, k| if len[k] > len[l] { k } else { l });
+    let [a, b, c] = [p[(long + 2) % 3], p[long], p[(long + 1) % 3]];
+    (a, (b - a).cross(c - a))
 }
 
 /// Four triangles in SoA form for [`Pack4Ray::first`]: `p[v][axis]` holds

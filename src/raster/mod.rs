@@ -31,6 +31,7 @@ use rayon::prelude::*;
 use crate::camera::{clip_to_window, Camera};
 use crate::error::Error;
 use crate::frame::{Chunk, Frame, ScreenVertex};
+use crate::pick::triangle::plane_f64;
 use crate::scene::Scene;
 use bin::TileGrid;
 use clip::{Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
@@ -532,14 +533,14 @@ fn win_vertex(clip: Vec4, w: f32, h: f32) -> WinVertex {
 
 /// The plane of a triangle (model-space `corners`) in the clip space of
 /// `mvp`: `P · X = 0` for the clip coordinates X of its points; `None` for
-/// a degenerate triangle or matrix. The normal comes from the corners'
-/// differences, exact in f64 for f32 corners of like size, and the plane
-/// is carried to clip space by the inverse matrix, so a plane that passes
-/// near the eye stays there however far its corners lie (a ground at
-/// y = 0 keeps its height exactly): see [`Guard::clip`].
+/// a degenerate triangle or matrix. The plane comes from the corners in
+/// f64 ([`plane_f64`], as the ray picks take it) and is carried to clip
+/// space by the inverse matrix, so a plane that passes near the eye stays
+/// there however far its corners lie (a ground at y = 0 keeps its height
+/// exactly): see [`Guard::clip`].
 fn clip_plane(mvp: &DMat4, corners: [DVec3; 3]) -> Option<DVec4> {
-    let n = (corners[1] - corners[0]).cross(corners[2] - corners[0]);
-    let model = n.extend(-n.dot(corners[0]));
+    let (a, n) = plane_f64(corners);
+    let model = n.extend(-n.dot(a));
     let p = mvp.inverse().transpose() * model;
     (p.is_finite() && p != DVec4::ZERO).then_some(p)
 }

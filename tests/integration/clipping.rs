@@ -238,3 +238,47 @@ fn huge_ground_triangles_ray_picks_agree_with_the_buffer() {
         assert!(worst < 2e-6, "{e}: {worst}");
     }
 }
+
+/// A tilted ground from two corners behind the eye, 2·10^5 units apart, to
+/// one up to 10^30 units ahead (its vertices in every rotation): the
+/// buffer holds it exactly where the pixel rays hit it, at their depth.
+/// Taken at the far corner, the ground's plane lost its offset to f64
+/// rounding, and from 10^20 the vertices where clipping planes meet on it
+/// were off in depth by 2·10^-2.
+#[test]
+fn tilted_grounds_to_a_far_corner_draw_where_the_rays_hit() {
+    let cam = close_above_ground();
+    for far in [1e3f32, 1e10, 1e20, 1e30] {
+        let p = [
+            Vec3::new(0.0, -0.123_456_7 * far, -far),
+            Vec3::new(-1e5, 0.0, 5.0),
+            Vec3::new(1e5, 0.0, 5.0),
+        ];
+        for r in 0..3 {
+            let mut s = Scene::new();
+            let m = Mesh::new(
+                "ground",
+                p.to_vec(),
+                vec![[r, (r + 1) % 3, (r + 2) % 3]],
+                [9; 3],
+            );
+            s.add_mesh(m.unwrap(), Transform::IDENTITY, None);
+            let f = render(&s, &cam, RenderOptions::default()).unwrap();
+            assert!(f.stats().clipped == 1);
+            let mut both = 0;
+            for (i, (&id, &depth)) in f.ids().iter().zip(f.depth()).enumerate() {
+                let (x, y) = (i as u32 % 96, i as u32 / 96);
+                let ray = f.pick_ray(&s, x.into(), y.into());
+                assert_eq!(ray.is_some(), id != 0, "{far} {r} ({x},{y}): {ray:?}");
+                if let Some(h) = ray {
+                    assert!(
+                        (h.depth - depth).abs() < 2e-6,
+                        "{far} {r} ({x},{y}): {depth}, {h:?}"
+                    );
+                    both += 1;
+                }
+            }
+            assert!(both > 96 * 48, "{far} {r}: {both}");
+        }
+    }
+}

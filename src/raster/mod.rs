@@ -662,7 +662,12 @@ impl SetupCtx<'_> {
             st.empty += 1;
             return;
         }
-        let res = setup::setup(v, self.opts.rule, self.opts.cull, w, h, id, 0);
+        let (rule, cull) = (self.opts.rule, self.opts.cull);
+        let res = if self.early_empty {
+            setup::setup_dense(v, rule, cull, w, h, id, 0)
+        } else {
+            setup::setup(v, rule, cull, w, h, id, 0)
+        };
         push_setup(chunk, res, self.grid, st);
     }
 }

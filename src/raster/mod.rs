@@ -479,7 +479,7 @@ pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule
         });
         let [r, g, b] = crate::scene::palette_color(id as u32);
         let color = (u32::from(r) << 16) | (u32::from(g) << 8) | u32::from(b);
-        let res = setup::setup(
+        let res = setup::setup::<false>(
             [&v[0], &v[1], &v[2]],
             rule,
             CullMode::None,
@@ -664,9 +664,9 @@ impl SetupCtx<'_> {
         }
         let (rule, cull) = (self.opts.rule, self.opts.cull);
         let res = if self.early_empty {
-            setup::setup_dense(v, rule, cull, w, h, id, 0)
+            setup::setup::<true>(v, rule, cull, w, h, id, 0)
         } else {
-            setup::setup(v, rule, cull, w, h, id, 0)
+            setup::setup::<false>(v, rule, cull, w, h, id, 0)
         };
         push_setup(chunk, res, self.grid, st);
     }

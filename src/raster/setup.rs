@@ -364,43 +364,18 @@ pub(crate) fn holds_no_centre(v: [&WinVertex; 3], width: u32, height: u32) -> bo
 }
 
 /// Sets up one triangle in window space. `width`/`height` clamp the bbox.
-pub(crate) fn setup(
-    v: [&WinVertex; 3],
-    rule: FillRule,
-    cull: CullMode,
-    width: u32,
-    height: u32,
-    id: u32,
-    color: u32,
-) -> Result<Setup, Rejected> {
-    setup_in::<false>(v, rule, cull, width, height, id, color)
-}
-
-/// [`setup`] for a mesh denser than the frame (the render's early-empty
+///
+/// `DENSE`: for a mesh denser than the frame (the render's early-empty
 /// test is on, [`crate::limits::EARLY_EMPTY_TRIS_PER_PIXEL`]), the same
-/// answers: most of its boxes that hold a pixel centre hold just one,
-/// which is tested directly (sphere1m at 360², two threads: best of 200
-/// frames 9.8–9.9 → 9.1 ms; the city 7.3–7.5 → 6.9–7.1 ms). Where boxes
-/// of one centre and of more mix, that branch mispredicts (in every
-/// setup, sphere70k at 360² on one thread was 3.7 % slower), so sparser
-/// scenes take [`setup`]. (`small_mask` is inlined into both: called
-/// from two places, it was not, and [`setup`] was 15 % slower.)
-pub(crate) fn setup_dense(
-    v: [&WinVertex; 3],
-    rule: FillRule,
-    cull: CullMode,
-    width: u32,
-    height: u32,
-    id: u32,
-    color: u32,
-) -> Result<Setup, Rejected> {
-    setup_in::<true>(v, rule, cull, width, height, id, color)
-}
-
-/// [`setup`], with (`DENSE`) or without the direct test of a box of one
-/// pixel centre.
-#[inline(always)]
-fn setup_in<const DENSE: bool>(
+/// answers. Most of its boxes that hold a pixel centre hold just one,
+/// which is then tested by its three edge values instead of the mask
+/// lanes (sphere1m at 360², two threads: best of 200 frames 9.8–9.9 →
+/// 9.1 ms; the city 7.3–7.5 → 6.9–7.1 ms). Where boxes of one centre and
+/// of more mix, that branch mispredicts (in every setup, sphere70k at
+/// 360² on one thread was 3.7 % slower), so sparser scenes leave it out.
+/// (`small_mask` is inlined into both forms: called from two places, it
+/// was not, and the sparse form was 15 % slower.)
+pub(crate) fn setup<const DENSE: bool>(
     v: [&WinVertex; 3],
     rule: FillRule,
     cull: CullMode,
@@ -857,12 +832,12 @@ mod tests {
                 let v = [&v[0], &v[1], &v[2]];
                 for rule in FillRule::ALL {
                     let Ok(e) = setup_edges(v, rule, CullMode::None, 320, 200, 7, 0) else {
-                        assert!(setup(v, rule, CullMode::None, 320, 200, 7, 0).is_err());
-                        assert!(setup_dense(v, rule, CullMode::None, 320, 200, 7, 0).is_err());
+                        assert!(setup::<false>(v, rule, CullMode::None, 320, 200, 7, 0).is_err());
+                        assert!(setup::<true>(v, rule, CullMode::None, 320, 200, 7, 0).is_err());
                         continue;
                     };
-                    let res = setup(v, rule, CullMode::None, 320, 200, 7, 0);
-                    assert_eq!(res, setup_dense(v, rule, CullMode::None, 320, 200, 7, 0));
+                    let res = setup::<false>(v, rule, CullMode::None, 320, 200, 7, 0);
+                    assert_eq!(res, setup::<true>(v, rule, CullMode::None, 320, 200, 7, 0));
                     match res {
                         Ok(Setup::Small(s)) => {
                             smalls += 1;
@@ -944,7 +919,8 @@ mod tests {
             let v = [win(-far, -far), win(a, b), win(-far, b)];
             let v = [&v[0], &v[1], &v[2]];
             let e = setup_edges(v, FillRule::TopLeft, CullMode::None, 320, 200, 3, 0).unwrap();
-            let Ok(Setup::Small(s)) = setup(v, FillRule::TopLeft, CullMode::None, 320, 200, 3, 0)
+            let Ok(Setup::Small(s)) =
+                setup::<false>(v, FillRule::TopLeft, CullMode::None, 320, 200, 3, 0)
             else {
                 panic!("not a mask: {e:?}");
             };

@@ -1079,7 +1079,6 @@ mod tests {
         assert_eq!(h.t, 10.0);
     }
 
-    /// A point on triangle `tri` (weights at least 0.05 each).
     /// A sliver from two corners a unit apart to one 10^30 units away
     /// (found by the fuzzer, listed five times), hit at a few units: in
     /// every rotation of its corners the hit lies on its plane
@@ -1106,6 +1105,7 @@ mod tests {
         assert!(ts.iter().all(|&t| (t - ts[0]).abs() < 1e-6), "{ts:?}");
     }
 
+    /// A point on triangle `tri` (weights at least 0.05 each).
     fn inner_point(rng: &mut Rng, tri: [Vec3; 3]) -> Vec3 {
         let b = [
             rng.range(0.05, 1.0),

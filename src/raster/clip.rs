@@ -176,15 +176,16 @@ impl Guard {
                     m += 1;
                 }
                 if pin != qin && m < 8 {
+                    // (the fallback: between the polygon's own vertices)
+                    let between = || self.cross(p, q, c).unwrap_or(p);
                     b[m] = match side[k] {
                         Side::Edge(e) => {
                             let (s, t) = (exact[usize::from(e)], exact[(usize::from(e) + 1) % 3]);
-                            self.cross(s, t, c)
-                                .unwrap_or_else(|| self.cross(p, q, c).unwrap_or(p))
+                            self.cross(s, t, c).unwrap_or_else(between)
                         }
                         Side::Plane(c1) => plane
                             .and_then(|pl| meet(self.plane64(c1.into()), self.plane64(c), pl, self))
-                            .unwrap_or_else(|| self.cross(p, q, c).unwrap_or(p)),
+                            .unwrap_or_else(between),
                     };
                     bsrc[m] = NEW;
                     // leaving: the next side runs along this plane

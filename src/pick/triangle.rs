@@ -383,11 +383,12 @@ fn refine_f64(
     let (o, d) = (p.origin.as_dvec3(), p.dir.as_dvec3());
     let sz = 1.0 / d[kz];
     let (sx, sy) = (d[kx] * sz, d[ky] * sz);
-    let sheared = |q: Vec3| {
-        let r = q.as_dvec3() - o;
+    let corners = v.map(|q| q.as_dvec3());
+    let sheared = |q: DVec3| {
+        let r = q - o;
         DVec2::new(r[kx] - sx * r[kz], r[ky] - sy * r[kz])
     };
-    let [a, b, c] = [sheared(v[0]), sheared(v[1]), sheared(v[2])];
+    let [a, b, c] = corners.map(sheared);
     let uvw = DVec3::new(
         c.x * b.y - c.y * b.x,
         a.x * c.y - a.y * c.x,
@@ -404,8 +405,8 @@ fn refine_f64(
     // `t` from the plane through the corners (see `plane_f64`): a
     // corner's offset from the origin is rounded only where the normal
     // weighs it, so a ground at y = 0 however wide keeps its height exact
-    let (a, n) = plane_f64(v.map(|q| q.as_dvec3()));
-    let t = (n.dot(a - o) / n.dot(d)) as f32;
+    let (on_plane, n) = plane_f64(corners);
+    let t = (n.dot(on_plane - o) / n.dot(d)) as f32;
     if !(t >= t_min && t <= t_max) {
         return None;
     }

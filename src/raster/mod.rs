@@ -531,17 +531,18 @@ fn win_vertex(clip: Vec4, w: f32, h: f32) -> WinVertex {
     }
 }
 
-/// The plane of a triangle (model-space `corners`) in the clip space of
-/// `mvp`: `P · X = 0` for the clip coordinates X of its points; `None` for
-/// a degenerate triangle or matrix. The plane comes from the corners in
-/// f64 ([`plane_f64`], as the ray picks take it) and is carried to clip
-/// space by the inverse matrix, so a plane that passes near the eye stays
-/// there however far its corners lie (a ground at y = 0 keeps its height
-/// exactly): see [`Guard::clip`].
-fn clip_plane(mvp: &DMat4, corners: [DVec3; 3]) -> Option<DVec4> {
+/// The plane of a triangle (model-space `corners`) in clip space:
+/// `P · X = 0` for the clip coordinates X of its points; `None` for a
+/// degenerate triangle or matrix. `to_clip` is the inverse transpose of
+/// the model-to-clip matrix. The plane comes from the corners in f64
+/// ([`plane_f64`], as the ray picks take it) and is carried to clip space
+/// by that matrix, so a plane that passes near the eye stays there however
+/// far its corners lie (a ground at y = 0 keeps its height exactly): see
+/// [`Guard::clip`].
+fn clip_plane(to_clip: &DMat4, corners: [DVec3; 3]) -> Option<DVec4> {
     let (a, n) = plane_f64(corners);
     let model = n.extend(-n.dot(a));
-    let p = mvp.inverse().transpose() * model;
+    let p = *to_clip * model;
     (p.is_finite() && p != DVec4::ZERO).then_some(p)
 }
 
@@ -589,6 +590,8 @@ impl SetupCtx<'_> {
             let base = self.offsets[m];
             let verts = &self.verts[base as usize..];
             let offset = offs[m] as usize;
+            // the mesh's matrices for clipping, made at its first clipped triangle
+            let mut clip_mats = None;
             for (local, &tri) in mesh.triangles()[range.clone()].iter().enumerate() {
                 let local = range.start + local;
                 let g = offset + local;
@@ -611,15 +614,14 @@ impl SetupCtx<'_> {
                 } else {
                     st.clipped += 1;
                     let mut poly = [Vec4::ZERO; 8];
-                    let mvp = self.view_proj * self.worlds[m];
+                    let &mut (mvp, mvp64, to_clip) =
+                        clip_mats.get_or_insert_with(|| self.clip_matrices(m));
                     let pos = mesh.positions();
-                    // (and in f64, for where the clipped triangle lies: see `Guard::clip`)
-                    let mvp64 = self.view_proj.as_dmat4() * self.worlds[m].as_dmat4();
                     let corners = tri.map(|i| pos[i as usize].as_dvec3());
                     let n = self.guard.clip(
                         tri.map(|i| clip_of(&mvp, pos[i as usize])),
                         corners.map(|p| mvp64 * p.extend(1.0)),
-                        clip_plane(&mvp64, corners),
+                        clip_plane(&to_clip, corners),
                         or & CLIP_MASK,
                         &mut poly,
                     );
@@ -654,6 +656,19 @@ impl SetupCtx<'_> {
             TileSort::Never => {}
         }
         chunk.stats = st;
+    }
+
+    /// Mesh `m`'s matrices for [`Guard::clip`]: model to clip space in f32
+    /// (the vertex stage's), the same in f64 (for where a clipped triangle
+    /// lies), and the f64 one's inverse transpose (which carries a model
+    /// plane to clip space, [`clip_plane`]).
+    fn clip_matrices(&self, m: usize) -> (Mat4, DMat4, DMat4) {
+        let mvp64 = self.view_proj.as_dmat4() * self.worlds[m].as_dmat4();
+        (
+            self.view_proj * self.worlds[m],
+            mvp64,
+            mvp64.inverse().transpose(),
+        )
     }
 
     fn emit(&self, v: [&WinVertex; 3], id: u32, chunk: &mut Chunk, st: &mut Stats) {

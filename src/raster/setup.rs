@@ -397,8 +397,7 @@ pub(crate) fn setup<const DENSE: bool>(
     let mask = if DENSE && x0 == x1 && y0 == y1 {
         // a box of one pixel centre: its three edge values are all there
         // is to test
-        let e = |k: usize| s.dx[k] * i64::from(y0) - s.dy[k] * i64::from(x0) + s.c[k];
-        u64::from((e(0) | e(1) | e(2)) >= 0)
+        u64::from(s.covers(x0, y0))
     } else {
         small_mask(&s)
     };

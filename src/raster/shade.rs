@@ -21,13 +21,43 @@ use crate::scene::Scene;
 /// triangle's world-space corners (the reference of [`Shader::shade4`]).
 #[cfg(test)]
 pub(crate) fn shade(color: [u8; 3], p: [Vec3; 3], cam: &Camera) -> u32 {
-    let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
+    let scaled = |v: Vec3| v * pow2_inverse(v.x.abs().max(v.y.abs()).max(v.z.abs()));
+    let n = scaled(p[1] - p[0])
+        .cross(scaled(p[2] - p[0]))
+        .normalize_or_zero();
     let v = match cam.projection {
-        Projection::Perspective { .. } => (cam.eye - p[0]).normalize_or_zero(),
+        Projection::Perspective { .. } => scaled(cam.eye - p[0]).normalize_or_zero(),
         Projection::Orthographic { .. } => (cam.eye - cam.target).normalize_or_zero(),
     };
     let k = 0.25 + 0.75 * n.dot(v).abs();
     pack(color, k)
+}
+
+/// Vectors whose largest magnitude lies in `[1 / UNSCALED, UNSCALED)`
+/// are normalized as they are: their squared lengths and those of the
+/// cross products of two of them cannot overflow (nor underflow, unless
+/// nearly degenerate).
+const UNSCALED: f32 = 65_536.0;
+
+/// 1 for a vector's largest magnitude `m` in `[1 / UNSCALED, UNSCALED)`,
+/// else a power of two `2^-e` that brings a finite, normal `m` into
+/// [1, 4) (1 for zero, subnormal, infinite and NaN `m`). Scaling a vector
+/// by it is exact, and so are the scaled cross and dot products up to
+/// the same powers of two, so the normalized vector is bit for bit what
+/// the unscaled one would be without overflow or underflow. Without it
+/// the squared lengths overflowed for triangles about 10^19 wide and
+/// underflowed below about 10^-19: their normal became zero, and they
+/// were shaded at the ambient 0.25.
+#[inline(always)]
+fn pow2_inverse(m: f32) -> f32 {
+    let e = (m.to_bits() >> 23) & 0xFF;
+    if (1.0 / UNSCALED..UNSCALED).contains(&m) || e == 0 || e == 255 {
+        1.0
+    } else {
+        // exponent field 254 - e is 2^(127 - e); for e = 254 (2^127 is
+        // not a normal scale) 2^-126 is used, which gives [2, 4)
+        f32::from_bits((254 - e.min(253)) << 23)
+    }
 }
 
 /// The color `color · k`, each channel rounded, as 0x00RRGGBB.
@@ -93,6 +123,30 @@ impl V4 {
             x: Vec4::select(ok, self.x * rcp, z),
             y: Vec4::select(ok, self.y * rcp, z),
             z: Vec4::select(ok, self.z * rcp, z),
+        }
+    }
+
+    /// The largest magnitude of each lane's vector.
+    #[inline(always)]
+    fn max_abs(self) -> Vec4 {
+        self.x.abs().max(self.y.abs()).max(self.z.abs())
+    }
+
+    /// Times [`pow2_inverse`] of each lane's largest magnitude `m`.
+    #[cold]
+    #[inline(never)]
+    fn scaled(self, m: Vec4) -> V4 {
+        let m = m.to_array();
+        let k = Vec4::new(
+            pow2_inverse(m[0]),
+            pow2_inverse(m[1]),
+            pow2_inverse(m[2]),
+            pow2_inverse(m[3]),
+        );
+        V4 {
+            x: self.x * k,
+            y: self.y * k,
+            z: self.z * k,
         }
     }
 
@@ -208,16 +262,29 @@ impl Shader<'_> {
             z: Vec4::new(t[0].0[v].z, t[1].0[v].z, t[2].0[v].z, t[3].0[v].z),
         };
         let p0 = corner(0);
-        let n = corner(1)
-            .sub(p0)
-            .cross(corner(2).sub(p0))
-            .normalize_or_zero();
+        let (mut e1, mut e2) = (corner(1).sub(p0), corner(2).sub(p0));
         let cam = self.camera;
-        let v = match cam.projection {
-            Projection::Perspective { .. } => V4::splat(cam.eye).sub(p0).normalize_or_zero(),
-            Projection::Orthographic { .. } => {
-                V4::splat((cam.eye - cam.target).normalize_or_zero())
-            }
+        let perspective = matches!(cam.projection, Projection::Perspective { .. });
+        let mut to_eye = if perspective {
+            V4::splat(cam.eye).sub(p0)
+        } else {
+            V4::splat(Vec3::ZERO)
+        };
+        // each vector times `pow2_inverse` of its largest magnitude, which
+        // is 1 for all of them in the usual case, tested at once
+        let (m1, m2) = (e1.max_abs(), e2.max_abs());
+        // (an orthographic view's direction is not scaled)
+        let m3 = if perspective { to_eye.max_abs() } else { m1 };
+        let (lo, hi) = (m1.min(m2).min(m3), m1.max(m2).max(m3));
+        let usual = lo.cmpge(Vec4::splat(1.0 / UNSCALED)) & hi.cmplt(Vec4::splat(UNSCALED));
+        if !usual.all() {
+            (e1, e2, to_eye) = (e1.scaled(m1), e2.scaled(m2), to_eye.scaled(m3));
+        }
+        let n = e1.cross(e2).normalize_or_zero();
+        let v = if perspective {
+            to_eye.normalize_or_zero()
+        } else {
+            V4::splat((cam.eye - cam.target).normalize_or_zero())
         };
         let k = Vec4::splat(0.25) + Vec4::splat(0.75) * n.dot(v).abs();
         // per channel, the four lanes' `round_channel(c · k)`
@@ -370,6 +437,56 @@ mod tests {
             }
         }
         assert!(covered > 10_000, "{covered}");
+    }
+
+    /// A triangle and the eye scaled together by a power of two, from
+    /// 2^-100 to 2^120 (corners from about 10^-33 to 10^36), shade bit for
+    /// bit as at scale 1, in both forms: the normals of triangles wider
+    /// than about 10^19 overflowed (and below 10^-19 underflowed) to zero,
+    /// which shaded them at the ambient 0.25.
+    #[test]
+    fn shading_does_not_depend_on_scale() {
+        let mut rng = Rng(0x5ca1_e002);
+        let scene = Scene::new();
+        let bounds = Aabb {
+            min: Vec3::splat(-1.0),
+            max: Vec3::splat(1.0),
+        };
+        let mut lit = 0;
+        for round in 0..100 {
+            let mut cam = Camera::auto_frame(&bounds, 64, 48);
+            cam.eye = rng.vec3(-5.0, 5.0);
+            let t: [([Vec3; 3], [u8; 3]); 4] = std::array::from_fn(|_| {
+                (
+                    [0; 3].map(|_| rng.vec3(-1.0, 1.0)),
+                    [0; 3].map(|_| rng.below(256) as u8),
+                )
+            });
+            let want = t.map(|(p, c)| shade(c, p, &cam));
+            // not all ambient: the lit term counts
+            lit += t
+                .iter()
+                .zip(want)
+                .filter(|((_, c), w)| *w != shade(*c, [Vec3::ZERO; 3], &cam))
+                .count();
+            for e in (-100..=120).step_by(10) {
+                let s = 2f32.powi(e);
+                let mut far = cam;
+                far.eye = cam.eye * s;
+                let ts = t.map(|(p, c)| (p.map(|q| q * s), c));
+                for (k, (p, c)) in ts.iter().enumerate() {
+                    assert_eq!(shade(*c, *p, &far), want[k], "round {round} 2^{e} {k}");
+                }
+                let shader = Shader {
+                    scene: &scene,
+                    offsets: &[],
+                    world_pos: &[],
+                    camera: &far,
+                };
+                assert_eq!(shader.shade4(ts), want, "round {round} 2^{e}");
+            }
+        }
+        assert!(lit > 300, "{lit}");
     }
 
     /// Four triangles at a time give, bit for bit, the one-triangle

@@ -138,7 +138,10 @@ pub struct Frame {
     pub(crate) cull: CullMode,
     pub(crate) depth_test: DepthTest,
     pub(crate) worlds: Vec<Mat4>,
-    pub(crate) xforms: crate::pick::ray::Xforms,
+    /// The meshes' transforms prepared for ray picks (at the first one).
+    pub(crate) xforms: std::sync::OnceLock<crate::pick::ray::Xforms>,
+    /// The per-pixel ray setup of the frame's camera (at the first ray pick).
+    pub(crate) view: std::sync::OnceLock<Option<crate::pick::ray::ViewRays>>,
     pub(crate) vertices: Vec<ScreenVertex>,
     pub(crate) vertex_offsets: Vec<u32>,
     pub(crate) chunks: Vec<Chunk>,
@@ -178,6 +181,7 @@ impl Frame {
             depth_test: DepthTest::default(),
             worlds: Vec::new(),
             xforms: Default::default(),
+            view: Default::default(),
             vertices: Vec::new(),
             vertex_offsets: Vec::new(),
             chunks: Vec::new(),

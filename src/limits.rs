@@ -85,6 +85,11 @@ pub const TILE_SORT_MIN_TRIS: u32 = 8_192;
 /// sparser scenes the second test costs about what it saves (bunny_3k at
 /// 360²: 2–3 % slower with it).
 pub const EARLY_EMPTY_TRIS_PER_PIXEL: u64 = 1;
+/// Scenes of at least this many meshes have their per-frame world
+/// matrices and ray transforms made in parallel (a pure function per
+/// mesh: the result does not depend on it); below, the parallel dispatch
+/// costs more than it saves.
+pub const PAR_MESHES: usize = 1_024;
 /// Vertices per parallel work item of the vertex stage.
 pub const CHUNK_VERTS: usize = 8_192;
 /// A triangle drawn over at least this many rows of a tile gets its spans

@@ -39,7 +39,8 @@ use rules::{snap, snap_in_band, CullMode, DepthTest, FillRule, TILE_SIZE};
 use setup::{Rejected, SmallTri, TriSetup, WinVertex};
 
 use crate::limits::{
-    chunk_tris, CHUNK_VERTS, EARLY_EMPTY_TRIS_PER_PIXEL, TILE_SORT_MIN_TRIS, TILE_SORT_SWITCHES,
+    chunk_tris, CHUNK_VERTS, EARLY_EMPTY_TRIS_PER_PIXEL, PAR_MESHES, TILE_SORT_MIN_TRIS,
+    TILE_SORT_SWITCHES,
 };
 
 /// Rendering options.
@@ -268,13 +269,24 @@ fn render_into(
     frame.cull = opts.cull;
     frame.depth_test = opts.depth_test;
     frame.has_color = opts.color;
-    frame.worlds.clear();
-    frame
-        .worlds
-        .extend((0..scene.meshes().len() as u32).map(|m| scene.mesh_world(m)));
-    frame.xforms.clear();
-    let xforms = crate::pick::ray::mesh_xforms(scene, &frame.worlds);
-    frame.xforms.extend(xforms);
+    // what ray picks build from the render, at the first one
+    frame.xforms = Default::default();
+    frame.view = Default::default();
+    // the meshes' world matrices, in parallel for a scene of many meshes
+    // (0.8 ms for 50,000 parts on one thread)
+    let n_meshes = scene.meshes().len();
+    frame.worlds.resize(n_meshes, Mat4::IDENTITY);
+    if n_meshes >= PAR_MESHES {
+        frame
+            .worlds
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(m, w)| *w = scene.mesh_world(m as u32));
+    } else {
+        for (m, w) in frame.worlds.iter_mut().enumerate() {
+            *w = scene.mesh_world(m as u32);
+        }
+    }
     let vp = camera.view_proj();
     let guard = Guard::new(w, h);
     let (wf, hf) = (w as f32, h as f32);

@@ -122,6 +122,51 @@ fn transformed_child_of_moved_group_is_hit_where_it_is_drawn() {
     assert!(agree as f64 >= 0.97 * checked as f64, "{agree}/{checked}");
 }
 
+/// A frame's ray picks use the transforms its render used, which they
+/// prepare at the first ray pick: a scene moved (and grown by a mesh)
+/// after the render but before that pick gives the same picks, bit for
+/// bit, as a frame picked before the move, and they differ from a render
+/// of the moved scene. With the `prepare_rays` form too.
+#[test]
+fn ray_picks_use_the_transforms_as_rendered_when_the_scene_moves_before_the_first() {
+    let mut s = Scene::new();
+    let g = s.add_node("group", Transform::from_translation(Vec3::X), None);
+    let spin = Transform {
+        rotation: Quat::from_rotation_y(0.6),
+        ..Transform::IDENTITY
+    };
+    s.add_mesh(cube("a", Vec3::splat(0.4)), spin, Some(g));
+    s.add_mesh(
+        cube("b", Vec3::new(0.3, 0.6, 0.3)),
+        Transform::from_translation(Vec3::new(-0.8, 0.0, -0.5)),
+        None,
+    );
+    let cam = Camera::auto_frame(&s.bounds(), 96, 72);
+    let picks = |f: &Frame, s: &Scene| -> Vec<_> {
+        (0..72)
+            .flat_map(|y| (0..96).map(move |x| (x, y)))
+            .map(|(x, y)| f.pick_id_ray(s, x, y))
+            .collect()
+    };
+    let before = render(&s, &cam, RenderOptions::default()).unwrap();
+    let want = picks(&before, &s);
+    let lazy = render(&s, &cam, RenderOptions::default()).unwrap();
+    let prepared = render(&s, &cam, RenderOptions::default()).unwrap();
+    s.translate(g, Vec3::new(0.0, 0.7, 0.2));
+    prepared.prepare_rays(&s);
+    assert_eq!(picks(&lazy, &s), want, "first ray pick after the move");
+    assert_eq!(picks(&prepared, &s), want, "prepared after the move");
+    let hits = want.iter().flatten().count();
+    assert!(hits > 1_000, "{hits}");
+    let moved = render(&s, &cam, RenderOptions::default()).unwrap();
+    assert_ne!(picks(&moved, &s), want, "the move changes the picks");
+    // a mesh added after the render: the picks fall back to the scene's
+    // current transforms (as they did before the picks were lazy)
+    let grown = render(&s, &cam, RenderOptions::default()).unwrap();
+    s.add_mesh(cube("c", Vec3::splat(0.1)), Transform::IDENTITY, None);
+    assert_eq!(picks(&grown, &s), picks(&moved, &s));
+}
+
 fn agreement(scene: &Scene, f: &Frame) -> (usize, usize) {
     let (w, h) = (f.width() as i64, f.height() as i64);
     let id = |x: i64, y: i64| f.triangle_at(x as u32, y as u32);

@@ -221,7 +221,7 @@ pub fn run(
                     let frame = renderer.render(scene, camera)?;
                     let t = Instant::now();
                     fresh.build_bvhs();
-                    frame.prepare_rays();
+                    frame.prepare_rays(scene);
                     setup = t.elapsed();
                     let t = Instant::now();
                     sweep_into(frame, &fresh, method, &mut grid, &tick);

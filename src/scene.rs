@@ -372,9 +372,16 @@ impl Scene {
     /// World matrices of all meshes, computed now.
     #[must_use]
     pub fn world_matrices(&self) -> Vec<Mat4> {
-        (0..self.meshes.len() as MeshId)
-            .map(|m| self.mesh_world(m))
-            .collect()
+        let mut w = vec![Mat4::IDENTITY; self.meshes.len()];
+        self.world_matrices_into(&mut w);
+        w
+    }
+
+    /// [`Scene::world_matrices`] into `out` (one per mesh), reusing its
+    /// memory; in parallel for a scene of many meshes ([`per_mesh`]).
+    pub(crate) fn world_matrices_into(&self, out: &mut Vec<Mat4>) {
+        out.resize(self.meshes.len(), Mat4::IDENTITY);
+        per_mesh(out, |m, w| *w = self.mesh_world(m as MeshId));
     }
 
     /// [`Scene::locate`], trying mesh `hint` first (neighbouring pixels'
@@ -546,6 +553,18 @@ fn hsv(h: f32, s: f32, v: f32) -> [u8; 3] {
         _ => (v, p, q),
     };
     [(r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8]
+}
+
+/// Sets each item of `out` (one per mesh) by `f(mesh index, item)`, in
+/// parallel from [`crate::limits::PAR_MESHES`] items: a pure function per
+/// mesh, so the result does not depend on it.
+pub(crate) fn per_mesh<T: Send>(out: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
+    use rayon::prelude::*;
+    if out.len() >= crate::limits::PAR_MESHES {
+        out.par_iter_mut().enumerate().for_each(|(m, x)| f(m, x));
+    } else {
+        out.iter_mut().enumerate().for_each(|(m, x)| f(m, x));
+    }
 }
 
 #[cfg(test)]

@@ -130,37 +130,20 @@ impl MeshXform {
 impl Xforms {
     /// The transforms of `scene`'s meshes at `worlds` (one per mesh; as
     /// many as both have), made in parallel for a scene of many meshes
-    /// ([`crate::limits::PAR_MESHES`]). The same result as `extend` with
-    /// [`mesh_xforms`].
+    /// ([`crate::scene::per_mesh`]).
     pub(crate) fn of(scene: &Scene, worlds: &[Mat4]) -> Self {
-        use rayon::prelude::*;
-        let mut x = Self::default();
         let meshes = scene.meshes();
         let blank = MeshXform::new(Mat4::IDENTITY, Aabb::empty());
-        x.list.resize(meshes.len().min(worlds.len()), blank);
-        let make = |((x, m), w): ((&mut MeshXform, &Mesh), &Mat4)| {
-            *x = MeshXform::new(*w, m.bounds());
-        };
-        if x.list.len() >= crate::limits::PAR_MESHES {
-            x.list.par_iter_mut().zip(meshes).zip(worlds).for_each(make);
-        } else {
-            x.list.iter_mut().zip(meshes).zip(worlds).for_each(make);
+        let mut list = vec![blank; meshes.len().min(worlds.len())];
+        crate::scene::per_mesh(&mut list, |m, x| {
+            *x = MeshXform::new(worlds[m], meshes[m].bounds());
+        });
+        Self {
+            identity: !list.is_empty() && list.iter().all(|x| x.identity && x.valid),
+            list,
+            top: OnceLock::new(),
         }
-        x.identity = !x.list.is_empty() && x.list.iter().all(|x| x.identity && x.valid);
-        x
     }
-}
-
-/// The prepared transforms of every mesh of a scene for the given world matrices.
-pub(crate) fn mesh_xforms<'a>(
-    scene: &'a Scene,
-    worlds: &'a [Mat4],
-) -> impl Iterator<Item = MeshXform> + 'a {
-    scene
-        .meshes()
-        .iter()
-        .zip(worlds)
-        .map(|(m, w)| MeshXform::new(*w, m.bounds()))
 }
 
 fn local_ray(x: &MeshXform, ray: &Ray, cull: CullMode) -> Option<LocalRay> {
@@ -279,8 +262,7 @@ fn enter(
 /// The prepared transforms of a scene's meshes ([`MeshXform`], one per mesh)
 /// plus what ray queries build from them lazily, at most once: the
 /// top-level BVH over the meshes' world boxes. A frame makes one of these
-/// for its transforms as rendered at its first ray query; extending
-/// drops what was built.
+/// for its transforms as rendered at its first ray query.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Xforms {
     list: Vec<MeshXform>,
@@ -302,14 +284,6 @@ impl Xforms {
                     .map(|(i, x)| (i as u32, x.world_bounds)),
             )
         })
-    }
-}
-
-impl Extend<MeshXform> for Xforms {
-    fn extend<I: IntoIterator<Item = MeshXform>>(&mut self, iter: I) {
-        self.list.extend(iter);
-        self.identity = !self.list.is_empty() && self.list.iter().all(|x| x.identity && x.valid);
-        self.top = OnceLock::new();
     }
 }
 
@@ -452,14 +426,9 @@ impl<'a> RayCaster<'a> {
     /// A caster for the scene's current transforms.
     #[must_use]
     pub fn new(scene: &'a Scene) -> Self {
-        let worlds: Vec<Mat4> = (0..scene.meshes().len() as MeshId)
-            .map(|m| scene.mesh_world(m))
-            .collect();
-        let mut xforms = Xforms::default();
-        xforms.extend(mesh_xforms(scene, &worlds));
         Self {
             scene,
-            xforms: Cow::Owned(xforms),
+            xforms: Cow::Owned(Xforms::of(scene, &scene.world_matrices())),
         }
     }
 

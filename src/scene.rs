@@ -372,7 +372,7 @@ impl Scene {
     /// World matrices of all meshes, computed now.
     #[must_use]
     pub fn world_matrices(&self) -> Vec<Mat4> {
-        let mut w = vec![Mat4::IDENTITY; self.meshes.len()];
+        let mut w = Vec::new();
         self.world_matrices_into(&mut w);
         w
     }

@@ -720,3 +720,79 @@ fn bench_threads_json_reports_the_rounds_asked_for() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `bench-render --against-one-thread --json`: per pass the N-thread line,
+/// then the one-thread line, both marked interleaved and drawing the same
+/// pixels; without the flag (or on one thread) one line per pass.
+#[test]
+fn bench_render_against_one_thread_times_both_counts() {
+    let dir = scratch("bench_render");
+    let lines = |args: &[&str]| -> Vec<serde_json::Value> {
+        let o = run_in(&dir, args);
+        assert_ok(&o, "bench-render");
+        text(&o.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect()
+    };
+    let base = ["bench-render", "--size", "64x48", "--frames", "3", "--json"];
+    let both = lines(
+        &[
+            &base[..],
+            &["--threads", "2", "--pass", "both", "--against-one-thread"],
+        ]
+        .concat(),
+    );
+    let got: Vec<(String, u64, bool)> = both
+        .iter()
+        .map(|j| {
+            let frames = j["frames"].as_u64().unwrap();
+            assert!(frames >= 3, "{j}");
+            (
+                j["pass"].as_str().unwrap().to_string(),
+                j["threads"].as_u64().unwrap(),
+                j["interleaved"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let want = [
+        ("ids", 2, true),
+        ("ids", 1, true),
+        ("color", 2, true),
+        ("color", 1, true),
+    ]
+    .map(|(p, t, i)| (p.to_string(), t, i));
+    assert_eq!(got, want);
+    for pair in both.chunks(2) {
+        assert_eq!(pair[0]["covered_px"], pair[1]["covered_px"]);
+        assert!(pair[0]["covered_px"].as_u64().unwrap() > 0);
+    }
+    for extra in [
+        &["--threads", "2"][..],
+        &["--threads", "1", "--against-one-thread"],
+    ] {
+        let one = lines(&[&base[..], extra, &["--pass", "ids"]].concat());
+        assert_eq!(one.len(), 1, "{one:?}");
+        assert_eq!(one[0]["interleaved"], false);
+    }
+    let o = run_in(
+        &dir,
+        &[
+            "bench-render",
+            "--size",
+            "64x48",
+            "--frames",
+            "3",
+            "--against-one-thread",
+            "--threads",
+            "2",
+        ],
+    );
+    assert_ok(&o, "bench-render table");
+    assert!(
+        text(&o.stdout).contains("2 threads vs 1"),
+        "{}",
+        text(&o.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -37,6 +37,9 @@ pub struct BenchResult {
     /// Timed frames (after `warmup` untimed ones).
     pub frames: u32,
     pub warmup: u32,
+    /// Timed with its frames alternating with those of the same pass on
+    /// one thread (`--against-one-thread`), which is the next result.
+    pub interleaved: bool,
     /// The first frame of a fresh renderer (buffer allocation included).
     pub first_frame_ms: f64,
     pub best_ms: f64,
@@ -71,7 +74,12 @@ fn fill_floor(pool: &rayon::ThreadPool, n: usize, frames: u32) -> f64 {
     ms(best)
 }
 
-/// Times the chosen passes of `scene` from `camera`.
+/// Times the chosen passes of `scene` from `camera`. With `against_one`
+/// (and more than one thread) each pass is also timed on one thread, its
+/// frames alternating with the N-thread ones, so that a change in the
+/// machine's load touches both: the pair gives the 2-threads-vs-1 figure
+/// (two separate runs, seconds apart, gave ratios from 1.47× to 1.94×
+/// for the same build: BENCHMARKS.md, "Twentieth round").
 pub fn run(
     scene: &Scene,
     camera: &Camera,
@@ -79,6 +87,7 @@ pub fn run(
     passes: Passes,
     frames: u32,
     min_time: f64,
+    against_one: bool,
 ) -> Res<Vec<BenchResult>> {
     let threads = opts.threads.unwrap_or_else(rayon::current_num_threads);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -98,32 +107,125 @@ pub fn run(
         Passes::Color => &[true],
         Passes::Both => &[false, true],
     };
-    let warmup = 3;
+    let counts: &[usize] = if against_one && threads > 1 {
+        &[0, 1]
+    } else {
+        &[0]
+    };
     let mut out = Vec::new();
     for &color in list {
-        let mut renderer = Renderer::new(RenderOptions {
-            color,
-            threads: Some(threads),
-            ..opts
-        })?;
+        let mut timed = Vec::with_capacity(counts.len());
+        for &c in counts {
+            let t = if c == 0 { threads } else { c };
+            let renderer = Renderer::new(RenderOptions {
+                color,
+                threads: Some(t),
+                ..opts
+            })?;
+            timed.push(Timed::new(renderer, t));
+        }
+        // the first frame of each (buffer allocation), then the warm-up ones
+        for r in &mut timed {
+            r.first(scene, camera)?;
+            for _ in 1..WARMUP {
+                let t = Instant::now();
+                r.renderer.render(scene, camera)?;
+                r.warm = t.elapsed();
+            }
+        }
+        if let [one] = &mut timed[..] {
+            let start = Instant::now();
+            while one.times.len() < frames as usize || start.elapsed().as_secs_f64() < min_time {
+                one.frame(scene, camera)?;
+            }
+        } else {
+            // blocks of about BLOCK_S each, alternating, each after one
+            // untimed frame (frame by frame, each renderer would find its
+            // threads asleep and its buffers out of cache: the built-in
+            // scene at 360² took 0.34 ms a frame instead of 0.12)
+            let start = Instant::now();
+            let per_block = |r: &Timed| {
+                let f = r.warm.as_secs_f64().max(1e-6);
+                ((BLOCK_S / f) as usize).clamp(1, frames as usize)
+            };
+            let blocks: Vec<usize> = timed.iter().map(per_block).collect();
+            while timed.iter().any(|r| r.times.len() < frames as usize)
+                || start.elapsed().as_secs_f64() < min_time
+            {
+                for (r, &k) in timed.iter_mut().zip(&blocks) {
+                    r.renderer.render(scene, camera)?;
+                    for _ in 0..k {
+                        r.frame(scene, camera)?;
+                    }
+                }
+            }
+        }
+        let interleaved = timed.len() > 1;
+        for r in timed {
+            out.push(r.result(color, scene, camera, floor, interleaved));
+        }
+    }
+    Ok(out)
+}
+
+/// Untimed frames before the timed ones, the first included.
+const WARMUP: u32 = 3;
+
+/// About how long one block of `--against-one-thread` frames takes.
+const BLOCK_S: f64 = 0.1;
+
+/// One renderer under test and its frame times.
+struct Timed {
+    renderer: Renderer,
+    threads: usize,
+    first: Duration,
+    /// The last warm-up frame's time.
+    warm: Duration,
+    covered: u64,
+    times: Vec<Duration>,
+}
+
+impl Timed {
+    fn new(renderer: Renderer, threads: usize) -> Self {
+        Timed {
+            renderer,
+            threads,
+            first: Duration::ZERO,
+            warm: Duration::ZERO,
+            covered: 0,
+            times: Vec::new(),
+        }
+    }
+
+    /// The first frame of the fresh renderer: its time and covered pixels.
+    fn first(&mut self, scene: &Scene, camera: &Camera) -> Res<()> {
         let t = Instant::now();
-        let covered = renderer
-            .render(scene, camera)?
+        let frame = self.renderer.render(scene, camera)?;
+        self.first = t.elapsed();
+        self.covered = frame
             .ids()
             .iter()
             .filter(|&&i| i != softpick::NO_TRIANGLE)
             .count() as u64;
-        let first = t.elapsed();
-        for _ in 1..warmup {
-            renderer.render(scene, camera)?;
-        }
-        let mut times = Vec::with_capacity(frames as usize);
-        let start = Instant::now();
-        while times.len() < frames as usize || start.elapsed().as_secs_f64() < min_time {
-            let t = Instant::now();
-            renderer.render(scene, camera)?;
-            times.push(t.elapsed());
-        }
+        Ok(())
+    }
+
+    fn frame(&mut self, scene: &Scene, camera: &Camera) -> Res<()> {
+        let t = Instant::now();
+        self.renderer.render(scene, camera)?;
+        self.times.push(t.elapsed());
+        Ok(())
+    }
+
+    fn result(
+        mut self,
+        color: bool,
+        scene: &Scene,
+        camera: &Camera,
+        floor: f64,
+        interleaved: bool,
+    ) -> BenchResult {
+        let times = &mut self.times;
         times.sort_unstable();
         let n = times.len();
         let median = if n % 2 == 1 {
@@ -132,23 +234,23 @@ pub fn run(
             (times[n / 2 - 1] + times[n / 2]) / 2
         };
         let mean = times.iter().sum::<Duration>() / n as u32;
-        out.push(BenchResult {
+        BenchResult {
             pass: if color { "color" } else { "ids" },
-            width: w,
-            height: h,
+            width: camera.width,
+            height: camera.height,
             triangles: scene.triangle_count(),
-            threads,
+            threads: self.threads,
             frames: n as u32,
-            warmup,
-            first_frame_ms: ms(first),
+            warmup: WARMUP,
+            interleaved,
+            first_frame_ms: ms(self.first),
             best_ms: ms(times[0]),
             median_ms: ms(median),
             mean_ms: ms(mean),
             fill_floor_ms: floor,
-            covered_px: covered,
-        });
+            covered_px: self.covered,
+        }
     }
-    Ok(out)
 }
 
 /// Prints a table, or one JSON line per pass.
@@ -163,14 +265,25 @@ pub fn print(results: &[BenchResult], json: bool) -> Res<()> {
         ))?;
     }
     say(format_args!(
-        "{:<6} {:>7} {:>10} {:>10} {:>10} {:>10}",
-        "pass", "frames", "first ms", "best ms", "median ms", "mean ms"
+        "{:<6} {:>7} {:>7} {:>10} {:>10} {:>10} {:>10}",
+        "pass", "threads", "frames", "first ms", "best ms", "median ms", "mean ms"
     ))?;
     for r in results {
         say(format_args!(
-            "{:<6} {:>7} {:>10.3} {:>10.3} {:>10.3} {:>10.3}",
-            r.pass, r.frames, r.first_frame_ms, r.best_ms, r.median_ms, r.mean_ms
+            "{:<6} {:>7} {:>7} {:>10.3} {:>10.3} {:>10.3} {:>10.3}",
+            r.pass, r.threads, r.frames, r.first_frame_ms, r.best_ms, r.median_ms, r.mean_ms
         ))?;
+    }
+    for pair in results.windows(2) {
+        let [n, one] = pair else { continue };
+        if n.interleaved && one.interleaved && n.pass == one.pass && one.threads == 1 {
+            say(format_args!(
+                "{}: {} threads vs 1, {:.2}x (medians; frames alternated)",
+                n.pass,
+                n.threads,
+                one.median_ms / n.median_ms
+            ))?;
+        }
     }
     Ok(())
 }
@@ -308,7 +421,7 @@ mod tests {
             threads: Some(1),
             ..RenderOptions::default()
         };
-        let r = run(&scene, &camera, opts, Passes::Both, 4, 0.0).unwrap();
+        let r = run(&scene, &camera, opts, Passes::Both, 4, 0.0, false).unwrap();
         assert_eq!(r.len(), 2);
         assert_eq!((r[0].pass, r[1].pass), ("ids", "color"));
         for p in &r {
@@ -319,6 +432,27 @@ mod tests {
             assert_eq!(p.triangles, scene.triangle_count());
         }
         // both passes see the same coverage
+        assert_eq!(r[0].covered_px, r[1].covered_px);
+    }
+
+    /// Alternated blocks: the N-thread and one-thread results of a pass
+    /// each time at least the frames asked for, however the block sizes
+    /// (frames per 0.1 s) round.
+    #[test]
+    fn against_one_thread_times_both_counts() {
+        let scene = softpick::builtin_scene();
+        let camera = Camera::auto_frame(&scene.framing_bounds(), 64, 48);
+        let opts = RenderOptions {
+            threads: Some(2),
+            ..RenderOptions::default()
+        };
+        let r = run(&scene, &camera, opts, Passes::Ids, 7, 0.0, true).unwrap();
+        let got: Vec<_> = r
+            .iter()
+            .map(|p| (p.pass, p.threads, p.interleaved))
+            .collect();
+        assert_eq!(got, [("ids", 2, true), ("ids", 1, true)]);
+        assert!(r.iter().all(|p| p.frames >= 7 && p.best_ms <= p.median_ms));
         assert_eq!(r[0].covered_px, r[1].covered_px);
     }
 }

@@ -275,6 +275,11 @@ struct BenchRenderCmd {
     /// Keep timing each pass for at least this many seconds
     #[arg(long, value_name = "S", default_value_t = 0.0)]
     min_time: f64,
+    /// Also time each pass on one thread, its frames alternating with the
+    /// N-thread ones, and print N threads vs 1 (the JSON lines: N threads,
+    /// then 1, both marked "interleaved")
+    #[arg(long)]
+    against_one_thread: bool,
     /// One JSON line per pass
     #[arg(long)]
     json: bool,
@@ -487,7 +492,15 @@ fn bench_render_cmd(a: &BenchRenderCmd) -> Res<()> {
         PassArg::Color => bench::Passes::Color,
         PassArg::Both => bench::Passes::Both,
     };
-    let results = bench::run(&s.scene, &s.camera, s.opts, passes, a.frames, a.min_time)?;
+    let results = bench::run(
+        &s.scene,
+        &s.camera,
+        s.opts,
+        passes,
+        a.frames,
+        a.min_time,
+        a.against_one_thread,
+    )?;
     bench::print(&results, a.json)
 }
 

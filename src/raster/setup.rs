@@ -490,23 +490,21 @@ fn edges(
     if bbox[0] > bbox[2] || bbox[1] > bbox[3] {
         return Err(Rejected::Empty);
     }
-    let mut s = TriSetup {
+    let dx: [i64; 3] = std::array::from_fn(|k| p[(k + 1) % 3][0] - p[k][0]);
+    let dy: [i64; 3] = std::array::from_fn(|k| p[(k + 1) % 3][1] - p[k][1]);
+    let c = std::array::from_fn(|k| {
+        let bias = rule.edge_bias(dx[k], dy[k]);
+        (dy[k] * p[k][0] - dx[k] * p[k][1] + bias - 1) >> SUBPIXEL_BITS
+    });
+    let s = TriSetup {
+        dx,
+        dy,
+        c,
         bbox,
+        plane: DepthPlane::default(),
         id,
         color,
-        ..TriSetup::default()
     };
-    for k in 0..3 {
-        let a = p[k];
-        let b = p[(k + 1) % 3];
-        let dx = b[0] - a[0];
-        let dy = b[1] - a[1];
-        let bias = rule.edge_bias(dx, dy);
-        let c = dy * a[0] - dx * a[1] + bias - 1;
-        s.dx[k] = dx;
-        s.dy[k] = dy;
-        s.c[k] = c >> SUBPIXEL_BITS;
-    }
     Ok((s, Geometry { p, z, win, line }))
 }
 

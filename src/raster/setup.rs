@@ -384,6 +384,21 @@ pub(crate) fn setup<const DENSE: bool>(
     id: u32,
     color: u32,
 ) -> Result<Setup, Rejected> {
+    setup_inline::<DENSE>(v, rule, cull, width, height, id, color)
+}
+
+/// [`setup`], inlined where it is called (the render's, whose caller
+/// stores the record it returns).
+#[inline(always)]
+pub(crate) fn setup_inline<const DENSE: bool>(
+    v: [&WinVertex; 3],
+    rule: FillRule,
+    cull: CullMode,
+    width: u32,
+    height: u32,
+    id: u32,
+    color: u32,
+) -> Result<Setup, Rejected> {
     let (mut s, geo) = edges(v, rule, cull, width, height, id, color)?;
     let [x0, y0, x1, y1] = s.bbox;
     // (the zero-area lines of the inclusive rule span the viewport: never small)

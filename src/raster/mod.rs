@@ -820,19 +820,28 @@ fn push_setup(
     grid: TileGrid,
     st: &mut Stats,
 ) {
+    // (each record is stored first and binned from where it is stored:
+    // binned from a copy on the stack, the store's wide reads of that
+    // copy waited on the narrow writes that made it)
     match res {
         Ok(setup::Setup::Big(s)) => {
-            let idx = chunk.tris.len() as u32;
-            st.bin_entries += u64::from(bin::bin_triangle(&s, idx, grid, &mut chunk.bins));
-            chunk.sort.saw(0, big_tile(grid, &s));
+            let idx = chunk.tris.len();
             chunk.tris.push(s);
+            if let Some(s) = chunk.tris.get(idx) {
+                st.bin_entries +=
+                    u64::from(bin::bin_triangle(s, idx as u32, grid, &mut chunk.bins));
+                chunk.sort.saw(0, big_tile(grid, s));
+            }
             st.setups += 1;
         }
         Ok(setup::Setup::Small(s)) => {
-            let entry = chunk.small.len() as u32 | Chunk::SMALL;
-            st.bin_entries += u64::from(bin::bin_small(&s, entry, grid, &mut chunk.bins));
-            chunk.sort.saw(1, small_tile(grid, &s));
+            let idx = chunk.small.len();
             chunk.small.push(s);
+            if let Some(s) = chunk.small.get(idx) {
+                let entry = idx as u32 | Chunk::SMALL;
+                st.bin_entries += u64::from(bin::bin_small(s, entry, grid, &mut chunk.bins));
+                chunk.sort.saw(1, small_tile(grid, s));
+            }
             st.setups += 1;
             st.small += 1;
         }

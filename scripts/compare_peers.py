@@ -266,7 +266,8 @@ def run_all(args):
                        str(frames), "--min-time", min_t, "--json"])
             if hd:  # the 2-threads-vs-1 target is about 1080p
                 # both counts in one run, in alternating blocks of frames, so that a change
-                # in the machine's load touches both (two runs seconds apart gave 1.47-1.94x)
+                # in the machine's load touches both (as two runs seconds apart, the city's 1080p
+                # ratio was 1.77x and 1.94x in runs 37 and 38, same depth + ID render code)
                 r.measure("softpick-render-scaling", name, size,
                           [sp, "bench-render", m, "--size", size, "--threads", "2", "--pass",
                            "ids", "--against-one-thread", "--frames", str(frames),

@@ -75,11 +75,12 @@ fn fill_floor(pool: &rayon::ThreadPool, n: usize, frames: u32) -> f64 {
 }
 
 /// Times the chosen passes of `scene` from `camera`. With `against_one`
-/// (and more than one thread) each pass is also timed on one thread, its
-/// frames alternating with the N-thread ones, so that a change in the
-/// machine's load touches both: the pair gives the 2-threads-vs-1 figure
-/// (two separate runs, seconds apart, gave ratios from 1.47× to 1.94×
-/// for the same build: BENCHMARKS.md, "Twentieth round").
+/// (and more than one thread) each pass is also timed on one thread, in
+/// blocks of frames alternating with the N-thread ones, so that a change
+/// in the machine's load touches both: the pair gives the 2-threads-vs-1
+/// figure (taken as two runs seconds apart, the city's 1080p ratio was
+/// 1.77× and 1.94× in two peer runs of the same depth + ID render code:
+/// BENCHMARKS.md, "Twentieth round").
 pub fn run(
     scene: &Scene,
     camera: &Camera,

@@ -717,7 +717,7 @@ impl SetupCtx<'_> {
     ) {
         let (w, h) = (self.camera.width, self.camera.height);
         let (rule, cull) = (self.opts.rule, self.opts.cull);
-        let res = setup::setup_inline::<DENSE>(v, rule, cull, w, h, id, 0);
+        let res = setup::setup::<DENSE>(v, rule, cull, w, h, id, 0);
         push_setup(chunk, res, self.grid, st);
     }
 }

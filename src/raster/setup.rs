@@ -375,22 +375,12 @@ pub(crate) fn holds_no_centre(v: [&WinVertex; 3], width: u32, height: u32) -> bo
 /// 360² on one thread was 3.7 % slower), so sparser scenes leave it out.
 /// (`small_mask` is inlined into both forms: called from two places, it
 /// was not, and the sparse form was 15 % slower.)
-pub(crate) fn setup<const DENSE: bool>(
-    v: [&WinVertex; 3],
-    rule: FillRule,
-    cull: CullMode,
-    width: u32,
-    height: u32,
-    id: u32,
-    color: u32,
-) -> Result<Setup, Rejected> {
-    setup_inline::<DENSE>(v, rule, cull, width, height, id, color)
-}
-
-/// [`setup`], inlined where it is called (the render's, whose caller
-/// stores the record it returns).
+///
+/// Inlined where it is called, so that the render stores the record
+/// straight from registers (returned through memory, its copy stalled:
+/// see `SetupCtx::setup_and_push`).
 #[inline(always)]
-pub(crate) fn setup_inline<const DENSE: bool>(
+pub(crate) fn setup<const DENSE: bool>(
     v: [&WinVertex; 3],
     rule: FillRule,
     cull: CullMode,

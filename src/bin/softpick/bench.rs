@@ -108,16 +108,15 @@ pub fn run(
         Passes::Color => &[true],
         Passes::Both => &[false, true],
     };
-    let counts: &[usize] = if against_one && threads > 1 {
-        &[0, 1]
+    let counts = if against_one && threads > 1 {
+        vec![threads, 1]
     } else {
-        &[0]
+        vec![threads]
     };
     let mut out = Vec::new();
     for &color in list {
         let mut timed = Vec::with_capacity(counts.len());
-        for &c in counts {
-            let t = if c == 0 { threads } else { c };
+        for &t in &counts {
             let renderer = Renderer::new(RenderOptions {
                 color,
                 threads: Some(t),
@@ -414,14 +413,20 @@ mod tests {
         assert_eq!(c.ratio_min, c.ratio_max);
     }
 
-    #[test]
-    fn both_passes_time_every_frame_and_cover_pixels() {
+    /// The built-in scene in a 64×48 frame, rendered on `threads`.
+    fn small_frame(threads: usize) -> (Scene, Camera, RenderOptions) {
         let scene = softpick::builtin_scene();
         let camera = Camera::auto_frame(&scene.framing_bounds(), 64, 48);
         let opts = RenderOptions {
-            threads: Some(1),
+            threads: Some(threads),
             ..RenderOptions::default()
         };
+        (scene, camera, opts)
+    }
+
+    #[test]
+    fn both_passes_time_every_frame_and_cover_pixels() {
+        let (scene, camera, opts) = small_frame(1);
         let r = run(&scene, &camera, opts, Passes::Both, 4, 0.0, false).unwrap();
         assert_eq!(r.len(), 2);
         assert_eq!((r[0].pass, r[1].pass), ("ids", "color"));
@@ -441,12 +446,7 @@ mod tests {
     /// (frames per 0.1 s) round.
     #[test]
     fn against_one_thread_times_both_counts() {
-        let scene = softpick::builtin_scene();
-        let camera = Camera::auto_frame(&scene.framing_bounds(), 64, 48);
-        let opts = RenderOptions {
-            threads: Some(2),
-            ..RenderOptions::default()
-        };
+        let (scene, camera, opts) = small_frame(2);
         let r = run(&scene, &camera, opts, Passes::Ids, 7, 0.0, true).unwrap();
         let got: Vec<_> = r
             .iter()

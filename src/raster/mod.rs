@@ -591,7 +591,7 @@ impl SetupCtx<'_> {
             let offset = offs[m] as usize;
             // the mesh's matrices for clipping, made at its first clipped triangle
             let mut clip_mats = None;
-            for (local, &tri) in mesh.triangles()[range.clone()].iter().enumerate() {
+            for (local, tri) in mesh.triangles()[range.clone()].iter().enumerate() {
                 let local = range.start + local;
                 let g = offset + local;
                 let v = tri.map(|i| &verts[i as usize]);
@@ -652,7 +652,7 @@ impl SetupCtx<'_> {
     fn clip_and_emit(
         &self,
         m: usize,
-        tri: [u32; 3],
+        tri: &[u32; 3],
         id: u32,
         (mats, planes): (&mut Option<(Mat4, DMat4, DMat4)>, u16),
         chunk: &mut Chunk,

@@ -40,6 +40,7 @@ use setup::{Rejected, SmallTri, TriSetup, WinVertex};
 
 use crate::limits::{
     chunk_tris, CHUNK_VERTS, EARLY_EMPTY_TRIS_PER_PIXEL, TILE_SORT_MIN_TRIS, TILE_SORT_SWITCHES,
+    VERTEX_BLOCK,
 };
 
 /// Rendering options.
@@ -303,6 +304,8 @@ fn render_into(
         let mut wp = wp;
         let mut mi = offsets.partition_point(|&o| o as usize <= start) - 1;
         let mut at = start;
+        // clip coordinates of a block of vertices (see below)
+        let mut clips = [Vec4::ZERO; VERTEX_BLOCK];
         while at < end {
             let m_start = offsets[mi] as usize;
             let m_end = m_start + meshes[mi].positions().len();
@@ -315,15 +318,26 @@ fn render_into(
                     &mut out[at - start..stop - start],
                     &mut sv[at - start..stop - start],
                 );
-                for ((v, s), p) in o.iter_mut().zip(s.iter_mut()).zip(pos) {
-                    let clip;
-                    (*v, clip) = vertex(&mvp, *p, &guard, wf, hf);
-                    *s = ScreenVertex {
-                        x: v.win.x,
-                        y: v.win.y,
-                        z: v.win.z,
-                        w: clip.w,
-                    };
+                // in blocks: first the clip coordinates, then the rest
+                // (one long chain per vertex, matrix to snap, left few
+                // vertices in flight at once)
+                for ((o, s), pos) in o
+                    .chunks_mut(VERTEX_BLOCK)
+                    .zip(s.chunks_mut(VERTEX_BLOCK))
+                    .zip(pos.chunks(VERTEX_BLOCK))
+                {
+                    for (c, p) in clips.iter_mut().zip(pos) {
+                        *c = clip_of(&mvp, *p);
+                    }
+                    for ((v, s), &clip) in o.iter_mut().zip(s.iter_mut()).zip(&clips) {
+                        *v = vertex_of(clip, &guard, wf, hf);
+                        *s = ScreenVertex {
+                            x: v.win.x,
+                            y: v.win.y,
+                            z: v.win.z,
+                            w: clip.w,
+                        };
+                    }
                 }
                 if let Some(wp) = wp.as_deref_mut() {
                     for (o, p) in wp[at - start..stop - start].iter_mut().zip(pos) {
@@ -497,16 +511,16 @@ pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule
     Some(frame)
 }
 
+/// The vertex stage's output for clip coordinates `clip`.
 #[inline]
-fn vertex(mvp: &Mat4, p: Vec3, guard: &Guard, w: f32, h: f32) -> (VertOut, Vec4) {
-    let clip = clip_of(mvp, p);
+fn vertex_of(clip: Vec4, guard: &Guard, w: f32, h: f32) -> VertOut {
     let code = guard.outcode(clip);
     let win = if code & (CLIP_MASK | OUT_INVALID) == 0 {
         win_vertex(clip, w, h)
     } else {
         WinVertex::default()
     };
-    (VertOut { win, code }, clip)
+    VertOut { win, code }
 }
 
 /// Clip coordinates of a model-space point (the vertex stage's, recomputed

@@ -1012,6 +1012,17 @@ impl Frame {
         self.xforms.get_or_init(|| Xforms::of(scene, &self.worlds))
     }
 
+    /// The per-pixel ray setup of the frame's camera (made at the first
+    /// ray pick after the render); `None` without a camera or for one
+    /// whose rays cannot be set up.
+    #[inline(always)]
+    fn view_rays(&self) -> Option<&ViewRays> {
+        let cam = self.camera.as_ref()?;
+        self.view
+            .get_or_init(|| ViewRays::new(cam, &self.inv_view_proj))
+            .as_ref()
+    }
+
     /// The pick ray through the centre of pixel (x, y), from the near plane
     /// (t = 0) to the far plane (t = 1), its options, and the frame's ray
     /// setup.
@@ -1033,11 +1044,7 @@ impl Frame {
     ) -> Option<(RayOptions<'static>, &ViewRays)> {
         self.index(x, y)?;
         self.index(x.checked_add(w - 1)?, y.checked_add(h - 1)?)?;
-        let cam = self.camera.as_ref()?;
-        let view = self
-            .view
-            .get_or_init(|| ViewRays::new(cam, &self.inv_view_proj))
-            .as_ref()?;
+        let view = self.view_rays()?;
         let opts = RayOptions {
             cull: self.cull,
             ..RayOptions::default()
@@ -1058,11 +1065,7 @@ impl Frame {
         if !xforms.identity {
             let _ = xforms.top();
         }
-        if let Some(cam) = self.camera.as_ref() {
-            let _ = self
-                .view
-                .get_or_init(|| ViewRays::new(cam, &self.inv_view_proj));
-        }
+        let _ = self.view_rays();
     }
 
     /// The third pick method: a 3D ray through the centre of pixel (x, y),

@@ -9,7 +9,7 @@ use crate::camera::Camera;
 use crate::pick::cells::DirectCache;
 use crate::raster::rules::{CullMode, DepthTest, FillRule, MAX_FRAME_SIDE};
 use crate::raster::setup::{SmallTri, Tri, TriSetup};
-use crate::raster::Stats;
+use crate::raster::{StageTimes, Stats};
 
 /// The ID-buffer value of a pixel that no triangle covers. Covered pixels
 /// hold `global triangle index + 1` (the peers' raw `.u32` format).
@@ -146,6 +146,7 @@ pub struct Frame {
     pub(crate) vertex_offsets: Vec<u32>,
     pub(crate) chunks: Vec<Chunk>,
     pub(crate) stats: Stats,
+    pub(crate) stage_times: StageTimes,
     /// The direct picks' index of this render, built on first use.
     pub(crate) direct: DirectCache,
     /// Per band of [`crate::limits::band_rows`] rows and tile column (band
@@ -186,6 +187,7 @@ impl Frame {
             vertex_offsets: Vec::new(),
             chunks: Vec::new(),
             stats: Stats::default(),
+            stage_times: StageTimes::default(),
             direct: DirectCache::default(),
             clean: Vec::new(),
             color_clean: false,
@@ -271,6 +273,12 @@ impl Frame {
     #[must_use]
     pub fn stats(&self) -> &Stats {
         &self.stats
+    }
+
+    /// How long each stage of the last render took (zero before any).
+    #[must_use]
+    pub fn stage_times(&self) -> StageTimes {
+        self.stage_times
     }
 
     /// The screen-space vertex buffer of the last render: one entry per mesh

@@ -69,6 +69,6 @@ pub use pick::triangle::{RayPrecomp, TriHit};
 pub use pick::{Hit, PickId, PickMethod};
 pub use raster::rules;
 pub use raster::rules::{CullMode, DepthTest, FillRule};
-pub use raster::{render, render_2d, RenderOptions, Renderer, Stats};
+pub use raster::{render, render_2d, RenderOptions, Renderer, StageTimes, Stats};
 pub use scene::{palette_color, Mesh, MeshId, Node, NodeId, Scene, Transform};
 pub use select::{NearPixel, PickCycle, SelectMode, Selection};

@@ -767,6 +767,15 @@ fn bench_render_against_one_thread_times_both_counts() {
         assert_eq!(pair[0]["covered_px"], pair[1]["covered_px"]);
         assert!(pair[0]["covered_px"].as_u64().unwrap() > 0);
     }
+    // each line's stage medians: all measured, none longer than all of
+    // its frames together
+    for j in &both {
+        let f = |k: &str| j[k].as_f64().unwrap_or_else(|| panic!("{k}: {j}"));
+        let all = f("mean_ms") * f("frames");
+        for stage in ["vertex_ms", "setup_ms", "raster_ms"] {
+            assert!(f(stage) > 0.0 && f(stage) <= all, "{stage}: {j}");
+        }
+    }
     for extra in [
         &["--threads", "2"][..],
         &["--threads", "1", "--against-one-thread"],
@@ -789,10 +798,8 @@ fn bench_render_against_one_thread_times_both_counts() {
         ],
     );
     assert_ok(&o, "bench-render table");
-    assert!(
-        text(&o.stdout).contains("2 threads vs 1"),
-        "{}",
-        text(&o.stdout)
-    );
+    let table = text(&o.stdout);
+    assert!(table.contains("2 threads vs 1"), "{table}");
+    assert!(table.contains("median ms of each stage"), "{table}");
     let _ = std::fs::remove_dir_all(&dir);
 }

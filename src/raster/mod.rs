@@ -27,6 +27,7 @@ pub(crate) mod tile;
 
 use glam::{DMat4, DVec3, DVec4, Mat4, Vec3, Vec4};
 use rayon::prelude::*;
+use std::time::{Duration, Instant};
 
 use crate::camera::{clip_to_window, Camera};
 use crate::error::Error;
@@ -94,6 +95,39 @@ pub struct Stats {
     pub small: u64,
     /// Bin entries written.
     pub bin_entries: u64,
+}
+
+/// Wall-clock time of each stage of one render ([`crate::Frame::stage_times`]):
+/// where a frame's time goes, for profiling. Unlike [`Stats`] these depend
+/// on the machine, its load and the number of threads.
+///
+/// ```
+/// use softpick::{builtin_scene, Camera, Renderer, RenderOptions};
+/// let scene = builtin_scene();
+/// let camera = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+/// let mut r = Renderer::new(RenderOptions::default()).unwrap();
+/// let t = r.render(&scene, &camera).unwrap().stage_times();
+/// assert_eq!(t.total(), t.vertex + t.setup + t.raster);
+/// assert!(t.raster > std::time::Duration::ZERO);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StageTimes {
+    /// The vertex stage: clip coordinates, outcodes and snapped window
+    /// positions of every vertex (and world positions for color).
+    pub vertex: Duration,
+    /// Clipping, triangle setup and binning into tiles (and flat shading
+    /// for color).
+    pub setup: Duration,
+    /// Clearing and rasterizing the tiles.
+    pub raster: Duration,
+}
+
+impl StageTimes {
+    /// The three stages together.
+    #[must_use]
+    pub fn total(&self) -> Duration {
+        self.vertex + self.setup + self.raster
+    }
 }
 
 impl Stats {
@@ -280,6 +314,7 @@ fn render_into(
     let (wf, hf) = (w as f32, h as f32);
 
     // 1. vertex stage
+    let started = Instant::now();
     frame.vertex_offsets.clear();
     let mut total = 0u32;
     for m in scene.meshes() {
@@ -360,6 +395,7 @@ fn render_into(
         work.for_each(|(k, (o, s))| run(k, o, s, None));
     }
 
+    let vertex_done = Instant::now();
     // 2-4. clip, setup and bin, in fixed chunks of the global triangle order
     let total_tris = scene.triangle_count() as usize;
     let per_chunk = chunk_tris(total_tris);
@@ -400,7 +436,13 @@ fn render_into(
     frame.stats = stats;
 
     // 5. clear and rasterize bands of tiles, one writer per band
+    let setup_done = Instant::now();
     raster_bands(frame, grid, opts);
+    frame.stage_times = StageTimes {
+        vertex: vertex_done - started,
+        setup: setup_done - vertex_done,
+        raster: setup_done.elapsed(),
+    };
 }
 
 fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
@@ -463,6 +505,7 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
 /// coordinates drop the triangle. `None` for an invalid size.
 #[must_use]
 pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule) -> Option<Frame> {
+    let started = Instant::now();
     let mut frame = Frame::new(width, height)?;
     let grid = TileGrid::new(width, height);
     let opts = RenderOptions {
@@ -507,7 +550,13 @@ pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule
     }
     frame.stats = chunk.stats;
     frame.chunks = vec![chunk];
+    let setup_done = Instant::now();
     raster_bands(&mut frame, grid, opts);
+    frame.stage_times = StageTimes {
+        vertex: Duration::ZERO,
+        setup: setup_done - started,
+        raster: setup_done.elapsed(),
+    };
     Some(frame)
 }
 
@@ -1071,5 +1120,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Each render records how long its stages took: none before the
+    /// first, all three within the time around the call, the last one
+    /// overwriting the one before; a 2D render has no vertex stage.
+    #[test]
+    fn stage_times_cover_each_render() {
+        use super::StageTimes;
+        use std::time::{Duration, Instant};
+        let scene = crate::builtin_scene();
+        let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+        assert_eq!(
+            Frame::new(8, 8).unwrap().stage_times(),
+            StageTimes::default()
+        );
+        for threads in [1, 2] {
+            let mut r = Renderer::new(RenderOptions {
+                threads: Some(threads),
+                ..RenderOptions::default()
+            })
+            .unwrap();
+            let mut last = StageTimes::default();
+            for _ in 0..3 {
+                let t0 = Instant::now();
+                let t = r.render(&scene, &cam).unwrap().stage_times();
+                let around = t0.elapsed();
+                for (stage, d) in [
+                    ("vertex", t.vertex),
+                    ("setup", t.setup),
+                    ("raster", t.raster),
+                ] {
+                    assert!(d > Duration::ZERO, "{threads} threads: {stage} {t:?}");
+                }
+                assert!(t.total() <= around, "{t:?} within {around:?}");
+                assert_ne!(t, last, "a new render, new times");
+                last = t;
+            }
+        }
+        let tri = [[[1.0, 1.0], [30.0, 2.0], [5.0, 20.0]]];
+        let f = super::render_2d(32, 32, &tri, FillRule::TopLeft).unwrap();
+        let t = f.stage_times();
+        assert_eq!(t.vertex, Duration::ZERO);
+        assert!(
+            t.setup > Duration::ZERO && t.raster > Duration::ZERO,
+            "{t:?}"
+        );
     }
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde::Serialize;
-use softpick::{Camera, RenderOptions, Renderer, Scene};
+use softpick::{Camera, RenderOptions, Renderer, Scene, StageTimes};
 
 use crate::common::{say, say_json_lines, CliError, Res};
 
@@ -48,6 +48,12 @@ pub struct BenchResult {
     /// Best time to fill three W×H 32-bit buffers on the same threads.
     pub fill_floor_ms: f64,
     pub covered_px: u64,
+    /// Median time of each stage over the timed frames
+    /// ([`softpick::StageTimes`]): the vertex stage; clipping, setup and
+    /// binning; clearing and rasterizing the tiles.
+    pub vertex_ms: f64,
+    pub setup_ms: f64,
+    pub raster_ms: f64,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -183,6 +189,8 @@ struct Timed {
     warm: Duration,
     covered: u64,
     times: Vec<Duration>,
+    /// The stage times of each timed frame.
+    stages: Vec<StageTimes>,
 }
 
 impl Timed {
@@ -194,6 +202,7 @@ impl Timed {
             warm: Duration::ZERO,
             covered: 0,
             times: Vec::new(),
+            stages: Vec::new(),
         }
     }
 
@@ -212,8 +221,9 @@ impl Timed {
 
     fn frame(&mut self, scene: &Scene, camera: &Camera) -> Res<()> {
         let t = Instant::now();
-        self.renderer.render(scene, camera)?;
+        let stages = self.renderer.render(scene, camera)?.stage_times();
         self.times.push(t.elapsed());
+        self.stages.push(stages);
         Ok(())
     }
 
@@ -226,14 +236,15 @@ impl Timed {
         interleaved: bool,
     ) -> BenchResult {
         let times = &mut self.times;
-        times.sort_unstable();
         let n = times.len();
-        let median = if n % 2 == 1 {
-            times[n / 2]
-        } else {
-            (times[n / 2 - 1] + times[n / 2]) / 2
-        };
+        let mid = median(times);
         let mean = times.iter().sum::<Duration>() / n as u32;
+        let stage = |f: fn(&StageTimes) -> Duration| {
+            ms(median(&mut self.stages.iter().map(f).collect::<Vec<_>>()))
+        };
+        let (vertex_ms, setup_ms, raster_ms) =
+            (stage(|s| s.vertex), stage(|s| s.setup), stage(|s| s.raster));
+        let times = &self.times;
         BenchResult {
             pass: if color { "color" } else { "ids" },
             width: camera.width,
@@ -245,11 +256,26 @@ impl Timed {
             interleaved,
             first_frame_ms: ms(self.first),
             best_ms: ms(times[0]),
-            median_ms: ms(median),
+            median_ms: ms(mid),
             mean_ms: ms(mean),
             fill_floor_ms: floor,
             covered_px: self.covered,
+            vertex_ms,
+            setup_ms,
+            raster_ms,
         }
+    }
+}
+
+/// The median of `v` (sorted here; the mean of the middle two for an even
+/// count), zero when empty.
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort_unstable();
+    let n = v.len();
+    match n {
+        0 => Duration::ZERO,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2,
     }
 }
 
@@ -272,6 +298,16 @@ pub fn print(results: &[BenchResult], json: bool) -> Res<()> {
         say(format_args!(
             "{:<6} {:>7} {:>7} {:>10.3} {:>10.3} {:>10.3} {:>10.3}",
             r.pass, r.threads, r.frames, r.first_frame_ms, r.best_ms, r.median_ms, r.mean_ms
+        ))?;
+    }
+    say(format_args!(
+        "{:<6} {:>7} {:>10} {:>10} {:>10}   (median ms of each stage)",
+        "pass", "threads", "vertex", "setup+bin", "raster"
+    ))?;
+    for r in results {
+        say(format_args!(
+            "{:<6} {:>7} {:>10.3} {:>10.3} {:>10.3}",
+            r.pass, r.threads, r.vertex_ms, r.setup_ms, r.raster_ms
         ))?;
     }
     for pair in results.windows(2) {

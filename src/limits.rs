@@ -98,6 +98,21 @@ pub const VERTEX_BLOCK: usize = 64;
 pub const PAR_MESHES: usize = 1_024;
 /// Vertices per parallel work item of the vertex stage.
 pub const CHUNK_VERTS: usize = 8_192;
+/// A mesh range of more triangles than this is sampled at this many pairs
+/// of consecutive triangles to tell whether its draw order jumps around
+/// its vertices (the render's `scattered`).
+pub const SCATTER_SAMPLES: usize = 256;
+/// Average distance, in vertices, between the first vertices of
+/// consecutive triangles from which a mesh's draw order counts as
+/// scattered, and setup prefetches vertex records (64 vertices are 1.5 KB
+/// of records: beyond the lines next to the last ones read, which the
+/// hardware fetches on its own).
+pub const SCATTERED_JUMP: u64 = 64;
+/// How many triangles ahead setup prefetches the vertex records of a
+/// scattered mesh. snowden_bust at 360², one thread, best of alternating
+/// runs: 4 ahead 8.42 → 7.84 ms, 8 ahead 8.32 → 7.76 ms, 16 ahead 8.60 →
+/// 8.23, 32 ahead 8.67 → 8.29 (BENCHMARKS.md, "Twenty-first round").
+pub const PREFETCH_TRIS: usize = 8;
 /// A triangle drawn over at least this many rows of a tile gets its spans
 /// stepped from row to row (two divisions per edge, then integer steps);
 /// shorter ones divide per row (three divisions per row), which is fewer

@@ -14,7 +14,7 @@ pub(crate) mod buffer;
 pub mod bvh;
 pub(crate) mod cells;
 pub(crate) mod direct;
-mod dispatch;
+pub(crate) mod dispatch;
 pub mod ray;
 #[cfg(test)]
 pub(crate) mod test_util;

@@ -235,16 +235,16 @@ impl Timed {
         floor: f64,
         interleaved: bool,
     ) -> BenchResult {
-        let times = &mut self.times;
+        // (sorted by `median`: the best is the first)
+        let mid = median(&mut self.times);
+        let times = &self.times;
         let n = times.len();
-        let mid = median(times);
         let mean = times.iter().sum::<Duration>() / n as u32;
         let stage = |f: fn(&StageTimes) -> Duration| {
             ms(median(&mut self.stages.iter().map(f).collect::<Vec<_>>()))
         };
         let (vertex_ms, setup_ms, raster_ms) =
             (stage(|s| s.vertex), stage(|s| s.setup), stage(|s| s.raster));
-        let times = &self.times;
         BenchResult {
             pass: if color { "color" } else { "ids" },
             width: camera.width,
@@ -267,8 +267,8 @@ impl Timed {
     }
 }
 
-/// The median of `v` (sorted here; the mean of the middle two for an even
-/// count), zero when empty.
+/// The median of `v` (the mean of the middle two for an even count; zero
+/// when empty), which it leaves sorted.
 fn median(v: &mut [Duration]) -> Duration {
     v.sort_unstable();
     let n = v.len();

@@ -943,7 +943,7 @@ fn push_setup(
         Ok(setup::Setup::Big(s)) => {
             let idx = chunk.tris.len();
             chunk.tris.push(s);
-            if let Some(s) = chunk.tris.get(idx) {
+            if let Some(s) = chunk.tris.last() {
                 st.bin_entries +=
                     u64::from(bin::bin_triangle(s, idx as u32, grid, &mut chunk.bins));
                 chunk.sort.saw(0, big_tile(grid, s));
@@ -953,7 +953,7 @@ fn push_setup(
         Ok(setup::Setup::Small(s)) => {
             let idx = chunk.small.len();
             chunk.small.push(s);
-            if let Some(s) = chunk.small.get(idx) {
+            if let Some(s) = chunk.small.last() {
                 let entry = idx as u32 | Chunk::SMALL;
                 st.bin_entries += u64::from(bin::bin_small(s, entry, grid, &mut chunk.bins));
                 chunk.sort.saw(1, small_tile(grid, s));

@@ -523,17 +523,24 @@ def summary(rows):
 
 def thread_ceiling(records):
     """The sentence on the machine's own 2-threads-vs-1 ceiling (softpick bench-threads)."""
-    got = []
+    got, mem = [], []
     for rec in records:
         if rec.get("tool") == "thread-ceiling" and isinstance(rec.get("data"), dict):
             d = rec["data"]
             got.append(f"{d['ratio_median']:.2f}× median ({d['ratio_min']:.2f}–{d['ratio_max']:.2f}×, "
                         f"{d['rounds']} rounds) at the {rec['size']}")
+            if "memory_ratio_median" in d:
+                mem.append(f"{d['memory_ratio_median']:.2f}× median ({d['memory_ratio_min']:.2f}–"
+                           f"{d['memory_ratio_max']:.2f}×) at the {rec['size']}")
     if not got:
         return ""
-    return ("This machine's own ceiling for the 2-threads-vs-1 target (`softpick bench-threads`: "
-            "pure computation in registers, 2 threads at once vs 1 alone): "
-            + "; ".join(got) + ".\n")
+    out = ("This machine's own ceiling for the 2-threads-vs-1 target (`softpick bench-threads`: "
+           "pure computation in registers, 2 threads at once vs 1 alone): "
+           + "; ".join(got) + ".")
+    if mem:
+        out += (" For memory traffic (each thread writes 64 MiB and reads it back): "
+                + "; ".join(mem) + ".")
+    return out + "\n"
 
 
 def agreement(records):

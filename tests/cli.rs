@@ -700,7 +700,8 @@ fn view_without_a_display_names_the_headless_commands() {
 }
 
 /// `bench-threads --json`: one object with the threads and rounds asked
-/// for and ordered ratios; a bad count is a usage error.
+/// for and ordered ratios, of computation and of memory traffic; the text
+/// form says both; a bad count is a usage error.
 #[test]
 fn bench_threads_json_reports_the_rounds_asked_for() {
     let dir = scratch("bench_threads");
@@ -716,6 +717,21 @@ fn bench_threads_json_reports_the_rounds_asked_for() {
     assert!(f("one_thread_ms") > 0.0);
     assert!(0.0 < f("ratio_min") && f("ratio_min") <= f("ratio_median"));
     assert!(f("ratio_median") <= f("ratio_max"));
+    assert_eq!(f("memory_mib_per_thread"), 64.0);
+    assert!(f("memory_one_thread_ms") > 0.0);
+    assert!(0.0 < f("memory_ratio_min") && f("memory_ratio_min") <= f("memory_ratio_median"));
+    assert!(f("memory_ratio_median") <= f("memory_ratio_max"));
+    // the sentences: computation, then memory traffic
+    let o = run_in(&dir, &["bench-threads", "--threads", "2", "--rounds", "1"]);
+    assert_ok(&o, "bench-threads");
+    let out = text(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].contains("pure computation, 1 rounds"), "{out}");
+    assert!(
+        lines[1].contains("memory traffic (64 MiB written and read back per thread)"),
+        "{out}"
+    );
     let o = run_in(&dir, &["bench-threads", "--rounds", "0"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     let _ = std::fs::remove_dir_all(&dir);

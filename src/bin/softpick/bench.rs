@@ -328,7 +328,9 @@ pub fn print(results: &[BenchResult], json: bool) -> Res<()> {
 /// threads are than one on this machine when nothing but the cores limits
 /// them. No parallel renderer or sweep can scale better than this; on a
 /// virtual machine whose cores share hardware or a busy host it is well
-/// below N.
+/// below N. The `memory_` fields are the same for work that streams
+/// through memory instead: the ceiling of the memory-bound part of a
+/// frame (clearing and writing large buffers, reading setup records).
 #[derive(Serialize, Debug, Clone)]
 pub struct ThreadCeiling {
     pub threads: usize,
@@ -341,6 +343,15 @@ pub struct ThreadCeiling {
     pub ratio_min: f64,
     pub ratio_median: f64,
     pub ratio_max: f64,
+    /// Each thread's buffer for the memory rounds, in MiB
+    /// ([`memory_unit_bytes`]).
+    pub memory_mib_per_thread: f64,
+    /// Median time of one memory unit on one thread alone.
+    pub memory_one_thread_ms: f64,
+    /// As `ratio_*`, for the memory units.
+    pub memory_ratio_min: f64,
+    pub memory_ratio_median: f64,
+    pub memory_ratio_max: f64,
 }
 
 /// One unit of pure computation, about 40 ms on one core of the
@@ -364,59 +375,117 @@ fn compute_unit(seed: u64) -> u64 {
     x.iter().fold(0, |a, b| a ^ b) ^ f.iter().fold(0, |a, b| a ^ u64::from(b.to_bits()))
 }
 
+/// Bytes of each thread's buffer in a memory unit: 64 MiB, more than the
+/// last-level cache of the machines this runs on, or less when that many
+/// threads would need more than 2 GiB together.
+pub fn memory_unit_bytes(threads: usize) -> usize {
+    const PER_THREAD: usize = 64 << 20;
+    const TOTAL: usize = 2 << 30;
+    PER_THREAD.min(TOTAL / threads.max(1)) & !63
+}
+
+/// One unit of memory traffic: writes the whole buffer, then reads it
+/// back (as a frame clears and fills its buffers, and writes its setup
+/// records and reads them back).
+fn memory_unit(buf: &mut [u32], seed: u32) -> u64 {
+    for (i, v) in buf.iter_mut().enumerate() {
+        *v = (i as u32) ^ seed;
+    }
+    buf.iter().fold(0u64, |a, &v| a.wrapping_add(u64::from(v)))
+}
+
+/// The time of one unit alone on this thread, then of one unit on each
+/// of `threads` threads at once (`unit(k)` is thread k's), in seconds.
+fn one_then_many<T: Send>(
+    threads: usize,
+    unit: impl Fn(usize, &mut T) -> u64 + Sync,
+    state: &mut [T],
+) -> Res<(f64, f64)> {
+    let t = Instant::now();
+    std::hint::black_box(unit(0, &mut state[0]));
+    let one = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    std::thread::scope(|s| -> Res<()> {
+        let mut handles = Vec::with_capacity(threads);
+        for (k, st) in state.iter_mut().enumerate().take(threads) {
+            let unit = &unit;
+            let h = std::thread::Builder::new()
+                .spawn_scoped(s, move || unit(k, st))
+                .map_err(|e| {
+                    CliError(format!("--threads {threads}: cannot start a thread: {e}"))
+                })?;
+            handles.push(h);
+        }
+        for h in handles {
+            std::hint::black_box(
+                h.join()
+                    .map_err(|_| CliError("a timing thread panicked".into()))?,
+            );
+        }
+        Ok(())
+    })?;
+    Ok((one, t.elapsed().as_secs_f64()))
+}
+
+/// The median of `v` (sorting it: least first).
+fn median_of(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
 /// Measures [`ThreadCeiling`]: `rounds` times, one unit alone on one
-/// thread, then one unit on each of `threads` threads at once,
-/// alternating, so that a change in the machine's load touches both.
+/// thread, then one unit on each of `threads` threads at once, first of
+/// computation and then of memory traffic, alternating, so that a change
+/// in the machine's load touches all four. The memory buffers are
+/// allocated (and written once) before the clock.
 pub fn thread_ceiling(threads: usize, rounds: u32) -> Res<ThreadCeiling> {
     let threads = threads.max(1);
     let rounds = rounds.max(1);
-    let mut ratios = Vec::with_capacity(rounds as usize);
-    let mut ones = Vec::with_capacity(rounds as usize);
-    for r in 0..u64::from(rounds) {
-        let t = Instant::now();
-        std::hint::black_box(compute_unit(std::hint::black_box(r)));
-        let one = t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        std::thread::scope(|s| -> Res<()> {
-            let mut handles = Vec::with_capacity(threads);
-            for k in 0..threads as u64 {
-                let h = std::thread::Builder::new()
-                    .spawn_scoped(s, move || compute_unit(std::hint::black_box(r * 64 + k)))
-                    .map_err(|e| {
-                        CliError(format!("--threads {threads}: cannot start a thread: {e}"))
-                    })?;
-                handles.push(h);
-            }
-            for h in handles {
-                std::hint::black_box(
-                    h.join()
-                        .map_err(|_| CliError("a timing thread panicked".into()))?,
-                );
-            }
-            Ok(())
+    let words = memory_unit_bytes(threads) / 4;
+    let mut bufs: Vec<Vec<u32>> = Vec::with_capacity(threads);
+    for _ in 0..threads {
+        let mut b = Vec::new();
+        b.try_reserve_exact(words).map_err(|e| {
+            CliError(format!(
+                "--threads {threads}: cannot allocate {} MiB per thread for the memory rounds: {e}",
+                words >> 18
+            ))
         })?;
-        let many = t.elapsed().as_secs_f64();
+        b.resize(words, 0u32);
+        bufs.push(b);
+    }
+    let mut units = vec![(); threads];
+    let (mut ratios, mut ones) = (Vec::new(), Vec::new());
+    let (mut mem_ratios, mut mem_ones) = (Vec::new(), Vec::new());
+    for r in 0..u64::from(rounds) {
+        let compute = |k: usize, _: &mut ()| compute_unit(std::hint::black_box(r * 64 + k as u64));
+        let (one, many) = one_then_many(threads, compute, &mut units)?;
         ratios.push(threads as f64 * one / many.max(f64::MIN_POSITIVE));
         ones.push(one);
+        let memory = |k: usize, b: &mut Vec<u32>| memory_unit(b, (r * 64 + k as u64) as u32);
+        let (one, many) = one_then_many(threads, memory, &mut bufs)?;
+        mem_ratios.push(threads as f64 * one / many.max(f64::MIN_POSITIVE));
+        mem_ones.push(one);
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        }
-    };
-    // (sorts the ratios: least first)
-    let ratio_median = median(&mut ratios);
+    let ratio_median = median_of(&mut ratios);
+    let memory_ratio_median = median_of(&mut mem_ratios);
     Ok(ThreadCeiling {
         threads,
         rounds,
-        one_thread_ms: median(&mut ones) * 1e3,
+        one_thread_ms: median_of(&mut ones) * 1e3,
         ratio_median,
         ratio_min: ratios[0],
         ratio_max: ratios[ratios.len() - 1],
+        memory_mib_per_thread: (words * 4) as f64 / f64::from(1u32 << 20),
+        memory_one_thread_ms: median_of(&mut mem_ones) * 1e3,
+        memory_ratio_median,
+        memory_ratio_min: mem_ratios[0],
+        memory_ratio_max: mem_ratios[mem_ratios.len() - 1],
     })
 }
 
@@ -429,6 +498,17 @@ pub fn print_ceiling(c: &ThreadCeiling, json: bool) -> Res<()> {
         "{} threads vs 1, pure computation, {} rounds of {:.1} ms units: \
          {:.2}x median (least {:.2}x, greatest {:.2}x); a perfect machine gives {}x",
         c.threads, c.rounds, c.one_thread_ms, c.ratio_median, c.ratio_min, c.ratio_max, c.threads
+    ))?;
+    say(format_args!(
+        "{} threads vs 1, memory traffic ({:.0} MiB written and read back per thread), \
+         {} rounds of {:.1} ms units: {:.2}x median (least {:.2}x, greatest {:.2}x)",
+        c.threads,
+        c.memory_mib_per_thread,
+        c.rounds,
+        c.memory_one_thread_ms,
+        c.memory_ratio_median,
+        c.memory_ratio_min,
+        c.memory_ratio_max
     ))
 }
 
@@ -443,10 +523,33 @@ mod tests {
         assert!(c.one_thread_ms > 0.0 && c.one_thread_ms.is_finite());
         assert!(0.0 < c.ratio_min && c.ratio_min <= c.ratio_median);
         assert!(c.ratio_median <= c.ratio_max && c.ratio_max.is_finite());
+        assert_eq!(c.memory_mib_per_thread, 64.0);
+        assert!(c.memory_one_thread_ms > 0.0 && c.memory_one_thread_ms.is_finite());
+        assert!(0.0 < c.memory_ratio_min && c.memory_ratio_min <= c.memory_ratio_median);
+        assert!(c.memory_ratio_median <= c.memory_ratio_max && c.memory_ratio_max.is_finite());
         // zero threads or rounds mean one
         let c = thread_ceiling(0, 0).unwrap();
         assert_eq!((c.threads, c.rounds), (1, 1));
         assert_eq!(c.ratio_min, c.ratio_max);
+        assert_eq!(c.memory_ratio_min, c.memory_ratio_max);
+    }
+
+    /// 64 MiB per thread, less when more than 2 GiB in all, in whole
+    /// cache lines; and a memory unit reads back what it wrote.
+    #[test]
+    fn memory_units_are_bounded_and_read_what_they_write() {
+        assert_eq!(memory_unit_bytes(0), 64 << 20);
+        assert_eq!(memory_unit_bytes(32), 64 << 20);
+        assert_eq!(memory_unit_bytes(64), 32 << 20);
+        let b = memory_unit_bytes(1000);
+        assert!(
+            b * 1000 <= 2 << 30 && b.is_multiple_of(64) && b > 2 << 20,
+            "{b}"
+        );
+        let mut buf = vec![7u32; 1000];
+        let sum: u64 = (0..1000u64).map(|i| i ^ 5).sum();
+        assert_eq!(memory_unit(&mut buf, 5), sum);
+        assert_eq!(buf[999], 999 ^ 5);
     }
 
     /// The built-in scene in a 64×48 frame, rendered on `threads`.

@@ -55,8 +55,9 @@ enum Command {
     View(ViewCmd),
     /// Time the renderer alone: depth + ID pass and color pass, best/median of N frames
     BenchRender(BenchRenderCmd),
-    /// How much faster N threads are than one on this machine for pure
-    /// computation: the ceiling of any parallel speed-up here
+    /// How much faster N threads are than one on this machine, for pure
+    /// computation and for memory traffic: the ceilings of any parallel
+    /// speed-up here
     BenchThreads(BenchThreadsCmd),
 }
 
@@ -290,7 +291,8 @@ struct BenchThreadsCmd {
     /// Threads to compare with one (default: the machine's cores)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
-    /// Rounds of one thread alone and N threads at once (about 80 ms each on 2 cores)
+    /// Rounds of one thread alone and N threads at once, of computation and
+    /// of memory traffic (about 120 ms each on 2 cores)
     #[arg(long, value_name = "N", default_value_t = 15,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     rounds: u32,

@@ -39,12 +39,12 @@ fn p10(n: usize, mut f: impl FnMut()) -> f64 {
 
 /// Which triangles of `scene` (by global index) an occlusion culler would
 /// still have to draw in `frame`: `visible` those whose ID shows; else
-/// (`unoccluded`) also those not wholly behind the final depth buffer:
-/// on screen, with a vertex behind the eye, or whose nearest vertex is no
-/// farther than the farthest depth over the pixels of their box (at least
-/// the pixel under their box), like the sub-pixel triangles on the front
-/// of a dense mesh that cover no pixel centre. A triangle off screen is
-/// dropped (the frame culls it before setup too).
+/// (`unoccluded`) also every other one not wholly behind the final depth
+/// buffer: one with a vertex behind the eye, or one on screen whose
+/// nearest vertex is no farther than the farthest depth over the pixels
+/// of its box (at least the pixel its box lies in), like the sub-pixel
+/// triangles on the front of a dense mesh that cover no pixel centre. A
+/// triangle off screen is dropped (the frame culls it before setup too).
 fn kept(scene: &Scene, frame: &Frame, visible: bool) -> Vec<bool> {
     let mut keep = vec![false; scene.triangle_count() as usize];
     for &id in frame.ids() {
@@ -134,7 +134,7 @@ fn main() {
         Some("1080") => (1920, 1080),
         _ => (360, 360),
     };
-    let (rounds, n) = (env("ROUNDS", 4), env("N", 40));
+    let (rounds, n) = (env("ROUNDS", 4).max(1), env("N", 40).max(1));
     let scene = load_obj(std::path::Path::new(path)).unwrap().0;
     let cam = Camera::auto_frame(&scene.framing_bounds(), w, h);
     let opts = RenderOptions {

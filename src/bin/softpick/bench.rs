@@ -395,19 +395,20 @@ fn memory_unit(buf: &mut [u32], seed: u32) -> u64 {
 }
 
 /// The time of one unit alone on this thread, then of one unit on each
-/// of `threads` threads at once (`unit(k)` is thread k's), in seconds.
+/// of as many threads at once as `state` has entries (`unit(k, state[k])`
+/// is thread k's), in seconds.
 fn one_then_many<T: Send>(
-    threads: usize,
     unit: impl Fn(usize, &mut T) -> u64 + Sync,
     state: &mut [T],
 ) -> Res<(f64, f64)> {
+    let threads = state.len();
     let t = Instant::now();
     std::hint::black_box(unit(0, &mut state[0]));
     let one = t.elapsed().as_secs_f64();
     let t = Instant::now();
     std::thread::scope(|s| -> Res<()> {
         let mut handles = Vec::with_capacity(threads);
-        for (k, st) in state.iter_mut().enumerate().take(threads) {
+        for (k, st) in state.iter_mut().enumerate() {
             let unit = &unit;
             let h = std::thread::Builder::new()
                 .spawn_scoped(s, move || unit(k, st))
@@ -464,11 +465,11 @@ pub fn thread_ceiling(threads: usize, rounds: u32) -> Res<ThreadCeiling> {
     let (mut mem_ratios, mut mem_ones) = (Vec::new(), Vec::new());
     for r in 0..u64::from(rounds) {
         let compute = |k: usize, _: &mut ()| compute_unit(std::hint::black_box(r * 64 + k as u64));
-        let (one, many) = one_then_many(threads, compute, &mut units)?;
+        let (one, many) = one_then_many(compute, &mut units)?;
         ratios.push(threads as f64 * one / many.max(f64::MIN_POSITIVE));
         ones.push(one);
         let memory = |k: usize, b: &mut Vec<u32>| memory_unit(b, (r * 64 + k as u64) as u32);
-        let (one, many) = one_then_many(threads, memory, &mut bufs)?;
+        let (one, many) = one_then_many(memory, &mut bufs)?;
         mem_ratios.push(threads as f64 * one / many.max(f64::MIN_POSITIVE));
         mem_ones.push(one);
     }

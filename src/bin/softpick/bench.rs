@@ -228,20 +228,20 @@ impl Timed {
     }
 
     fn result(
-        mut self,
+        self,
         color: bool,
         scene: &Scene,
         camera: &Camera,
         floor: f64,
         interleaved: bool,
     ) -> BenchResult {
+        let mut times: Vec<f64> = self.times.iter().map(|&d| ms(d)).collect();
         // (sorted by `median`: the best is the first)
-        let mid = median(&mut self.times);
-        let times = &self.times;
+        let mid = median(&mut times);
         let n = times.len();
-        let mean = times.iter().sum::<Duration>() / n as u32;
+        let mean = times.iter().sum::<f64>() / n as f64;
         let stage = |f: fn(&StageTimes) -> Duration| {
-            ms(median(&mut self.stages.iter().map(f).collect::<Vec<_>>()))
+            median(&mut self.stages.iter().map(|s| ms(f(s))).collect::<Vec<_>>())
         };
         let (vertex_ms, setup_ms, raster_ms) =
             (stage(|s| s.vertex), stage(|s| s.setup), stage(|s| s.raster));
@@ -255,9 +255,9 @@ impl Timed {
             warmup: WARMUP,
             interleaved,
             first_frame_ms: ms(self.first),
-            best_ms: ms(times[0]),
-            median_ms: ms(mid),
-            mean_ms: ms(mean),
+            best_ms: times[0],
+            median_ms: mid,
+            mean_ms: mean,
             fill_floor_ms: floor,
             covered_px: self.covered,
             vertex_ms,
@@ -268,14 +268,14 @@ impl Timed {
 }
 
 /// The median of `v` (the mean of the middle two for an even count; zero
-/// when empty), which it leaves sorted.
-fn median(v: &mut [Duration]) -> Duration {
-    v.sort_unstable();
+/// when empty), which it leaves sorted, least first.
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
     let n = v.len();
     match n {
-        0 => Duration::ZERO,
+        0 => 0.0,
         _ if n % 2 == 1 => v[n / 2],
-        _ => (v[n / 2 - 1] + v[n / 2]) / 2,
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
     }
 }
 
@@ -428,17 +428,6 @@ fn one_then_many<T: Send>(
     Ok((one, t.elapsed().as_secs_f64()))
 }
 
-/// The median of `v` (sorting it: least first).
-fn median_of(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// Measures [`ThreadCeiling`]: `rounds` times, one unit alone on one
 /// thread, then one unit on each of `threads` threads at once, first of
 /// computation and then of memory traffic, alternating, so that a change
@@ -473,17 +462,17 @@ pub fn thread_ceiling(threads: usize, rounds: u32) -> Res<ThreadCeiling> {
         mem_ratios.push(threads as f64 * one / many.max(f64::MIN_POSITIVE));
         mem_ones.push(one);
     }
-    let ratio_median = median_of(&mut ratios);
-    let memory_ratio_median = median_of(&mut mem_ratios);
+    let ratio_median = median(&mut ratios);
+    let memory_ratio_median = median(&mut mem_ratios);
     Ok(ThreadCeiling {
         threads,
         rounds,
-        one_thread_ms: median_of(&mut ones) * 1e3,
+        one_thread_ms: median(&mut ones) * 1e3,
         ratio_median,
         ratio_min: ratios[0],
         ratio_max: ratios[ratios.len() - 1],
         memory_mib_per_thread: (words * 4) as f64 / f64::from(1u32 << 20),
-        memory_one_thread_ms: median_of(&mut mem_ones) * 1e3,
+        memory_one_thread_ms: median(&mut mem_ones) * 1e3,
         memory_ratio_median,
         memory_ratio_min: mem_ratios[0],
         memory_ratio_max: mem_ratios[mem_ratios.len() - 1],

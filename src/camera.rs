@@ -11,8 +11,8 @@ use glam::{DMat4, DVec4, Mat4, Vec3, Vec4};
 use serde::Deserialize;
 
 use crate::error::{CameraError, Error};
-use crate::raster::rules::MAX_FRAME_SIDE;
-use crate::scene::Aabb;
+use crate::geometry::{Aabb, Ray};
+use crate::limits::MAX_FRAME_SIDE;
 
 /// The projection of a [`Camera`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -48,29 +48,6 @@ pub struct Camera {
     pub width: u32,
     /// Viewport height in pixels.
     pub height: u32,
-}
-
-/// A ray in world space: points `origin + t * direction`, `t >= 0`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Ray {
-    /// Start point.
-    pub origin: Vec3,
-    /// Direction (unit length when made by a camera).
-    pub direction: Vec3,
-}
-
-impl Ray {
-    /// A ray from `origin` along `direction`.
-    #[must_use]
-    pub fn new(origin: Vec3, direction: Vec3) -> Self {
-        Self { origin, direction }
-    }
-
-    /// The point at parameter `t`.
-    #[must_use]
-    pub fn at(&self, t: f32) -> Vec3 {
-        self.origin + self.direction * t
-    }
 }
 
 /// The camera JSON of `../shared/peers/CONVENTIONS.md`; every field optional.
@@ -440,7 +417,7 @@ mod tests {
             ]
         };
         let special = [0.0, -0.0, 1.0, -3.5, 1e-30, 7e30, f32::INFINITY, f32::NAN];
-        let mut rng = crate::pick::test_util::Rng(0x2545_f491_4f6c_dd1d);
+        let mut rng = crate::test_util::Rng(0x2545_f491_4f6c_dd1d);
         for k in 0..400_000u32 {
             let mut c = [0.0f32; 4];
             for (i, v) in c.iter_mut().enumerate() {

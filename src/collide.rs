@@ -6,10 +6,10 @@
 
 use glam::Vec3;
 
-use crate::camera::Ray;
+use crate::geometry::{Aabb, Ray};
 use crate::pick::ray::{raycast_first, RayCaster, RayOptions};
 use crate::pick::Hit;
-use crate::scene::{Aabb, MeshId, Scene};
+use crate::scene::{MeshId, Scene};
 
 /// Height (world y) of the first surface straight below (x, z), cast from
 /// above the whole scene; `None` when nothing is below.

@@ -32,27 +32,34 @@
 // `!(a > b)` is deliberate throughout: it is true for NaN, which must be rejected.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+mod accel;
 mod analysis;
 mod builtin;
 mod camera;
 mod collide;
+mod cpu;
 mod error;
 mod export;
 mod frame;
+mod geometry;
 mod io;
 pub mod limits;
 mod pick;
 mod raster;
 mod scene;
 mod select;
+#[cfg(test)]
+mod test_util;
 pub mod viewer;
 
+pub use accel::bvh::Bvh;
+pub use accel::triangle::{RayPrecomp, TriHit};
 pub use analysis::{
     analyze_rules, analyze_rules_with, zero_area_triangles, RuleReport, MASK_CLAIM, MASK_DOUBLE,
     MASK_GAP,
 };
 pub use builtin::{builtin_scene, BUILTIN_MTL, BUILTIN_OBJ};
-pub use camera::{clip_to_window, Camera, Projection, Ray};
+pub use camera::{clip_to_window, Camera, Projection};
 pub use collide::{
     first_blocker, ground_below, ground_height, line_of_sight, plan_sweep, sweep_move, SweepResult,
 };
@@ -62,13 +69,12 @@ pub use export::{
     write_raw_u32,
 };
 pub use frame::{Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
+pub use geometry::{Aabb, CullMode, Ray};
 pub use io::obj::{load_obj, load_obj_bytes, LoadReport};
-pub use pick::bvh::{Aabb, Bvh};
 pub use pick::ray::{raycast_all, raycast_first, RayCaster, RayOptions};
-pub use pick::triangle::{RayPrecomp, TriHit};
 pub use pick::{Hit, PickId, PickMethod};
 pub use raster::rules;
-pub use raster::rules::{CullMode, DepthTest, FillRule};
+pub use raster::rules::{DepthTest, FillRule};
 pub use raster::{render, render_2d, RenderOptions, Renderer, StageTimes, Stats};
 pub use scene::{palette_color, Mesh, MeshId, Node, NodeId, Scene, Transform};
 pub use select::{NearPixel, PickCycle, SelectMode, Selection};

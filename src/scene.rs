@@ -8,9 +8,9 @@ use std::sync::{Arc, OnceLock};
 
 use glam::{Mat4, Quat, Vec3};
 
-use crate::pick::bvh::Bvh;
+use crate::accel::bvh::Bvh;
 
-pub use crate::pick::bvh::Aabb;
+pub use crate::geometry::Aabb;
 
 /// Index of a mesh in a [`Scene`] (the "mesh id" of picks).
 pub type MeshId = u32;
@@ -423,7 +423,7 @@ impl Scene {
         use rayon::prelude::*;
         if self.meshes.len() > 1 && self.at_identity() {
             let _ = self.flat_bvh();
-        } else if (self.triangle_count() as usize) < crate::pick::bvh::PAR_BUILD_MIN {
+        } else if (self.triangle_count() as usize) < crate::accel::bvh::PAR_BUILD_MIN {
             self.meshes.iter().for_each(|m| {
                 let _ = m.bvh();
             });

@@ -98,10 +98,11 @@ use crate::collide::{sweep_move, SweepResult};
 use crate::error::Error;
 use crate::export::{id_color, write_png};
 use crate::frame::{Frame, BACKGROUND, NO_TRIANGLE};
+use crate::geometry::{Aabb, CullMode};
 use crate::pick::{Hit, PickMethod};
-use crate::raster::rules::{CullMode, FillRule, MAX_FRAME_SIDE};
+use crate::raster::rules::{FillRule, MAX_FRAME_SIDE};
 use crate::raster::{RenderOptions, Renderer};
-use crate::scene::{Aabb, MeshId, Scene};
+use crate::scene::{MeshId, Scene};
 use crate::select::{PickCycle, SelectMode};
 
 /// Default window width.

@@ -36,7 +36,8 @@ use std::path::Path;
 use glam::Vec3;
 
 use crate::error::{Error, ObjErrorKind};
-use crate::scene::{palette_color, Aabb, Mesh, Scene, Transform};
+use crate::geometry::Aabb;
+use crate::scene::{palette_color, Mesh, Scene, Transform};
 
 pub use crate::limits::{MAX_MTL_BYTES, MAX_OBJ_BYTES, MAX_TRIANGLES};
 

@@ -1,9 +1,10 @@
 //! Direct picks: no ID buffer. The pixel centre is tested against the
 //! set-up triangles near it (found through the frame's cell index, see
-//! [`super::cells`]), with the same integer edge functions, depth plane,
+//! `crate::frame::direct_index`), with the same integer edge functions, depth plane,
 //! depth test and draw-order ties as the rasterizer, so the answer equals
 //! the ID buffer's at every pixel.
 
+use crate::frame::direct_index::DirectIndex;
 use crate::frame::Frame;
 use crate::pick::{Hit, PickId};
 use crate::raster::bin::TileGrid;
@@ -11,6 +12,28 @@ use crate::raster::rules::DepthTest;
 use crate::scene::Scene;
 
 impl Frame {
+    /// The frame's direct-pick index, built on first use.
+    fn direct_index(&self) -> &DirectIndex {
+        self.direct
+            .get_or_build(self.width, self.height, &self.chunks, self.depth_test)
+    }
+
+    /// Builds the index the direct picks use ([`Frame::triangle_at_direct`],
+    /// [`Frame::pick_id_direct`], [`Frame::pick_direct`]) if it is not built
+    /// yet: per 64×64 tile, the tile's triangles in a hierarchy of cells,
+    /// sorted by depth. The first direct pick after a render does this
+    /// otherwise; call it beforehand to keep the build out of timed picks
+    /// (in parallel on rayon's current pool when called outside of it).
+    pub fn prepare_direct(&self) {
+        let _ = self.direct_index();
+    }
+
+    /// [`Frame::triangle_at_direct`] for an in-frame pixel.
+    #[inline]
+    pub(crate) fn direct_query(&self, x: u32, y: u32) -> Option<(u32, f32)> {
+        self.direct_index().query(x, y)
+    }
+
     /// The nearest covering triangle at pixel (x, y) and its depth, found
     /// without the ID buffer.
     #[must_use]

@@ -11,15 +11,9 @@
 //!   the meshes' BVHs (see [`ray`]).
 
 pub(crate) mod buffer;
-pub mod bvh;
-pub(crate) mod cells;
 pub(crate) mod direct;
-pub(crate) mod dispatch;
 pub mod ray;
-#[cfg(test)]
-pub(crate) mod test_util;
-mod top;
-pub mod triangle;
+pub(crate) mod simd;
 
 use std::sync::Arc;
 
@@ -159,7 +153,7 @@ impl Frame {
         out: &mut [Option<PickId>],
     ) {
         if method == PickMethod::Ray {
-            dispatch::ray_block(self, scene, (x, y, out.len()), out);
+            simd::ray_block(self, scene, (x, y, out.len()), out);
             return;
         }
         if method != PickMethod::Buffer {
@@ -315,7 +309,7 @@ impl Frame {
             return;
         }
         if method == PickMethod::Ray {
-            dispatch::ray_block(self, scene, (x, y, width), out);
+            simd::ray_block(self, scene, (x, y, width), out);
             return;
         }
         for (k, row) in out.chunks_mut(width).enumerate() {

@@ -14,19 +14,20 @@
 //! a time (lanes: rays, see `Bvh::first_hit_x8`).
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
 
-use glam::{DMat4, DVec4, Mat4, Vec3, Vec4};
+use glam::{Mat4, Vec3, Vec4};
 
-use super::bvh::{prune_bound, set_bits, Bvh, MeshStack, Packet8Stack, PacketStack, Rays8, Stack};
-use super::dispatch::Avx2;
-use super::top::{BoxRay, BoxRay4, TopLevel};
-use super::triangle::{precedes, RayPrecomp, TriHit};
 use super::{Hit, PickId};
-use crate::camera::{Camera, Ray};
+use crate::accel::bvh::{
+    prune_bound, set_bits, Bvh, MeshStack, Packet8Stack, PacketStack, Rays8, Stack,
+};
+use crate::accel::top::{BoxRay, BoxRay4};
+use crate::accel::triangle::{precedes, RayPrecomp, TriHit};
+use crate::cpu::Avx2;
+use crate::frame::ray_setup::{MeshXform, ViewRays, Xforms};
 use crate::frame::Frame;
-use crate::raster::rules::CullMode;
-use crate::scene::{Aabb, Mesh, MeshId, Scene};
+use crate::geometry::{CullMode, Ray};
+use crate::scene::{Mesh, MeshId, Scene};
 
 /// Options of a ray query.
 #[derive(Clone, Copy)]
@@ -68,82 +69,6 @@ struct LocalRay {
     cull: CullMode,
     mirrored: bool,
     world: Mat4,
-}
-
-/// A mesh's world matrix prepared for ray queries (inverse computed once).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct MeshXform {
-    world: Mat4,
-    inv: Mat4,
-    /// The mesh's local bounds carried to world space (a box around the
-    /// transformed corners, slightly grown), for a cheap reject before
-    /// the ray is taken into local space.
-    world_bounds: Aabb,
-    mirrored: bool,
-    valid: bool,
-    /// The world matrix is exactly the identity (so is then every such
-    /// mesh's inverse, bit for bit: the local ray is shared).
-    identity: bool,
-}
-
-impl MeshXform {
-    pub(crate) fn new(world: Mat4, local_bounds: Aabb) -> Self {
-        let det = world.determinant();
-        let valid = det != 0.0 && det.is_finite();
-        let mut world_bounds = Aabb::empty();
-        if !local_bounds.is_empty() {
-            for k in 0..8 {
-                let pick = |bit: usize, lo: f32, hi: f32| if k & bit == 0 { lo } else { hi };
-                let c = Vec3::new(
-                    pick(1, local_bounds.min.x, local_bounds.max.x),
-                    pick(2, local_bounds.min.y, local_bounds.max.y),
-                    pick(4, local_bounds.min.z, local_bounds.max.z),
-                );
-                world_bounds.grow(world.transform_point3(c));
-            }
-            // round-off of the transform: grow by a relative hair
-            let pad = (world_bounds.max - world_bounds.min).max_element() * 1e-5
-                + world_bounds
-                    .min
-                    .abs()
-                    .max(world_bounds.max.abs())
-                    .max_element()
-                    * 1e-6;
-            world_bounds.min -= Vec3::splat(pad);
-            world_bounds.max += Vec3::splat(pad);
-        }
-        Self {
-            world,
-            inv: if valid {
-                world.inverse()
-            } else {
-                Mat4::IDENTITY
-            },
-            world_bounds,
-            mirrored: det < 0.0,
-            valid: valid && world_bounds.min.is_finite() && world_bounds.max.is_finite(),
-            identity: world == Mat4::IDENTITY,
-        }
-    }
-}
-
-impl Xforms {
-    /// The transforms of `scene`'s meshes at `worlds` (one per mesh; as
-    /// many as both have), made in parallel for a scene of many meshes
-    /// ([`crate::scene::per_mesh`]).
-    pub(crate) fn of(scene: &Scene, worlds: &[Mat4]) -> Self {
-        let meshes = scene.meshes();
-        let blank = MeshXform::new(Mat4::IDENTITY, Aabb::empty());
-        let mut list = vec![blank; meshes.len().min(worlds.len())];
-        crate::scene::per_mesh(&mut list, |m, x| {
-            *x = MeshXform::new(worlds[m], meshes[m].bounds());
-        });
-        Self {
-            identity: !list.is_empty() && list.iter().all(|x| x.identity && x.valid),
-            list,
-            top: OnceLock::new(),
-        }
-    }
 }
 
 fn local_ray(x: &MeshXform, ray: &Ray, cull: CullMode) -> Option<LocalRay> {
@@ -259,128 +184,7 @@ fn enter(
     Some(lr)
 }
 
-/// The prepared transforms of a scene's meshes ([`MeshXform`], one per mesh)
-/// plus what ray queries build from them lazily, at most once: the
-/// top-level BVH over the meshes' world boxes. A frame makes one of these
-/// for its transforms as rendered at its first ray query.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Xforms {
-    list: Vec<MeshXform>,
-    /// Every transform is the identity and valid (and there is at least
-    /// one): the condition of the flat walk, see [`flat`].
-    identity: bool,
-    top: OnceLock<TopLevel>,
-}
-
-impl Xforms {
-    #[inline(always)]
-    fn top(&self) -> &TopLevel {
-        self.top.get_or_init(|| {
-            TopLevel::build(
-                self.list
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, x)| x.valid)
-                    .map(|(i, x)| (i as u32, x.world_bounds)),
-            )
-        })
-    }
-}
-
-impl std::ops::Deref for Xforms {
-    type Target = [MeshXform];
-    fn deref(&self) -> &[MeshXform] {
-        &self.list
-    }
-}
-
-/// Per-frame constants of the pick rays through pixel centres: the pixel's
-/// points on the near and far planes are `(c0 * nx + c1 * ny + near_w)` and
-/// `(... + far_w)` in homogeneous world coordinates (the columns of the
-/// inverse view-projection with the plane's NDC depth folded in), so a ray
-/// costs a few multiply-adds and two divisions instead of two full
-/// unprojections; and the view-projection, for the window depth of a hit.
-#[derive(Clone, Debug)]
-pub(crate) struct ViewRays {
-    c0: DVec4,
-    c1: DVec4,
-    near_w: DVec4,
-    far_w: DVec4,
-    /// `2 / width`, `2 / height`.
-    sx: f64,
-    sy: f64,
-    view_proj: Mat4,
-}
-
 impl ViewRays {
-    fn new(cam: &Camera, inv: &DMat4) -> Option<Self> {
-        let (c2, c3) = (inv.col(2), inv.col(3));
-        Some(Self {
-            c0: inv.col(0),
-            c1: inv.col(1),
-            near_w: c3 - c2,
-            far_w: c3 + c2,
-            sx: 2.0 / f64::from(cam.width),
-            sy: 2.0 / f64::from(cam.height),
-            view_proj: cam.view_proj(),
-        })
-    }
-
-    /// The ray through the centre of pixel (x, y) from its point on the near
-    /// plane (t = 0) to its point on the far plane (t = 1).
-    #[inline(always)]
-    fn ray(&self, x: u32, y: u32) -> Ray {
-        let nx = (f64::from(x) + 0.5) * self.sx - 1.0;
-        let ny = 1.0 - (f64::from(y) + 0.5) * self.sy;
-        // (vector arithmetic, per component the same operations as a loop;
-        // `array::from_fn` here compiled to an outlined call per ray)
-        let a = self.c0 * nx + self.c1 * ny;
-        let point = |w: DVec4| {
-            let h = a + w;
-            (h.truncate() * (1.0 / h.w)).as_vec3()
-        };
-        let (near, far_point) = (point(self.near_w), point(self.far_w));
-        Ray::new(near, far_point - near)
-    }
-
-    /// [`ViewRays::ray`] of eight pixels, `w` (8 or 4) side by side in
-    /// `8 / w` rows: lane r the pixel `(x + r % w, y + r / w)` (the same
-    /// operations per ray, lane by lane).
-    #[inline(always)]
-    fn rays8(&self, x: u32, y: u32, w: u32) -> Rays8 {
-        let (c0, c1) = (self.c0.to_array(), self.c1.to_array());
-        let (near_w, far_w) = (self.near_w.to_array(), self.far_w.to_array());
-        let mut a = [[0f64; 8]; 4];
-        for (k, a) in a.iter_mut().enumerate() {
-            for (r, a) in a.iter_mut().enumerate() {
-                let (dx, dy) = (r as u32 % w, r as u32 / w);
-                let nx = (f64::from(x.wrapping_add(dx)) + 0.5) * self.sx - 1.0;
-                let ny = 1.0 - (f64::from(y.wrapping_add(dy)) + 0.5) * self.sy;
-                *a = c0[k] * nx + c1[k] * ny;
-            }
-        }
-        let mut out = Rays8::default();
-        let mut near = [[0f32; 8]; 3];
-        for (w, far) in [(near_w, false), (far_w, true)] {
-            let mut inv_w = [0f64; 8];
-            for r in 0..8 {
-                inv_w[r] = 1.0 / (a[3][r] + w[3]);
-            }
-            for k in 0..3 {
-                for r in 0..8 {
-                    let p = ((a[k][r] + w[k]) * inv_w[r]) as f32;
-                    if far {
-                        out.d[k][r] = p - near[k][r];
-                    } else {
-                        near[k][r] = p;
-                    }
-                }
-            }
-        }
-        out.o = near;
-        out
-    }
-
     /// The compact pick of a pixel ray's first hit, its depth that of the
     /// hit point.
     #[inline(always)]
@@ -391,18 +195,6 @@ impl ViewRays {
             global_triangle: scene.global_triangle(mesh, triangle),
             depth: self.depth(ray.at(h.t)),
         }
-    }
-
-    /// Window depth of a world point (NaN behind the eye), as
-    /// [`Camera::project`] computes it.
-    #[inline(always)]
-    fn depth(&self, p: Vec3) -> f32 {
-        let clip = self.view_proj * Vec4::new(p.x, p.y, p.z, 1.0);
-        if clip.w <= 0.0 {
-            return f32::NAN;
-        }
-        // the z of `clip_to_window`, without its x and y
-        (clip.z / clip.w) * 0.5 + 0.5
     }
 }
 
@@ -1096,7 +888,7 @@ impl Frame {
     /// into `out`, which holds them one after another (`out.len() / width`
     /// rows, then a partial one if any), each the same as
     /// [`Frame::pick_id_ray`]. Inlined into both builds of
-    /// `dispatch::ray_block` (this is the baseline one, with `avx2` `None`).
+    /// `simd::ray_block` (this is the baseline one, with `avx2` `None`).
     ///
     /// Neighbouring pixels' rays walk the BVHs together. Two rows at a
     /// time, in blocks of 4×2 pixels whose eight rays walk together, where
@@ -1281,8 +1073,9 @@ mod tests {
     use glam::{Quat, Vec3};
 
     use super::*;
-    use crate::pick::test_util::Rng;
+    use crate::camera::Camera;
     use crate::scene::Transform;
+    use crate::test_util::Rng;
 
     /// A random multi-mesh scene: triangle soups and jittered grids with
     /// random rotations, translations and (some mirrored) scales, plus an
@@ -1307,7 +1100,7 @@ mod tests {
                     t.push([b, b + 1, b + 2]);
                 }
             } else {
-                let (gp, gt) = crate::pick::test_util::grid(6, 0.3, rng);
+                let (gp, gt) = crate::test_util::grid(6, 0.3, rng);
                 p = gp
                     .iter()
                     .map(|v| *v / 6.0 - Vec3::new(0.5, 0.5, 0.0))
@@ -1412,7 +1205,7 @@ mod tests {
     /// single picks, on random multi-mesh scenes (rotated, mirrored,
     /// duplicated meshes) from random eyes, every cull mode, rows starting
     /// anywhere and of any length; and the ones run (the AVX2 build of
-    /// `dispatch` where the CPU has it) equal the baseline build's.
+    /// `simd` where the CPU has it) equal the baseline build's.
     #[test]
     fn ray_rows_and_blocks_equal_single_ray_picks() {
         let mut rng = Rng(0x4a11_0000_0000_0044);

@@ -4,7 +4,8 @@
 //! with one corner evaluation per edge.
 
 use super::rules::TILE_ORDER;
-use super::setup::{SmallTri, TriSetup};
+use super::setup::{SmallTri, Tri, TriSetup};
+use super::stats::Stats;
 
 /// Tile grid of a viewport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,4 +109,94 @@ pub(crate) fn bin_small(t: &SmallTri, entry: u32, grid: TileGrid, bins: &mut [Ve
         }
     }
     n
+}
+
+/// Bins of one setup chunk: per tile, the entries of the chunk's triangles
+/// that may cover it, in draw order. An entry is an index into `tris`, or,
+/// with [`Chunk::SMALL`] set, into `small`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Chunk {
+    pub(crate) tris: Vec<TriSetup>,
+    pub(crate) small: Vec<SmallTri>,
+    pub(crate) bins: Vec<Vec<u32>>,
+    pub(crate) stats: Stats,
+    /// Scratch of `raster::sort_by_tile`, kept for the next render.
+    pub(crate) sort: SortScratch,
+}
+
+/// The buffers `raster::sort_by_tile` reuses from render to render.
+/// Scratch only: a clone starts empty (a cloned frame does not copy them).
+#[derive(Debug, Default)]
+pub(crate) struct SortScratch {
+    pub(crate) tris: Vec<TriSetup>,
+    pub(crate) small: Vec<SmallTri>,
+    pub(crate) new_index: Vec<u32>,
+    pub(crate) starts: Vec<u32>,
+    /// Records stored in another tile than the one before of their form,
+    /// counted as setup stores them.
+    pub(crate) switches: usize,
+    /// Per form (big, small), the tile of the last record stored.
+    pub(crate) last: [usize; 2],
+}
+
+impl Clone for SortScratch {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl SortScratch {
+    /// Counts a record of `form` stored in `tile`.
+    #[inline(always)]
+    pub(crate) fn saw(&mut self, form: usize, tile: usize) {
+        self.switches += usize::from(self.last[form] != tile);
+        self.last[form] = tile;
+    }
+
+    /// Forgets the records counted.
+    pub(crate) fn restart(&mut self) {
+        self.switches = 0;
+        self.last = [usize::MAX; 2];
+    }
+}
+
+impl Chunk {
+    /// Tag bit of a bin entry naming a [`SmallTri`].
+    pub(crate) const SMALL: u32 = 1 << 31;
+
+    /// The triangle a bin entry names.
+    #[inline]
+    pub(crate) fn get(&self, entry: u32) -> Option<Tri<'_>> {
+        if entry & Self::SMALL != 0 {
+            self.small
+                .get((entry & !Self::SMALL) as usize)
+                .map(Tri::Small)
+        } else {
+            self.tris.get(entry as usize).map(Tri::Big)
+        }
+    }
+
+    /// Number of set-up triangles (both forms).
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.tris.len() + self.small.len()
+    }
+
+    /// A dense index 0..len() of a bin entry.
+    #[inline]
+    pub(crate) fn slot(&self, entry: u32) -> usize {
+        if entry & Self::SMALL != 0 {
+            self.tris.len() + (entry & !Self::SMALL) as usize
+        } else {
+            entry as usize
+        }
+    }
+
+    /// Every set-up triangle (big ones first, then small ones; not in draw order).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Tri<'_>> {
+        self.tris
+            .iter()
+            .map(Tri::Big)
+            .chain(self.small.iter().map(Tri::Small))
+    }
 }

@@ -24,6 +24,7 @@ pub const SUBPIXEL_BITS: u32 = 8;
 /// One pixel in snapped units.
 pub const SUBPIXEL_ONE: i64 = 1 << SUBPIXEL_BITS;
 
+pub use crate::geometry::CullMode;
 pub use crate::limits::{GUARD_BAND_PX, MAX_FRAME_SIDE, TILE_ORDER, TILE_SIZE};
 
 /// How a pixel centre lying exactly on an edge is decided.
@@ -96,44 +97,6 @@ impl FillRule {
 #[must_use]
 pub fn is_top_left(dx: i64, dy: i64) -> bool {
     dy < 0 || (dy == 0 && dx > 0)
-}
-
-/// Which faces to drop. Front faces are counter-clockwise in GL's y-up NDC
-/// (= negative snapped area in softpick's y-down screen space); for rays, a
-/// triangle (v0,v1,v2) is front-facing when the ray sees it counter-clockwise,
-/// i.e. `dot(dir, (v1-v0).cross(v2-v0)) < 0`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum CullMode {
-    /// Keep both faces (default: what is seen is what is picked).
-    #[default]
-    None,
-    /// Drop back faces.
-    Back,
-    /// Drop front faces.
-    Front,
-}
-
-impl CullMode {
-    /// Command-line name (`none`, `back`, `front`).
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            CullMode::None => "none",
-            CullMode::Back => "back",
-            CullMode::Front => "front",
-        }
-    }
-
-    /// True when a face with the given facing is kept.
-    #[inline]
-    #[must_use]
-    pub fn keeps(self, front: bool) -> bool {
-        match self {
-            CullMode::None => true,
-            CullMode::Back => front,
-            CullMode::Front => !front,
-        }
-    }
 }
 
 /// Depth comparison between an incoming fragment and the stored depth.
@@ -248,7 +211,7 @@ mod tests {
         for v in [lim, -lim, lim - 0.5, -lim + 0.5, 0.0, -0.0, 0.5, -0.5] {
             check(v);
         }
-        let mut rng = crate::pick::test_util::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::test_util::Rng(0x9e37_79b9_7f4a_7c15);
         let mut n = 0;
         while n < 2_000_000 {
             let v = f32::from_bits(rng.next_u64() as u32);

@@ -3,7 +3,8 @@
 
 use glam::Vec4;
 
-use super::rules::{floor_div, snapped_area, CullMode, FillRule, SUBPIXEL_BITS, SUBPIXEL_ONE};
+use super::rules::{floor_div, snapped_area, FillRule, SUBPIXEL_BITS, SUBPIXEL_ONE};
+use crate::geometry::CullMode;
 
 /// A window-space vertex ready for setup: f32 window position and depth,
 /// and its snapped fixed-point position (|fx|, |fy| < 2^24 inside the guard band).
@@ -190,7 +191,7 @@ pub(crate) enum Setup {
     Small(SmallTri),
 }
 
-/// A set-up triangle of either form, borrowed from a [`crate::frame::Chunk`].
+/// A set-up triangle of either form, borrowed from a [`crate::raster::bin::Chunk`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Tri<'a> {
     Big(&'a TriSetup),

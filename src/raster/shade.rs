@@ -327,8 +327,9 @@ mod tests {
 
     use super::{round_channel, round_channels, shade, Shader};
     use crate::camera::{Camera, Projection};
-    use crate::pick::test_util::Rng;
-    use crate::scene::{Aabb, Scene};
+    use crate::geometry::Aabb;
+    use crate::scene::Scene;
+    use crate::test_util::Rng;
 
     /// The shading's channel rounding equals `round().clamp(0, 255)` on
     /// every shaded value range (a stride through all f32 bit patterns of

@@ -17,11 +17,18 @@
 //! [`DepthPlane::in_row`] and [`DepthTest::passes`] compute (tested: the
 //! direct picks, which use the scalar forms, agree bit for bit).
 
+use super::bin::Chunk;
 use super::rules::{DepthTest, TILE_ORDER};
 use super::setup::{DepthPlane, SmallTri, TriSetup};
-use crate::frame::{Chunk, BACKGROUND, NO_TRIANGLE};
 use crate::limits::{STEP_SPAN_ROWS, WIDE_TRI_PX};
 use glam::{BVec4A, Vec4};
+
+/// The ID-buffer value of a pixel that no triangle covers. Covered pixels
+/// hold `global triangle index + 1` (the peers' raw `.u32` format).
+pub const NO_TRIANGLE: u32 = 0;
+
+/// Background color of the color buffer (0x00RRGGBB).
+pub const BACKGROUND: u32 = 0x0018_1c22;
 
 /// The slices of one band of rows (`y0 .. y0 + rows`), row-major, stride `width`.
 pub(crate) struct Band<'a> {
@@ -365,7 +372,7 @@ mod tests {
     /// on either side), and the three depth tests, equal depths included.
     #[test]
     fn lanes_equal_scalar_depth_and_tests() {
-        let mut rng = crate::pick::test_util::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::test_util::Rng(0x9e37_79b9_7f4a_7c15);
         let mut unit = || rng.f32();
         let mut clamped = 0;
         for _ in 0..20_000 {

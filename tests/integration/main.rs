@@ -6,6 +6,7 @@ mod hardening_camera;
 mod hardening_geometry;
 mod hardening_obj;
 mod hardening_picks;
+mod layers;
 mod llvmpipe;
 mod picks;
 mod properties;

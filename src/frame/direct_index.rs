@@ -1,5 +1,6 @@
 //! The screen-space index of the direct picks, built once per frame (on the
-//! first direct pick after a render, or by [`Frame::prepare_direct`]).
+//! first direct pick after a render, or by `Frame::prepare_direct`). It is
+//! built from the frame's setup chunks alone; the picks live in `pick::direct`.
 //!
 //! Per 64×64 tile, the set-up triangles of the tile's bins become compact
 //! records (the same integer edges and depth plane, `i32` deltas) listed in
@@ -25,7 +26,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use rayon::prelude::*;
 
-use crate::frame::{Chunk, Frame};
+use crate::raster::bin::Chunk;
 use crate::raster::bin::{rect_may_cover, TileGrid};
 use crate::raster::rules::{DepthTest, TILE_ORDER};
 use crate::raster::setup::{DepthPlane, Tri};
@@ -174,6 +175,32 @@ impl Clone for DirectCache {
 }
 
 impl DirectCache {
+    /// The index of the frame whose size, setup chunks and depth test these
+    /// are, built on first use (the caller passes the same frame's values
+    /// every time until [`DirectCache::reset`]).
+    pub(crate) fn get_or_build(
+        &self,
+        width: u32,
+        height: u32,
+        chunks: &[Chunk],
+        test: DepthTest,
+    ) -> &DirectIndex {
+        self.built.get_or_init(|| {
+            let mut ix = self
+                .spare
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+                .unwrap_or_default();
+            // inside a rayon worker (a pick from a parallel loop) the build
+            // runs serially: a parallel build could steal a task that waits
+            // on this same initialization
+            let parallel = rayon::current_thread_index().is_none();
+            ix.rebuild(width, height, chunks, test, parallel);
+            ix
+        })
+    }
+
     /// Forgets the index (the frame was re-rendered).
     pub(crate) fn reset(&mut self) {
         if let Some(old) = self.built.take() {
@@ -261,7 +288,7 @@ impl DirectIndex {
     /// The nearest covering triangle at in-frame pixel (x, y) under the
     /// frame's depth test, and its depth.
     #[inline]
-    fn query(&self, x: u32, y: u32) -> Option<(u32, f32)> {
+    pub(crate) fn query(&self, x: u32, y: u32) -> Option<(u32, f32)> {
         let ti = (y >> TILE_ORDER) as usize * self.tiles_x + (x >> TILE_ORDER) as usize;
         let tile = self.tiles.get(ti)?;
         match self.test {
@@ -566,46 +593,4 @@ fn cell_depth_bound(r: &Rec, p: &Place, bit: u32, rect: [i32; 4]) -> f32 {
         .min(r.depth_at(x1, y0))
         .min(r.depth_at(x0, y1))
         .min(r.depth_at(x1, y1))
-}
-
-impl Frame {
-    /// The frame's direct-pick index, built on first use.
-    pub(crate) fn direct_index(&self) -> &DirectIndex {
-        self.direct.built.get_or_init(|| {
-            let mut ix = self
-                .direct
-                .spare
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take()
-                .unwrap_or_default();
-            // inside a rayon worker (a pick from a parallel loop) the build
-            // runs serially: a parallel build could steal a task that waits
-            // on this same initialization
-            let parallel = rayon::current_thread_index().is_none();
-            ix.rebuild(
-                self.width,
-                self.height,
-                &self.chunks,
-                self.depth_test,
-                parallel,
-            );
-            ix
-        })
-    }
-    /// Builds the index the direct picks use ([`Frame::triangle_at_direct`],
-    /// [`Frame::pick_id_direct`], [`Frame::pick_direct`]) if it is not built
-    /// yet: per 64×64 tile, the tile's triangles in a hierarchy of cells,
-    /// sorted by depth. The first direct pick after a render does this
-    /// otherwise; call it beforehand to keep the build out of timed picks
-    /// (in parallel on rayon's current pool when called outside of it).
-    pub fn prepare_direct(&self) {
-        let _ = self.direct_index();
-    }
-
-    /// [`Frame::triangle_at_direct`] for an in-frame pixel.
-    #[inline]
-    pub(crate) fn direct_query(&self, x: u32, y: u32) -> Option<(u32, f32)> {
-        self.direct_index().query(x, y)
-    }
 }

@@ -1,49 +1,10 @@
-//! The one place with `unsafe` code: blocks of ray picks built a second time
-//! for the AVX2 instruction set, chosen at run time; the eight-lane
-//! comparisons of that build's eight-ray walk ([`Avx2`]); [`prefetch`],
-//! the cache hint of the BVH walks; and [`advise_huge_pages`], the memory
-//! hint of the BVH builds.
-//!
-//! A block of rows of ray picks ([`Frame::ray_block`], with everything it
-//! calls inlined) is compiled twice: once for the baseline x86-64 target
-//! (SSE2), once with
-//! `#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]`. The second
-//! runs only on a CPU that reports those features, checked on every call
-//! (`is_x86_feature_detected!` reads a cached word). Calling it is the
-//! `unsafe` operation: Rust cannot see the check.
-//!
-//! Both builds compute the same values bit for bit: the source is the same,
-//! Rust never fuses a multiply and an add on its own (FMA is not enabled),
-//! and SSE and AVX arithmetic round alike; only the encoding and the
-//! register allocation differ (three-operand VEX forms save register
-//! copies). The gain, measured: 15–17 % fewer instructions per ray sweep,
-//! 12–19 % less time on the larger models (BENCHMARKS.md, "Fourth round of
-//! speed work"). The tests compare both builds on random scenes.
+//! CPU helpers, with `pick::simd` the only `unsafe` code of the crate:
+//! [`Avx2`], the proof that the CPU has AVX2 and the eight-lane comparisons
+//! that take it; [`prefetch`], a cache hint; and [`advise_huge_pages`], the
+//! memory hint of large BVH builds (with the `hugepages` feature). Each is a
+//! hint or a check that changes no result.
 
 #![allow(unsafe_code)]
-
-use super::PickId;
-use crate::frame::Frame;
-use crate::scene::Scene;
-
-/// [`Frame::ray_block`], in the AVX2 build when the CPU has it.
-pub(crate) fn ray_block(
-    frame: &Frame,
-    scene: &Scene,
-    at: (u32, u32, usize),
-    out: &mut [Option<PickId>],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(avx2) = Avx2::detect() {
-        // SAFETY: `ray_block_avx2` needs the CPU features of its
-        // `target_feature` list, and `Avx2::detect` has just found them all.
-        unsafe { ray_block_avx2(frame, scene, at, out, avx2) };
-        return;
-    }
-    // the baseline build (`Frame::ray_block` itself, which the tests also
-    // call as the reference for the AVX2 one)
-    frame.ray_block(scene, at, out, None);
-}
 
 /// Proof that the CPU has every feature of `ray_block_avx2`: made only by
 /// [`Avx2::detect`], after checking them, so that the eight-lane helpers
@@ -157,25 +118,12 @@ unsafe fn min_avx(a: &[f32; 8]) -> f32 {
 /// Does the CPU have every feature of `ray_block_avx2`?
 #[cfg(target_arch = "x86_64")]
 #[inline]
-fn has_avx2() -> bool {
+pub(crate) fn has_avx2() -> bool {
     std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("bmi1")
         && std::arch::is_x86_feature_detected!("bmi2")
         && std::arch::is_x86_feature_detected!("lzcnt")
         && std::arch::is_x86_feature_detected!("popcnt")
-}
-
-/// The AVX2 build of [`Frame::ray_block`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-fn ray_block_avx2(
-    frame: &Frame,
-    scene: &Scene,
-    at: (u32, u32, usize),
-    out: &mut [Option<PickId>],
-    avx2: Avx2,
-) {
-    frame.ray_block(scene, at, out, Some(avx2));
 }
 
 /// Asks the kernel to back the (not yet touched) buffer of `v` with huge

@@ -33,7 +33,7 @@
 //!   pixels) walk the tree together: four at a time, each ray testing a
 //!   node's four children at once, or, in the AVX2 build, eight at a time
 //!   with the rays side by side (one child box against the eight rays per
-//!   test, the masks through [`crate::pick::dispatch`]'s `Avx2` token); each
+//!   test, the masks through [`crate::cpu`]'s `Avx2` token); each
 //!   ray keeps its own decisions and closest hit, so every lane's answer is
 //!   its one-ray walk's.
 //!
@@ -45,9 +45,9 @@
 
 use glam::{BVec3A, Mat4, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
-use crate::pick::dispatch::{advise_huge_pages, Avx2};
-use crate::pick::triangle::{intersect, precedes, Pack4Ray, RayPrecomp, TriHit, TriPack};
-use crate::raster::rules::CullMode;
+use crate::accel::triangle::{intersect, precedes, Pack4Ray, RayPrecomp, TriHit, TriPack};
+use crate::cpu::{advise_huge_pages, Avx2};
+use crate::geometry::{far_out4, Aabb, CullMode, FAR_SLACK};
 
 /// Number of SAH bins per axis.
 pub const BINS: usize = 16;
@@ -71,23 +71,6 @@ const PAR_BIN_MIN: usize = 1 << 15;
 /// Relative slack when pruning boxes against the current closest hit, so
 /// rounding in the slab test can never hide an equal-`t` hit (tie-breaking).
 const PRUNE_SLACK: f32 = 1.0 / 65536.0;
-/// Relative outward rounding of the slab exit distance; covers the `2*gamma(3)`
-/// bound of Ize, "Robust BVH Ray Traversal" (JCGT 2013), with margin.
-const FAR_SLACK: f32 = 1.0 / 1048576.0;
-
-/// A slab exit distance rounded outward by [`FAR_SLACK`] (whatever its sign),
-/// as every box test of the mesh and top-level walks does.
-#[inline(always)]
-pub(crate) fn far_out(far: f32) -> f32 {
-    (far * (1.0 + FAR_SLACK)).max(far * (1.0 - FAR_SLACK))
-}
-
-/// [`far_out`] per lane.
-#[inline(always)]
-pub(crate) fn far_out4(far: Vec4) -> Vec4 {
-    (far * (1.0 + FAR_SLACK)).max(far * (1.0 - FAR_SLACK))
-}
-
 /// The box pruning bound of a closest hit at `t`: `t` plus [`PRUNE_SLACK`]
 /// of it, for the mesh and top-level walks alike.
 #[inline(always)]
@@ -124,133 +107,6 @@ fn insert_desc(order: &mut [(f32, usize); 4], n: usize, d: f32, k: usize) -> usi
     }
     order[j] = (d, k);
     n + 1
-}
-
-/// Axis-aligned bounding box. Empty boxes have `min > max` (see [`Aabb::empty`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Aabb {
-    /// Minimum corner.
-    pub min: Vec3,
-    /// Maximum corner.
-    pub max: Vec3,
-}
-
-impl Default for Aabb {
-    fn default() -> Self {
-        Self::empty()
-    }
-}
-
-impl Aabb {
-    /// The empty box (`min = +inf`, `max = -inf`): the identity of
-    /// [`Aabb::union`] and [`Aabb::grow`].
-    pub fn empty() -> Self {
-        Aabb {
-            min: Vec3::INFINITY,
-            max: Vec3::NEG_INFINITY,
-        }
-    }
-
-    /// `true` when the box contains no point (some `min > max`, or NaN).
-    pub fn is_empty(&self) -> bool {
-        !(self.min.cmple(self.max).all())
-    }
-
-    /// Extends the box to contain `p`.
-    pub fn grow(&mut self, p: Vec3) {
-        self.min = self.min.min(p);
-        self.max = self.max.max(p);
-    }
-
-    /// The smallest box containing both boxes.
-    pub fn union(&self, other: &Aabb) -> Aabb {
-        Aabb {
-            min: self.min.min(other.min),
-            max: self.max.max(other.max),
-        }
-    }
-
-    /// `true` when `other` lies inside this box (boundaries included). An empty
-    /// `other` is contained in anything.
-    pub fn contains(&self, other: &Aabb) -> bool {
-        other.is_empty() || (self.min.cmple(other.min).all() && other.max.cmple(self.max).all())
-    }
-
-    /// Surface area (`0` for an empty box).
-    pub fn surface_area(&self) -> f32 {
-        if self.is_empty() {
-            return 0.0;
-        }
-        let d = self.max - self.min;
-        2.0 * (d.x * d.y + d.y * d.z + d.z * d.x)
-    }
-
-    /// Center point (computed without overflow for huge coordinates).
-    pub fn centroid(&self) -> Vec3 {
-        self.min * 0.5 + self.max * 0.5
-    }
-
-    /// Slab test: the parameter interval `(enter, exit)` over which the ray
-    /// `origin + t * dir` (with `inv_dir = 1 / dir` componentwise) is inside
-    /// the closed box, clipped to `[t_min, t_max]`, or `None` when that is
-    /// empty.
-    ///
-    /// * Zero direction components (`inv_dir = ±inf`) are handled exactly: the
-    ///   ray is inside that slab for all `t` iff the origin coordinate lies
-    ///   within it, boundary included (no `0 * inf = NaN` leaks).
-    /// * A ray starting inside the box gets `enter = t_min` (clamped).
-    /// * An empty box never intersects.
-    /// * The exit distance is rounded outward by a few ulps, so the test is
-    ///   conservative: a ray that meets the box (including touching it at a
-    ///   face, edge or corner, or a zero-thickness box) is never rejected
-    ///   because of rounding.
-    pub fn ray_interval(
-        &self,
-        origin: Vec3,
-        inv_dir: Vec3,
-        t_min: f32,
-        t_max: f32,
-    ) -> Option<(f32, f32)> {
-        if self.is_empty() {
-            return None;
-        }
-        let (near, far) = slab::<true>(
-            Vec3A::from(self.min),
-            Vec3A::from(self.max),
-            Vec3A::from(origin),
-            Vec3A::from(inv_dir),
-            t_min,
-            t_max,
-        );
-        (near <= far).then_some((near, far))
-    }
-}
-
-/// Slab test core; `near <= far` means a hit. With `ZEROS = false` the caller
-/// guarantees every `inv` component is finite (no NaN can arise).
-#[inline(always)]
-fn slab<const ZEROS: bool>(
-    min: Vec3A,
-    max: Vec3A,
-    o: Vec3A,
-    inv: Vec3A,
-    t_min: f32,
-    t_max: f32,
-) -> (f32, f32) {
-    let mut lo = (min - o) * inv;
-    let mut hi = (max - o) * inv;
-    if ZEROS {
-        // 0 * inf: the origin sits on that slab plane and the ray runs within
-        // it. Replace the NaN so the slab does not constrain t: for the `min`
-        // plane the NaN must act as the `-inf` end when inv > 0 and the `+inf`
-        // end when inv < 0, i.e. as `-inv`; for the `max` plane as `+inv`.
-        lo = Vec3A::select(lo.is_nan_mask(), -inv, lo);
-        hi = Vec3A::select(hi.is_nan_mask(), inv, hi);
-    }
-    let near = lo.min(hi).max_element().max(t_min);
-    let far_raw = lo.max(hi).min_element();
-    let far = far_out(far_raw).min(t_max);
-    (near, far)
 }
 
 /// A binary node's two children as produced by the builder (collapsed into
@@ -976,7 +832,7 @@ impl Bvh {
     /// Prefetches the node `r` refers to (its quad, or a leaf's first pack).
     #[inline(always)]
     fn prefetch(&self, (index, count): ChildRef) {
-        use crate::pick::dispatch::prefetch;
+        use crate::cpu::prefetch;
         if count == 0 {
             if let Some(q) = self.quads.get(index as usize) {
                 prefetch(q);
@@ -2174,7 +2030,7 @@ fn object_median_split(refs: &mut [Box3], ids: &mut [u32], cbounds: Box3) -> Spl
 mod tests {
     use super::*;
 
-    use crate::pick::test_util::{grid, Rng};
+    use crate::test_util::{grid, Rng};
 
     /// A uniform random point in a box.
     fn in_box(rng: &mut Rng, b: &Aabb) -> Vec3 {
@@ -2620,7 +2476,7 @@ mod tests {
     fn four_ray_walk_equals_one_ray_walks() {
         let mut rng = Rng(0x4a11_0000_0000_0004);
         let (sphere_p, sphere_t) = uv_sphere(60, 40, Vec3::new(0.3, -0.2, 0.1), 2.0);
-        let (grid_p, grid_t) = crate::pick::test_util::grid(24, 0.4, &mut rng);
+        let (grid_p, grid_t) = crate::test_util::grid(24, 0.4, &mut rng);
         let meshes = [(sphere_p, sphere_t), (grid_p, grid_t), soup(3000, &mut rng)];
         let culls = [CullMode::None, CullMode::Back, CullMode::Front];
         let (mut stack, mut single) = (PacketStack::new(), MeshStack::new());
@@ -2678,12 +2534,12 @@ mod tests {
     #[test]
     fn eight_ray_walk_equals_one_ray_walks() {
         // (the eight-ray walk runs only in the AVX2 build, on a CPU with it)
-        let Some(avx2) = crate::pick::dispatch::Avx2::detect() else {
+        let Some(avx2) = crate::cpu::Avx2::detect() else {
             return;
         };
         let mut rng = Rng(0x4a11_0000_0000_0008);
         let (sphere_p, sphere_t) = uv_sphere(60, 40, Vec3::new(0.3, -0.2, 0.1), 2.0);
-        let (grid_p, grid_t) = crate::pick::test_util::grid(24, 0.4, &mut rng);
+        let (grid_p, grid_t) = crate::test_util::grid(24, 0.4, &mut rng);
         let (small_p, small_t) = uv_sphere(2, 3, Vec3::ZERO, 1.0); // one leaf
         let meshes = [
             (sphere_p, sphere_t),

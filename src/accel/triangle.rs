@@ -39,7 +39,7 @@
 
 use glam::{DVec2, DVec3, Mat3A, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
-use crate::raster::rules::CullMode;
+use crate::geometry::{plane_f64, CullMode};
 
 /// The first-hit order of every query: does a hit at distance `t` of
 /// triangle (or mesh) `id` come before `best` (its id and distance), being
@@ -166,7 +166,7 @@ impl RayPrecomp {
     }
 
     /// `1.0 / dir` per component (`±inf` for `±0` components), for slab
-    /// tests such as [`crate::pick::bvh::Aabb::ray_interval`].
+    /// tests such as [`crate::geometry::Aabb::ray_interval`].
     pub fn inv_dir(&self) -> Vec3 {
         self.inv_dir
     }
@@ -418,20 +418,6 @@ fn refine_f64(
     Some(TriHit { t, bary, front })
 }
 
-/// The plane of a triangle in f64: a corner on it and its normal, in the
-/// orientation of the corners. The normal is exact-ish: corner differences
-/// of f32 values of like size are exact in f64. It is taken at the corner
-/// opposite the longest edge, from the two shorter edges: a sliver from two
-/// near corners to one 10^30 units away, taken at the far one, has two huge
-/// edges that differ by the near ones, which f64 rounds away (a ray hit it
-/// at its origin).
-pub(crate) fn plane_f64(p: [DVec3; 3]) -> (DVec3, DVec3) {
-    let len = [0, 1, 2].map(|k| (p[(k + 1) % 3] - p[k]).length_squared());
-    let long = (0..3).fold(0, |l, k| if len[k] > len[l] { k } else { l });
-    let [a, b, c] = [p[(long + 2) % 3], p[long], p[(long + 1) % 3]];
-    (a, (b - a).cross(c - a))
-}
-
 /// Four triangles in SoA form for [`Pack4Ray::first`]: `p[v][axis]` holds
 /// coordinate `axis` of vertex `v` of each lane's triangle; lanes not in
 /// `used` are padding and never hit.
@@ -651,7 +637,7 @@ fn intersect_f64(
 mod tests {
     use super::*;
 
-    use crate::pick::test_util::{grid, Rng};
+    use crate::test_util::{grid, Rng};
 
     fn hit(o: Vec3, d: Vec3, t: [Vec3; 3], cull: CullMode) -> Option<TriHit> {
         intersect(

@@ -13,8 +13,7 @@
 
 use glam::{Vec3, Vec3A, Vec4, Vec4Swizzles};
 
-use crate::pick::bvh::{far_out, far_out4};
-use crate::scene::Aabb;
+use crate::geometry::{far_out, far_out4, Aabb};
 
 /// Levels built with SAH splits; deeper ones split at the median.
 const SAH_DEPTH: usize = 40;
@@ -334,7 +333,7 @@ impl BoxRay4 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pick::test_util::Rng;
+    use crate::test_util::Rng;
 
     /// `n` boxes (ids 0..n) centred in [-50, 50]³ with half-sizes in [0.1, max_half].
     fn random_boxes(rng: &mut Rng, n: usize, max_half: f32) -> Vec<(u32, Aabb)> {

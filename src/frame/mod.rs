@@ -5,121 +5,17 @@
 
 use glam::{DMat4, Mat4, Vec3};
 
+pub(crate) mod direct_index;
+pub(crate) mod ray_setup;
+
 use crate::camera::Camera;
-use crate::pick::cells::DirectCache;
-use crate::raster::rules::{CullMode, DepthTest, FillRule, MAX_FRAME_SIDE};
-use crate::raster::setup::{SmallTri, Tri, TriSetup};
+use crate::geometry::CullMode;
+use crate::raster::bin::Chunk;
+use crate::raster::rules::{DepthTest, FillRule, MAX_FRAME_SIDE};
+pub use crate::raster::tile::{BACKGROUND, NO_TRIANGLE};
+pub use crate::raster::vertex::ScreenVertex;
 use crate::raster::{StageTimes, Stats};
-
-/// The ID-buffer value of a pixel that no triangle covers. Covered pixels
-/// hold `global triangle index + 1` (the peers' raw `.u32` format).
-pub const NO_TRIANGLE: u32 = 0;
-
-/// Background color of the color buffer (0x00RRGGBB).
-pub const BACKGROUND: u32 = 0x0018_1c22;
-
-/// One vertex of the screen-space vertex buffer.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ScreenVertex {
-    /// Window x in pixels (right).
-    pub x: f32,
-    /// Window y in pixels (down).
-    pub y: f32,
-    /// Window depth 0..1.
-    pub z: f32,
-    /// Clip-space w (≤ 0 means behind the eye; such a vertex has no window position).
-    pub w: f32,
-}
-
-/// Bins of one setup chunk: per tile, the entries of the chunk's triangles
-/// that may cover it, in draw order. An entry is an index into `tris`, or,
-/// with [`Chunk::SMALL`] set, into `small`.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Chunk {
-    pub(crate) tris: Vec<TriSetup>,
-    pub(crate) small: Vec<SmallTri>,
-    pub(crate) bins: Vec<Vec<u32>>,
-    pub(crate) stats: Stats,
-    /// Scratch of `raster::sort_by_tile`, kept for the next render.
-    pub(crate) sort: SortScratch,
-}
-
-/// The buffers `raster::sort_by_tile` reuses from render to render.
-/// Scratch only: a clone starts empty (a cloned frame does not copy them).
-#[derive(Debug, Default)]
-pub(crate) struct SortScratch {
-    pub(crate) tris: Vec<TriSetup>,
-    pub(crate) small: Vec<SmallTri>,
-    pub(crate) new_index: Vec<u32>,
-    pub(crate) starts: Vec<u32>,
-    /// Records stored in another tile than the one before of their form,
-    /// counted as setup stores them.
-    pub(crate) switches: usize,
-    /// Per form (big, small), the tile of the last record stored.
-    pub(crate) last: [usize; 2],
-}
-
-impl Clone for SortScratch {
-    fn clone(&self) -> Self {
-        Self::default()
-    }
-}
-
-impl SortScratch {
-    /// Counts a record of `form` stored in `tile`.
-    #[inline(always)]
-    pub(crate) fn saw(&mut self, form: usize, tile: usize) {
-        self.switches += usize::from(self.last[form] != tile);
-        self.last[form] = tile;
-    }
-
-    /// Forgets the records counted.
-    pub(crate) fn restart(&mut self) {
-        self.switches = 0;
-        self.last = [usize::MAX; 2];
-    }
-}
-
-impl Chunk {
-    /// Tag bit of a bin entry naming a [`SmallTri`].
-    pub(crate) const SMALL: u32 = 1 << 31;
-
-    /// The triangle a bin entry names.
-    #[inline]
-    pub(crate) fn get(&self, entry: u32) -> Option<Tri<'_>> {
-        if entry & Self::SMALL != 0 {
-            self.small
-                .get((entry & !Self::SMALL) as usize)
-                .map(Tri::Small)
-        } else {
-            self.tris.get(entry as usize).map(Tri::Big)
-        }
-    }
-
-    /// Number of set-up triangles (both forms).
-    #[inline]
-    pub(crate) fn len(&self) -> usize {
-        self.tris.len() + self.small.len()
-    }
-
-    /// A dense index 0..len() of a bin entry.
-    #[inline]
-    pub(crate) fn slot(&self, entry: u32) -> usize {
-        if entry & Self::SMALL != 0 {
-            self.tris.len() + (entry & !Self::SMALL) as usize
-        } else {
-            entry as usize
-        }
-    }
-
-    /// Every set-up triangle (big ones first, then small ones; not in draw order).
-    pub(crate) fn iter(&self) -> impl Iterator<Item = Tri<'_>> {
-        self.tris
-            .iter()
-            .map(Tri::Big)
-            .chain(self.small.iter().map(Tri::Small))
-    }
-}
+use direct_index::DirectCache;
 
 /// Color, depth and ID buffers of one view, and the data picks need.
 ///
@@ -139,9 +35,9 @@ pub struct Frame {
     pub(crate) depth_test: DepthTest,
     pub(crate) worlds: Vec<Mat4>,
     /// The meshes' transforms prepared for ray picks (at the first one).
-    pub(crate) xforms: std::sync::OnceLock<crate::pick::ray::Xforms>,
+    pub(crate) xforms: std::sync::OnceLock<ray_setup::Xforms>,
     /// The per-pixel ray setup of the frame's camera (at the first ray pick).
-    pub(crate) view: std::sync::OnceLock<Option<crate::pick::ray::ViewRays>>,
+    pub(crate) view: std::sync::OnceLock<Option<ray_setup::ViewRays>>,
     pub(crate) vertices: Vec<ScreenVertex>,
     pub(crate) vertex_offsets: Vec<u32>,
     pub(crate) chunks: Vec<Chunk>,

@@ -1,0 +1,225 @@
+//! Geometry shared by every layer: boxes ([`Aabb`]) and their one ray–box
+//! slab test, rays ([`Ray`]), face culling ([`CullMode`]) and triangle
+//! planes. Plain values on glam types; nothing here knows about scenes,
+//! frames or picks.
+
+use glam::{DVec3, Vec3, Vec3A, Vec4};
+
+/// A ray in world space: points `origin + t * direction`, `t >= 0`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ray {
+    /// Start point.
+    pub origin: Vec3,
+    /// Direction (unit length when made by a camera).
+    pub direction: Vec3,
+}
+
+impl Ray {
+    /// A ray from `origin` along `direction`.
+    #[must_use]
+    pub fn new(origin: Vec3, direction: Vec3) -> Self {
+        Self { origin, direction }
+    }
+
+    /// The point at parameter `t`.
+    #[must_use]
+    pub fn at(&self, t: f32) -> Vec3 {
+        self.origin + self.direction * t
+    }
+}
+
+/// Axis-aligned bounding box. Empty boxes have `min > max` (see [`Aabb::empty`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Aabb {
+    /// Minimum corner.
+    pub min: Vec3,
+    /// Maximum corner.
+    pub max: Vec3,
+}
+
+impl Default for Aabb {
+    fn default() -> Self {
+        Self::empty()
+    }
+}
+
+impl Aabb {
+    /// The empty box (`min = +inf`, `max = -inf`): the identity of
+    /// [`Aabb::union`] and [`Aabb::grow`].
+    pub fn empty() -> Self {
+        Aabb {
+            min: Vec3::INFINITY,
+            max: Vec3::NEG_INFINITY,
+        }
+    }
+
+    /// `true` when the box contains no point (some `min > max`, or NaN).
+    pub fn is_empty(&self) -> bool {
+        !(self.min.cmple(self.max).all())
+    }
+
+    /// Extends the box to contain `p`.
+    pub fn grow(&mut self, p: Vec3) {
+        self.min = self.min.min(p);
+        self.max = self.max.max(p);
+    }
+
+    /// The smallest box containing both boxes.
+    pub fn union(&self, other: &Aabb) -> Aabb {
+        Aabb {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+        }
+    }
+
+    /// `true` when `other` lies inside this box (boundaries included). An empty
+    /// `other` is contained in anything.
+    pub fn contains(&self, other: &Aabb) -> bool {
+        other.is_empty() || (self.min.cmple(other.min).all() && other.max.cmple(self.max).all())
+    }
+
+    /// Surface area (`0` for an empty box).
+    pub fn surface_area(&self) -> f32 {
+        if self.is_empty() {
+            return 0.0;
+        }
+        let d = self.max - self.min;
+        2.0 * (d.x * d.y + d.y * d.z + d.z * d.x)
+    }
+
+    /// Center point (computed without overflow for huge coordinates).
+    pub fn centroid(&self) -> Vec3 {
+        self.min * 0.5 + self.max * 0.5
+    }
+
+    /// Slab test: the parameter interval `(enter, exit)` over which the ray
+    /// `origin + t * dir` (with `inv_dir = 1 / dir` componentwise) is inside
+    /// the closed box, clipped to `[t_min, t_max]`, or `None` when that is
+    /// empty.
+    ///
+    /// * Zero direction components (`inv_dir = ±inf`) are handled exactly: the
+    ///   ray is inside that slab for all `t` iff the origin coordinate lies
+    ///   within it, boundary included (no `0 * inf = NaN` leaks).
+    /// * A ray starting inside the box gets `enter = t_min` (clamped).
+    /// * An empty box never intersects.
+    /// * The exit distance is rounded outward by a few ulps, so the test is
+    ///   conservative: a ray that meets the box (including touching it at a
+    ///   face, edge or corner, or a zero-thickness box) is never rejected
+    ///   because of rounding.
+    pub fn ray_interval(
+        &self,
+        origin: Vec3,
+        inv_dir: Vec3,
+        t_min: f32,
+        t_max: f32,
+    ) -> Option<(f32, f32)> {
+        if self.is_empty() {
+            return None;
+        }
+        let (near, far) = slab::<true>(
+            Vec3A::from(self.min),
+            Vec3A::from(self.max),
+            Vec3A::from(origin),
+            Vec3A::from(inv_dir),
+            t_min,
+            t_max,
+        );
+        (near <= far).then_some((near, far))
+    }
+}
+
+/// Relative outward rounding of the slab exit distance; covers the `2*gamma(3)`
+/// bound of Ize, "Robust BVH Ray Traversal" (JCGT 2013), with margin.
+pub(crate) const FAR_SLACK: f32 = 1.0 / 1048576.0;
+
+/// A slab exit distance rounded outward by [`FAR_SLACK`] (whatever its sign),
+/// as every box test of the mesh and top-level walks does.
+#[inline(always)]
+pub(crate) fn far_out(far: f32) -> f32 {
+    (far * (1.0 + FAR_SLACK)).max(far * (1.0 - FAR_SLACK))
+}
+
+/// [`far_out`] per lane.
+#[inline(always)]
+pub(crate) fn far_out4(far: Vec4) -> Vec4 {
+    (far * (1.0 + FAR_SLACK)).max(far * (1.0 - FAR_SLACK))
+}
+
+/// Slab test core; `near <= far` means a hit. With `ZEROS = false` the caller
+/// guarantees every `inv` component is finite (no NaN can arise).
+#[inline(always)]
+fn slab<const ZEROS: bool>(
+    min: Vec3A,
+    max: Vec3A,
+    o: Vec3A,
+    inv: Vec3A,
+    t_min: f32,
+    t_max: f32,
+) -> (f32, f32) {
+    let mut lo = (min - o) * inv;
+    let mut hi = (max - o) * inv;
+    if ZEROS {
+        // 0 * inf: the origin sits on that slab plane and the ray runs within
+        // it. Replace the NaN so the slab does not constrain t: for the `min`
+        // plane the NaN must act as the `-inf` end when inv > 0 and the `+inf`
+        // end when inv < 0, i.e. as `-inv`; for the `max` plane as `+inv`.
+        lo = Vec3A::select(lo.is_nan_mask(), -inv, lo);
+        hi = Vec3A::select(hi.is_nan_mask(), inv, hi);
+    }
+    let near = lo.min(hi).max_element().max(t_min);
+    let far_raw = lo.max(hi).min_element();
+    let far = far_out(far_raw).min(t_max);
+    (near, far)
+}
+
+/// Which faces to drop. Front faces are counter-clockwise in GL's y-up NDC
+/// (= negative snapped area in softpick's y-down screen space); for rays, a
+/// triangle (v0,v1,v2) is front-facing when the ray sees it counter-clockwise,
+/// i.e. `dot(dir, (v1-v0).cross(v2-v0)) < 0`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CullMode {
+    /// Keep both faces (default: what is seen is what is picked).
+    #[default]
+    None,
+    /// Drop back faces.
+    Back,
+    /// Drop front faces.
+    Front,
+}
+
+impl CullMode {
+    /// Command-line name (`none`, `back`, `front`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            CullMode::None => "none",
+            CullMode::Back => "back",
+            CullMode::Front => "front",
+        }
+    }
+
+    /// True when a face with the given facing is kept.
+    #[inline]
+    #[must_use]
+    pub fn keeps(self, front: bool) -> bool {
+        match self {
+            CullMode::None => true,
+            CullMode::Back => front,
+            CullMode::Front => !front,
+        }
+    }
+}
+
+/// The plane of a triangle in f64: a corner on it and its normal, in the
+/// orientation of the corners. The normal is exact-ish: corner differences
+/// of f32 values of like size are exact in f64. It is taken at the corner
+/// opposite the longest edge, from the two shorter edges: a sliver from two
+/// near corners to one 10^30 units away, taken at the far one, has two huge
+/// edges that differ by the near ones, which f64 rounds away (a ray hit it
+/// at its origin).
+pub(crate) fn plane_f64(p: [DVec3; 3]) -> (DVec3, DVec3) {
+    let len = [0, 1, 2].map(|k| (p[(k + 1) % 3] - p[k]).length_squared());
+    let long = (0..3).fold(0, |l, k| if len[k] > len[l] { k } else { l });
+    let [a, b, c] = [p[(long + 2) % 3], p[long], p[(long + 1) % 3]];
+    (a, (b - a).cross(c - a))
+}

@@ -1,0 +1,79 @@
+//! What a render counts ([`Stats`], the same on any machine and thread
+//! count) and how long its stages took ([`StageTimes`], which are not).
+
+use std::time::Duration;
+
+/// Counters of one render (llvmpipe's `LP_COUNT` in spirit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Triangles submitted.
+    pub triangles: u64,
+    /// Triangles touching a non-finite vertex.
+    pub invalid: u64,
+    /// Triangles entirely outside one frustum plane.
+    pub frustum_culled: u64,
+    /// Triangles clipped (near plane or guard band).
+    pub clipped: u64,
+    /// Triangles dropped by the cull mode.
+    pub face_culled: u64,
+    /// Triangles with zero snapped area.
+    pub zero_area: u64,
+    /// Triangles with no pixel centre in their bounding box.
+    pub empty: u64,
+    /// Set-up triangles (after clipping).
+    pub setups: u64,
+    /// Of those, triangles with a pixel box of at most 8×8, stored as a
+    /// coverage mask (no edge functions in the tile rasterizer).
+    pub small: u64,
+    /// Bin entries written.
+    pub bin_entries: u64,
+}
+
+/// Wall-clock time of each stage of one render ([`crate::Frame::stage_times`]):
+/// where a frame's time goes, for profiling. Unlike [`Stats`] these depend
+/// on the machine, its load and the number of threads.
+///
+/// ```
+/// use softpick::{builtin_scene, Camera, Renderer, RenderOptions};
+/// let scene = builtin_scene();
+/// let camera = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+/// let mut r = Renderer::new(RenderOptions::default()).unwrap();
+/// let t = r.render(&scene, &camera).unwrap().stage_times();
+/// assert_eq!(t.total(), t.vertex + t.setup + t.raster);
+/// assert!(t.raster > std::time::Duration::ZERO);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StageTimes {
+    /// The vertex stage: the meshes' world matrices, then the clip
+    /// coordinates, outcodes and snapped window positions of every vertex
+    /// (and world positions for color).
+    pub vertex: Duration,
+    /// Clipping, triangle setup and binning into tiles (and flat shading
+    /// for color).
+    pub setup: Duration,
+    /// Clearing and rasterizing the tiles.
+    pub raster: Duration,
+}
+
+impl StageTimes {
+    /// The three stages together.
+    #[must_use]
+    pub fn total(&self) -> Duration {
+        self.vertex + self.setup + self.raster
+    }
+}
+
+impl Stats {
+    pub(crate) fn add(&mut self, o: &Stats) {
+        self.triangles += o.triangles;
+        self.invalid += o.invalid;
+        self.frustum_culled += o.frustum_culled;
+        self.clipped += o.clipped;
+        self.face_culled += o.face_culled;
+        self.zero_area += o.zero_area;
+        self.empty += o.empty;
+        self.setups += o.setups;
+        self.small += o.small;
+        self.bin_entries += o.bin_entries;
+    }
+}

@@ -130,12 +130,10 @@ pub(crate) fn has_avx2() -> bool {
 /// pages (2 MB) where it can: Linux's transparent huge pages, through
 /// `madvise(MADV_HUGEPAGE)` on the whole pages inside the buffer. A hint,
 /// which changes no byte of memory and no result; filling a large buffer
-/// then takes one page fault per 2 MB instead of one per 4 KB. Worth it
-/// from a few megabytes on (smaller buffers are left alone), for the BVH
-/// builds' arrays: on this project's machine a million-triangle build
-/// spent about 30 k page faults on them, and advising them made it 15–25 %
-/// faster (BENCHMARKS.md, "Thirteenth round"). A no-op elsewhere than
-/// Linux, or where the system does not allow it.
+/// then takes one page fault per 2 MB instead of one per 4 KB, which is
+/// what a large BVH build's arrays spend their first touch on. Buffers under
+/// a few megabytes are left alone. A no-op without the `hugepages` feature,
+/// elsewhere than Linux, or where the system does not allow it.
 pub(crate) fn advise_huge_pages<T>(v: &Vec<T>) {
     const PAGE: usize = 4096;
     const HUGE: usize = 2 << 20;
@@ -145,7 +143,7 @@ pub(crate) fn advise_huge_pages<T>(v: &Vec<T>) {
     }
     let start = v.as_ptr() as usize;
     let (lo, hi) = (start.next_multiple_of(PAGE), (start + bytes) / PAGE * PAGE);
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", feature = "hugepages"))]
     // SAFETY: `lo .. hi` lies within `v`'s allocation (whole pages of it),
     // and `MADV_HUGEPAGE` only marks those pages for huge-page backing: it
     // neither reads, writes, frees nor moves memory, so no reference to it
@@ -154,7 +152,7 @@ pub(crate) fn advise_huge_pages<T>(v: &Vec<T>) {
     unsafe {
         libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(all(target_os = "linux", feature = "hugepages")))]
     let _ = (lo, hi);
 }
 

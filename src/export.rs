@@ -41,6 +41,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     Ok(())
 }
 
+#[cfg(feature = "png")]
 /// Encodes 0x00RRGGBB pixels as an RGB PNG in memory.
 pub fn encode_png(width: u32, height: u32, pixels: &[u32]) -> Result<Vec<u8>, String> {
     let rgb: Vec<u8> = pixels
@@ -54,6 +55,7 @@ pub fn encode_png(width: u32, height: u32, pixels: &[u32]) -> Result<Vec<u8>, St
     Ok(out)
 }
 
+#[cfg(feature = "png")]
 /// Writes 0x00RRGGBB pixels as a PNG file.
 pub fn write_png(path: &Path, width: u32, height: u32, pixels: &[u32]) -> Result<(), Error> {
     let bytes = encode_png(width, height, pixels).map_err(|message| Error::Image {
@@ -63,6 +65,7 @@ pub fn write_png(path: &Path, width: u32, height: u32, pixels: &[u32]) -> Result
     write_atomic(path, &bytes)
 }
 
+#[cfg(feature = "png")]
 /// Reads a PNG as 0x00RRGGBB pixels (width, height, pixels).
 pub fn read_png(path: &Path) -> Result<(u32, u32, Vec<u32>), Error> {
     let img = image::open(path)

@@ -42,6 +42,7 @@ mod error;
 mod export;
 mod frame;
 mod geometry;
+#[cfg(feature = "obj")]
 mod io;
 pub mod limits;
 mod pick;
@@ -50,6 +51,7 @@ mod scene;
 mod select;
 #[cfg(test)]
 mod test_util;
+#[cfg(feature = "viewer")]
 pub mod viewer;
 
 pub use accel::bvh::Bvh;
@@ -64,12 +66,12 @@ pub use collide::{
     first_blocker, ground_below, ground_height, line_of_sight, plan_sweep, sweep_move, SweepResult,
 };
 pub use error::{CameraError, Error, ObjErrorKind, Result};
-pub use export::{
-    encode_png, id_color, read_png, read_raw_u32, write_atomic, write_png, write_raw_f32,
-    write_raw_u32,
-};
+#[cfg(feature = "png")]
+pub use export::{encode_png, read_png, write_png};
+pub use export::{id_color, read_raw_u32, write_atomic, write_raw_f32, write_raw_u32};
 pub use frame::{Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
 pub use geometry::{Aabb, CullMode, Ray};
+#[cfg(feature = "obj")]
 pub use io::obj::{load_obj, load_obj_bytes, LoadReport};
 pub use pick::ray::{raycast_all, raycast_first, RayCaster, RayOptions};
 pub use pick::{Hit, PickId, PickMethod};

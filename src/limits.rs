@@ -1,4 +1,9 @@
 //! Every limit of softpick in one place (llvmpipe's `lp_limits.h`).
+//!
+//! The limits a user must know (frame size, file sizes) are public; the
+//! tuning constants of the pipeline are crate-private, so retuning one is
+//! not a change of the API. None of the tuning constants changes any output:
+//! they decide how work is split and ordered, never what is drawn.
 
 /// Largest frame side accepted by [`crate::Frame::new`] and the camera.
 pub const MAX_FRAME_SIDE: u32 = 16_384;
@@ -8,29 +13,27 @@ pub const MAX_FRAME_SIDE: u32 = 16_384;
 /// 2^24 and every edge product below 2^49, far inside i64.
 pub const GUARD_BAND_PX: f32 = 16_384.0;
 /// Side of a bin tile in pixels (llvmpipe's `TILE_SIZE`).
-pub const TILE_SIZE: u32 = 64;
+pub(crate) const TILE_SIZE: u32 = 64;
 /// log2 of [`TILE_SIZE`].
-pub const TILE_ORDER: u32 = 6;
+pub(crate) const TILE_ORDER: u32 = 6;
 /// Rows of a raster band: the unit of parallel work (one writer per band)
 /// and of clearing. A divisor of [`TILE_SIZE`], so a band lies in one row of
 /// tiles and draws those tiles' triangles clipped to its rows.
-pub const BAND_ROWS: u32 = 32;
+pub(crate) const BAND_ROWS: u32 = 32;
 const _: () = assert!(BAND_ROWS > 0 && TILE_SIZE.is_multiple_of(BAND_ROWS));
 /// Rows of a band in frames at least [`TALL_FRAME_ROWS`] high: a whole row
-/// of tiles, so each tile's bins are walked, and each triangle crossing
-/// the middle of a tile drawn, once instead of twice (sphere1m at 1080p:
-/// 4 % fewer instructions, frames about 10 % faster on two threads; the
-/// city 5 %). Shorter frames keep [`BAND_ROWS`]: at 360² six bands of 64
-/// rows balanced two threads worse (bunny_3k 8 % slower).
-pub const TALL_BAND_ROWS: u32 = 64;
+/// of tiles, so each tile's bins are walked, and each triangle crossing the
+/// middle of a tile drawn, once instead of twice. Shorter frames keep
+/// [`BAND_ROWS`], so that two threads still get enough bands to balance.
+pub(crate) const TALL_BAND_ROWS: u32 = 64;
 const _: () = assert!(TALL_BAND_ROWS >= BAND_ROWS && TILE_SIZE.is_multiple_of(TALL_BAND_ROWS));
 /// Height from which a frame is cut into bands of [`TALL_BAND_ROWS`] (at
 /// least eight of them).
-pub const TALL_FRAME_ROWS: u32 = 8 * TALL_BAND_ROWS;
+pub(crate) const TALL_FRAME_ROWS: u32 = 8 * TALL_BAND_ROWS;
 
 /// Rows of the raster bands of a frame `height` pixels high.
 #[must_use]
-pub const fn band_rows(height: u32) -> u32 {
+pub(crate) const fn band_rows(height: u32) -> u32 {
     if height >= TALL_FRAME_ROWS {
         TALL_BAND_ROWS
     } else {
@@ -46,81 +49,70 @@ pub const MAX_TRIANGLES: u64 = 1 << 26;
 pub const MAX_MTL_BYTES: u64 = 64 << 20;
 
 /// Most triangles per setup chunk.
-pub const CHUNK_TRIS: usize = 16_384;
+pub(crate) const CHUNK_TRIS: usize = 16_384;
 /// Fewest triangles per setup chunk (scenes smaller than this have one chunk).
-/// Small enough that a 362-triangle scene is set up in two chunks: the
-/// second thread then wakes during setup rather than some 7 µs into the
-/// raster pass, and that pass runs faster too (the built-in scene at 360²,
-/// two threads: raster pass 114 → 78 µs median, frame 147 → 104 µs; at
-/// 1024 it was one chunk). 128 (three chunks) measured the same; 256
-/// leaves fewer bins per tile to walk (BENCHMARKS.md, "Seventeenth round").
-pub const MIN_CHUNK_TRIS: usize = 256;
+/// Small enough that a 362-triangle scene is set up in two chunks, so the
+/// second thread wakes during setup rather than during the raster pass;
+/// large enough to leave few bins per tile to walk.
+pub(crate) const MIN_CHUNK_TRIS: usize = 256;
 
 /// Triangles per setup chunk for a scene of `total` triangles: about 16
 /// chunks, so mid-size meshes are set up on every core too, within
 /// [`MIN_CHUNK_TRIS`]..=[`CHUNK_TRIS`]. A function of the triangle count
 /// only, so the output never depends on the number of threads.
 #[must_use]
-pub fn chunk_tris(total: usize) -> usize {
+pub(crate) fn chunk_tris(total: usize) -> usize {
     (total / 16)
         .next_power_of_two()
         .clamp(MIN_CHUNK_TRIS, CHUNK_TRIS)
 }
 /// A chunk's set-up records are stored tile by tile when more than one
 /// in `TILE_SORT_SWITCHES` of them lies in another tile than the record
-/// before it (draw order scattered over the screen, as in a scan: 75–89 %
-/// for bunny_3k and snowden_bust, 2–10 % for the spheres and the city).
-/// Below that, records of one tile already come in runs and sorting them
-/// costs more than it saves.
-pub const TILE_SORT_SWITCHES: usize = 4;
+/// before it (draw order scattered over the screen, as in a 3D scan). Below
+/// that, records of one tile already come in runs and sorting them costs
+/// more than it saves.
+pub(crate) const TILE_SORT_SWITCHES: usize = 4;
 /// Scenes of fewer triangles are never sorted so: their records (40–120
 /// bytes each) stay in a core's cache whatever their order, and sorting
-/// only adds work (bunny_3k at 1080p: +1.3 % instructions, no gain).
-pub const TILE_SORT_MIN_TRIS: u32 = 8_192;
+/// only adds work.
+pub(crate) const TILE_SORT_MIN_TRIS: u32 = 8_192;
 /// Scenes of at least this many triangles per pixel of the frame test each
 /// triangle's box for a pixel centre before the call to setup (which makes
-/// the same test), saving the call for the triangles that hold none: 91 %
-/// of sphere1m's at 360², 65 % of the city's, and most of any mesh denser
-/// than the frame (sphere1m at 360² on one thread: 24.6 → 21.0 ms). For
-/// sparser scenes the second test costs about what it saves (bunny_3k at
-/// 360²: 2–3 % slower with it).
-pub const EARLY_EMPTY_TRIS_PER_PIXEL: u64 = 1;
+/// the same test), saving the call for the triangles that hold none, which
+/// are most of any mesh denser than the frame. For sparser scenes the second
+/// test costs about what it saves.
+pub(crate) const EARLY_EMPTY_TRIS_PER_PIXEL: u64 = 1;
 /// Vertices the vertex stage takes at a time: first their clip
-/// coordinates, then their outcodes and snapped window positions. Done
-/// one vertex at a time, the chain from matrix to snap (some 55 cycles)
-/// left few vertices in flight (sphere1m at 360² on one thread: best
-/// tenth percentile 14.98 → 14.37 ms).
-pub const VERTEX_BLOCK: usize = 64;
+/// coordinates, then their outcodes and snapped window positions, so that
+/// many vertices' long chains from matrix to snap are in flight at once.
+pub(crate) const VERTEX_BLOCK: usize = 64;
 /// Scenes of at least this many meshes have their per-frame world
 /// matrices and ray transforms made in parallel (a pure function per
 /// mesh: the result does not depend on it); below, the parallel dispatch
 /// costs more than it saves.
-pub const PAR_MESHES: usize = 1_024;
+pub(crate) const PAR_MESHES: usize = 1_024;
 /// Vertices per parallel work item of the vertex stage.
-pub const CHUNK_VERTS: usize = 8_192;
+pub(crate) const CHUNK_VERTS: usize = 8_192;
 /// A mesh range of more triangles than this is sampled at this many pairs
 /// of consecutive triangles to tell whether its draw order jumps around
 /// its vertices (the render's `scattered`).
-pub const SCATTER_SAMPLES: usize = 256;
+pub(crate) const SCATTER_SAMPLES: usize = 256;
 /// Average distance, in vertices, between the first vertices of
 /// consecutive triangles from which a mesh's draw order counts as
 /// scattered, and setup prefetches vertex records (64 vertices are 1.5 KB
 /// of records: beyond the lines next to the last ones read, which the
 /// hardware fetches on its own).
-pub const SCATTERED_JUMP: u64 = 64;
+pub(crate) const SCATTERED_JUMP: u64 = 64;
 /// How many triangles ahead setup prefetches the vertex records of a
-/// scattered mesh. snowden_bust at 360², one thread, best of alternating
-/// runs: 4 ahead 8.42 → 7.84 ms, 8 ahead 8.32 → 7.76 ms, 16 ahead 8.60 →
-/// 8.23, 32 ahead 8.67 → 8.29 (BENCHMARKS.md, "Twenty-first round").
-pub const PREFETCH_TRIS: usize = 8;
+/// scattered mesh: far enough for the memory read to arrive in time, near
+/// enough that the line is still in the cache when it is used.
+pub(crate) const PREFETCH_TRIS: usize = 8;
 /// A triangle drawn over at least this many rows of a tile gets its spans
 /// stepped from row to row (two divisions per edge, then integer steps);
 /// shorter ones divide per row (three divisions per row), which is fewer
 /// for one or two rows.
-pub const STEP_SPAN_ROWS: i32 = 4;
+pub(crate) const STEP_SPAN_ROWS: i32 = 4;
 /// Triangles narrower than this (pixel box) have their spans drawn four
 /// pixels at a time in masked f32 lanes; wider ones by a plain loop over
-/// each span that the compiler vectorizes. Measured (BENCHMARKS.md,
-/// "Fourteenth round"): the lanes make bunny_3k's 360² frame 8–14 %
-/// faster; for the long spans of big triangles the plain loop is faster.
-pub const WIDE_TRI_PX: i32 = 16;
+/// each span that the compiler vectorizes, which is faster for long spans.
+pub(crate) const WIDE_TRI_PX: i32 = 16;

@@ -25,7 +25,8 @@ pub const SUBPIXEL_BITS: u32 = 8;
 pub const SUBPIXEL_ONE: i64 = 1 << SUBPIXEL_BITS;
 
 pub use crate::geometry::CullMode;
-pub use crate::limits::{GUARD_BAND_PX, MAX_FRAME_SIDE, TILE_ORDER, TILE_SIZE};
+pub use crate::limits::{GUARD_BAND_PX, MAX_FRAME_SIDE};
+pub(crate) use crate::limits::{TILE_ORDER, TILE_SIZE};
 
 /// How a pixel centre lying exactly on an edge is decided.
 ///

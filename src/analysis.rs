@@ -67,6 +67,7 @@ impl Frame {
     }
 }
 
+/// Per pixel, the global triangles whose coverage contains its centre.
 fn coverage_lists(frame: &Frame) -> Vec<Vec<u32>> {
     let mut lists = vec![Vec::new(); frame.ids.len()];
     frame.for_each_coverage(|p, id| lists[p].push(id));
@@ -110,6 +111,7 @@ fn tile_across_edge(scene: &Scene, frame: &Frame, a: u32, b: u32) -> bool {
     side(u) * side(w) < 0
 }
 
+/// Do any two of `ids` tile across a shared edge ([`tile_across_edge`])?
 fn pairs_tile(scene: &Scene, frame: &Frame, ids: &[u32]) -> bool {
     ids.iter().enumerate().any(|(k, &a)| {
         ids[k + 1..]

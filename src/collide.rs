@@ -1,8 +1,8 @@
-//! Collision and utility queries built on ray casts, after the seed posts:
-//! the ground height under a character, camera-in-wall checks, and moving a
-//! mesh until it touches another (three.js-style rays along the motion from
-//! the mover's centre and vertices, plus rays the other way from the other
-//! meshes' vertices, which catch a corner poking into a flat face).
+//! Collision and utility queries built on ray casts: the ground height
+//! under a character, camera-in-wall checks, and moving a mesh until it
+//! touches another (three.js-style rays along the motion from the mover's
+//! centre and vertices, plus rays the other way from the other meshes'
+//! vertices, which catch a corner poking into a flat face).
 
 use glam::Vec3;
 
@@ -39,11 +39,11 @@ pub fn first_blocker(scene: &Scene, a: Vec3, b: Vec3, opts: &RayOptions<'_>) -> 
     if !(len > 0.0) || !len.is_finite() {
         return None;
     }
-    let o = RayOptions {
+    let short_of_b = RayOptions {
         far: len * (1.0 - 1e-6),
         ..*opts
     };
-    raycast_first(scene, &Ray::new(a, d / len), &o)
+    raycast_first(scene, &Ray::new(a, d / len), &short_of_b)
 }
 
 /// Is the segment from `a` to `b` free of surfaces (e.g. camera-in-wall
@@ -111,14 +111,14 @@ pub fn plan_sweep(
     if !len.is_finite() || !skin.is_finite() {
         return None;
     }
-    let none = SweepResult {
+    let unblocked = SweepResult {
         allowed: displacement,
         blocked: false,
         hit: None,
         by_other_vertex: false,
     };
     if len == 0.0 {
-        return Some(none);
+        return Some(unblocked);
     }
     let skin = skin.max(0.0);
     let dir = displacement / len;
@@ -135,8 +135,9 @@ pub fn plan_sweep(
     }
     let centre = (bounds.min + bounds.max) * 0.5;
     let reach = len + skin;
-    // best: (distance along the motion, hit, from other vertex)
-    let mut best: Option<(f32, Hit, bool)> = None;
+    // the nearest contact so far: (hit, from another mesh's vertex); for
+    // both kinds of ray the hit's distance is how far the mover travels to it
+    let mut best: Option<(Hit, bool)> = None;
     let caster = RayCaster::new(scene);
     let others = |m: MeshId| m != mover;
     let fwd = RayOptions {
@@ -146,8 +147,8 @@ pub fn plan_sweep(
     };
     for o in std::iter::once(centre).chain(verts.iter().copied()) {
         if let Some(h) = caster.first(&Ray::new(o, dir), &fwd) {
-            if best.as_ref().is_none_or(|b| h.distance < b.0) {
-                best = Some((h.distance, h, false));
+            if best.as_ref().is_none_or(|b| h.distance < b.0.distance) {
+                best = Some((h, false));
             }
         }
     }
@@ -173,21 +174,21 @@ pub fn plan_sweep(
                 continue;
             }
             if let Some(h) = caster.first(&Ray::new(q, -dir), &back) {
-                if best.as_ref().is_none_or(|b| h.distance < b.0) {
-                    best = Some((h.distance, h, true));
+                if best.as_ref().is_none_or(|b| h.distance < b.0.distance) {
+                    best = Some((h, true));
                 }
             }
         }
     }
     Some(match best {
-        None => none,
-        Some((t, hit, rev)) => {
-            let allowed_len = (t - skin).clamp(0.0, len);
+        None => unblocked,
+        Some((hit, by_other_vertex)) => {
+            let allowed_len = (hit.distance - skin).clamp(0.0, len);
             SweepResult {
                 allowed: dir * allowed_len,
                 blocked: allowed_len < len,
                 hit: Some(hit),
-                by_other_vertex: rev,
+                by_other_vertex,
             }
         }
     })

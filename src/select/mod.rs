@@ -7,6 +7,11 @@
 //! Every test is exact integer arithmetic on the rasterizer's 1/256-pixel
 //! lattice; the rules are documented on the public items.
 
+mod bits;
+mod coverage;
+mod lasso;
+mod overlap;
+
 use glam::Vec4;
 use rayon::prelude::*;
 
@@ -14,12 +19,11 @@ use crate::frame::{Frame, NO_TRIANGLE};
 use crate::pick::Hit;
 use crate::raster::clip::{Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
 use crate::raster::rules::{snap, snapped_area, SUBPIXEL_ONE, TILE_ORDER};
-use crate::raster::setup::{Tri, TriSetup};
 use crate::scene::{MeshId, Scene};
-
-/// Lasso coordinates are clamped to ±this many pixels before snapping,
-/// which keeps every product of the exact tests inside i128.
-const LASSO_LIMIT_PX: f32 = 1_048_576.0;
+use bits::Bits;
+use coverage::{covers_lasso, covers_rect};
+use lasso::Lasso;
+use overlap::{tri_overlaps_box, tri_overlaps_lasso};
 
 /// Which triangles a region selection ([`Frame::select_rect`],
 /// [`Frame::select_lasso`]) reports.
@@ -112,8 +116,11 @@ pub struct NearPixel {
 /// the nearest.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PickCycle {
+    /// The pixel of the previous click, if any.
     pixel: Option<(i64, i64)>,
+    /// The stack under it: (mesh, global triangle) per mesh, near to far.
     stack: Vec<(MeshId, u32)>,
+    /// The entry the previous click returned.
     index: usize,
 }
 
@@ -156,351 +163,12 @@ impl PickCycle {
     }
 }
 
-/// A fixed-size bitset (parallel phases each fill their own and OR them).
-#[derive(Clone)]
-struct Bits {
-    words: Vec<u64>,
-    len: usize,
-}
-
-impl Bits {
-    fn new(len: usize) -> Self {
-        Self {
-            words: vec![0; len.div_ceil(64)],
-            len,
-        }
-    }
-
-    #[inline]
-    fn get(&self, i: usize) -> bool {
-        i < self.len && (self.words[i >> 6] >> (i & 63)) & 1 != 0
-    }
-
-    /// Sets bit `i`; true iff it was clear (and in range).
-    #[inline]
-    fn insert(&mut self, i: usize) -> bool {
-        if i >= self.len {
-            return false;
-        }
-        let (w, b) = (i >> 6, 1u64 << (i & 63));
-        let new = self.words[w] & b == 0;
-        self.words[w] |= b;
-        new
-    }
-
-    fn or(mut self, other: Self) -> Self {
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            *a |= b;
-        }
-        self
-    }
-}
-
-/// A region in pixels: spans per row.
+/// The region of a box or lasso selection, in pixels.
 enum Region {
-    /// Inclusive pixel rectangle inside the frame.
+    /// Inclusive pixel rectangle inside the frame: x0, y0, x1, y1.
     Rect([i32; 4]),
+    /// A snapped lasso with its pixel spans.
     Lasso(Lasso),
-}
-
-/// A snapped lasso and its pixel spans.
-struct Lasso {
-    /// Snapped vertices (1/256 px, pixel centre (i, j) at (256 i, 256 j)).
-    verts: Vec<[i64; 2]>,
-    /// Snapped bounds of the vertices: x0, y0, x1, y1.
-    bounds: [i64; 4],
-    /// Spans (row, lo, hi), sorted by row then lo, inside the frame.
-    spans: Vec<(i32, i32, i32)>,
-    /// First row of `row_start`.
-    j0: i32,
-    /// `spans[row_start[j - j0] .. row_start[j - j0 + 1]]` are row j's spans.
-    row_start: Vec<usize>,
-    /// Pixel bounds of all spans, if any.
-    bbox: Option<[i32; 4]>,
-}
-
-#[inline]
-fn ceil_div(n: i128, d: i128) -> i128 {
-    -((-n).div_euclid(d))
-}
-
-impl Lasso {
-    fn new(polygon: &[[f32; 2]], width: u32, height: u32) -> Option<Self> {
-        if polygon.len() < 3 || polygon.iter().flatten().any(|c| !c.is_finite()) {
-            return None;
-        }
-        let verts: Vec<[i64; 2]> = polygon
-            .iter()
-            .map(|p| p.map(|c| snap(c.clamp(-LASSO_LIMIT_PX, LASSO_LIMIT_PX))))
-            .collect();
-        let mut bounds = [i64::MAX, i64::MAX, i64::MIN, i64::MIN];
-        for v in &verts {
-            bounds = [
-                bounds[0].min(v[0]),
-                bounds[1].min(v[1]),
-                bounds[2].max(v[0]),
-                bounds[3].max(v[1]),
-            ];
-        }
-        // Crossings of each pixel-centre row with the edges: an edge counts
-        // for row Y when lo.y <= Y < hi.y, and pixel i lies left of it iff
-        // i < ceil(xint / 256). Inside = odd number of crossings to the right.
-        let (w, h) = (i128::from(width), i128::from(height));
-        let one = i128::from(SUBPIXEL_ONE);
-        let mut cross: Vec<(i32, i32)> = Vec::new();
-        for k in 0..verts.len() {
-            let (a, b) = (verts[k], verts[(k + 1) % verts.len()]);
-            if a[1] == b[1] {
-                continue;
-            }
-            let (lo, hi) = if a[1] < b[1] { (a, b) } else { (b, a) };
-            let (lx, ly, hx, hy) = (
-                i128::from(lo[0]),
-                i128::from(lo[1]),
-                i128::from(hi[0]),
-                i128::from(hi[1]),
-            );
-            let d = hy - ly;
-            let j_first = ceil_div(ly, one).max(0);
-            let j_last = (ceil_div(hy, one) - 1).min(h - 1);
-            let mut j = j_first;
-            while j <= j_last {
-                let n = lx * d + (one * j - ly) * (hx - lx);
-                let t = ceil_div(n, one * d).clamp(0, w);
-                cross.push((j as i32, t as i32));
-                j += 1;
-            }
-        }
-        cross.sort_unstable();
-        let mut spans = Vec::new();
-        let mut k = 0;
-        while k < cross.len() {
-            let j = cross[k].0;
-            let mut e = k;
-            while e < cross.len() && cross[e].0 == j {
-                e += 1;
-            }
-            let mut p = k;
-            while p + 1 < e {
-                let (lo, hi) = (cross[p].1, cross[p + 1].1 - 1);
-                if lo <= hi {
-                    spans.push((j, lo, hi));
-                }
-                p += 2;
-            }
-            k = e;
-        }
-        let (mut j0, mut row_start, mut bbox) = (0, vec![0], None);
-        if let (Some(first), Some(last)) = (spans.first(), spans.last()) {
-            j0 = first.0;
-            let rows = (last.0 - j0 + 1) as usize;
-            row_start = vec![0; rows + 1];
-            for s in &spans {
-                row_start[(s.0 - j0) as usize + 1] += 1;
-            }
-            for r in 0..rows {
-                row_start[r + 1] += row_start[r];
-            }
-            let x0 = spans.iter().map(|s| s.1).min().unwrap_or(0);
-            let x1 = spans.iter().map(|s| s.2).max().unwrap_or(0);
-            bbox = Some([x0, first.0, x1, last.0]);
-        }
-        Some(Self {
-            verts,
-            bounds,
-            spans,
-            j0,
-            row_start,
-            bbox,
-        })
-    }
-
-    /// Row j's spans.
-    fn row(&self, j: i32) -> &[(i32, i32, i32)] {
-        let r = j - self.j0;
-        if r < 0 || r as usize + 1 >= self.row_start.len() {
-            return &[];
-        }
-        &self.spans[self.row_start[r as usize]..self.row_start[r as usize + 1]]
-    }
-}
-
-/// Even-odd test of the point `(x, y) / scale` against snapped `verts`, with
-/// the same boundary rule as the pixel spans.
-fn inside_even_odd(x: i128, y: i128, verts: &[[i64; 2]], scale: i128) -> bool {
-    let mut inside = false;
-    for k in 0..verts.len() {
-        let (a, b) = (verts[k], verts[(k + 1) % verts.len()]);
-        let (ay, by) = (i128::from(a[1]) * scale, i128::from(b[1]) * scale);
-        if (ay > y) == (by > y) {
-            continue;
-        }
-        let (lo, hi) = if ay < by { (a, b) } else { (b, a) };
-        let (lx, ly) = (i128::from(lo[0]) * scale, i128::from(lo[1]) * scale);
-        let (hx, hy) = (i128::from(hi[0]) * scale, i128::from(hi[1]) * scale);
-        if (x - lx) * (hy - ly) < (y - ly) * (hx - lx) {
-            inside = !inside;
-        }
-    }
-    inside
-}
-
-/// Does the set-up triangle cover a pixel centre of row j within [xa, xb]?
-#[inline]
-fn row_covers(t: Tri<'_>, j: i32, xa: i32, xb: i32) -> bool {
-    match t {
-        Tri::Big(t) => row_covers_big(t, j, xa, xb),
-        Tri::Small(t) => {
-            let (lo, hi) = t.span(j, xa, xb);
-            lo <= hi
-        }
-    }
-}
-
-#[inline]
-fn row_covers_big(t: &TriSetup, j: i32, xa: i32, xb: i32) -> bool {
-    if xb - xa < 32 {
-        // step the edge functions along the row: no divisions
-        let (jj, ii) = (i64::from(j), i64::from(xa));
-        let mut e: [i64; 3] = std::array::from_fn(|k| t.dx[k] * jj - t.dy[k] * ii + t.c[k]);
-        for _ in xa..=xb {
-            if (e[0] | e[1] | e[2]) >= 0 {
-                return true;
-            }
-            for (e, dy) in e.iter_mut().zip(t.dy) {
-                *e -= dy;
-            }
-        }
-        false
-    } else {
-        let (lo, hi) = t.span(j, xa, xb);
-        lo <= hi
-    }
-}
-
-/// Does the set-up triangle cover a pixel centre of the rectangle? Tries
-/// the middle row first (where almost every non-sliver triangle is).
-fn covers_rect(t: Tri<'_>, r: [i32; 4]) -> bool {
-    let bbox = t.bbox();
-    let xa = bbox[0].max(r[0]);
-    let xb = bbox[2].min(r[2]);
-    let ya = bbox[1].max(r[1]);
-    let yb = bbox[3].min(r[3]);
-    if xa > xb || ya > yb {
-        return false;
-    }
-    let mid = ya + (yb - ya) / 2;
-    row_covers(t, mid, xa, xb) || (ya..=yb).any(|j| j != mid && row_covers(t, j, xa, xb))
-}
-
-/// Does the set-up triangle cover a pixel centre inside the lasso?
-fn covers_lasso(t: Tri<'_>, l: &Lasso) -> bool {
-    let Some(b) = l.bbox else { return false };
-    let tb = t.bbox();
-    let ya = tb[1].max(b[1]);
-    let yb = tb[3].min(b[3]);
-    for j in ya..=yb {
-        let row = l.row(j);
-        if row.is_empty() {
-            continue;
-        }
-        let (lo, hi) = t.span(j, tb[0].max(b[0]), tb[2].min(b[2]));
-        if lo > hi {
-            continue;
-        }
-        // first span ending at or after lo
-        let k = row.partition_point(|s| s.2 < lo);
-        if k < row.len() && row[k].1 <= hi {
-            return true;
-        }
-    }
-    false
-}
-
-/// Positive-area overlap of a positively oriented snapped triangle and a
-/// closed box `[x0, x1] × [y0, y1]` (snapped units), by separating axes.
-fn tri_overlaps_box(p: &[[i64; 2]; 3], b: [i64; 4]) -> bool {
-    let minx = p[0][0].min(p[1][0]).min(p[2][0]);
-    let maxx = p[0][0].max(p[1][0]).max(p[2][0]);
-    let miny = p[0][1].min(p[1][1]).min(p[2][1]);
-    let maxy = p[0][1].max(p[1][1]).max(p[2][1]);
-    if maxx <= b[0] || minx >= b[2] || maxy <= b[1] || miny >= b[3] {
-        return false;
-    }
-    (0..3).all(|k| {
-        let (a, c) = (p[k], p[(k + 1) % 3]);
-        let (dx, dy) = (c[0] - a[0], c[1] - a[1]);
-        // the box corner where e = dx*(y-ay) - dy*(x-ax) is largest
-        let y = if dx > 0 { b[3] } else { b[1] };
-        let x = if dy > 0 { b[0] } else { b[2] };
-        dx * (y - a[1]) - dy * (x - a[0]) > 0
-    })
-}
-
-/// Does the closed segment a–b meet the open, positively oriented triangle?
-fn segment_meets_open_tri(a: [i64; 2], b: [i64; 2], p: &[[i64; 2]; 3]) -> bool {
-    // t in [0, 1] with e_k(a + t (b - a)) > 0 for every edge k
-    let mut lo: Option<(i128, i128)> = None; // t > n / d
-    let mut hi: Option<(i128, i128)> = None; // t < n / d
-    let less = |x: (i128, i128), y: (i128, i128)| x.0 * y.1 < y.0 * x.1;
-    for k in 0..3 {
-        let (u, v) = (p[k], p[(k + 1) % 3]);
-        let (dx, dy) = (i128::from(v[0] - u[0]), i128::from(v[1] - u[1]));
-        let e = |q: [i64; 2]| {
-            dx * (i128::from(q[1]) - i128::from(u[1])) - dy * (i128::from(q[0]) - i128::from(u[0]))
-        };
-        let (ea, eb) = (e(a), e(b));
-        match (ea > 0, eb > 0) {
-            (true, true) => {}
-            (false, false) => return false,
-            (true, false) => {
-                let f = (ea, ea - eb);
-                if hi.is_none_or(|h| less(f, h)) {
-                    hi = Some(f);
-                }
-            }
-            (false, true) => {
-                let f = (-ea, eb - ea);
-                if lo.is_none_or(|l| less(l, f)) {
-                    lo = Some(f);
-                }
-            }
-        }
-    }
-    match (lo, hi) {
-        (Some(l), Some(h)) => less(l, h),
-        _ => true,
-    }
-}
-
-/// Positive-area overlap of a positively oriented snapped triangle and the
-/// lasso (assuming a non-degenerate lasso; see [`SelectMode`]).
-fn tri_overlaps_lasso(p: &[[i64; 2]; 3], l: &Lasso) -> bool {
-    let minx = p[0][0].min(p[1][0]).min(p[2][0]);
-    let maxx = p[0][0].max(p[1][0]).max(p[2][0]);
-    let miny = p[0][1].min(p[1][1]).min(p[2][1]);
-    let maxy = p[0][1].max(p[1][1]).max(p[2][1]);
-    if maxx <= l.bounds[0] || minx >= l.bounds[2] || maxy <= l.bounds[1] || miny >= l.bounds[3] {
-        return false;
-    }
-    let n = l.verts.len();
-    for k in 0..n {
-        let (a, b) = (l.verts[k], l.verts[(k + 1) % n]);
-        if a[0].max(b[0]) <= minx
-            || a[0].min(b[0]) >= maxx
-            || a[1].max(b[1]) <= miny
-            || a[1].min(b[1]) >= maxy
-        {
-            continue;
-        }
-        if segment_meets_open_tri(a, b, p) {
-            return true;
-        }
-    }
-    // no lasso edge enters the open triangle: it is all inside or all outside
-    let gx = i128::from(p[0][0]) + i128::from(p[1][0]) + i128::from(p[2][0]);
-    let gy = i128::from(p[0][1]) + i128::from(p[1][1]) + i128::from(p[2][1]);
-    inside_even_odd(gx, gy, &l.verts, 3)
 }
 
 impl Frame {
@@ -660,6 +328,9 @@ impl Frame {
         }
     }
 
+    /// The selection in `region`: the ID buffer's triangles over the
+    /// region's pixels, plus for `Through` the two passes that find occluded
+    /// and sub-pixel triangles.
     fn select_region(&self, scene: &Scene, region: &Region, mode: SelectMode) -> Selection {
         let n = scene.triangle_count() as usize;
         let rect_spans: Vec<(i32, i32, i32)>;
@@ -691,7 +362,7 @@ impl Frame {
             marked = self.mark_covering(region, marked);
             self.mark_overlapping(scene, region, &mut marked);
         }
-        selection(scene, &marked, pixels)
+        to_selection(scene, &marked, pixels)
     }
 
     /// Through, part 1: set-up pieces covering a pixel centre of the region,
@@ -700,7 +371,7 @@ impl Frame {
     fn mark_covering(&self, region: &Region, marked: Bits) -> Bits {
         let bbox = match region {
             Region::Rect(r) => *r,
-            Region::Lasso(l) => match l.bbox {
+            Region::Lasso(l) => match l.pixel_bounds {
                 Some(b) => b,
                 None => return marked,
             },
@@ -714,7 +385,7 @@ impl Frame {
             (bbox[1] >> TILE_ORDER) as usize,
             (bbox[3] >> TILE_ORDER) as usize,
         );
-        let n = marked.len;
+        let n = marked.len();
         let found = self
             .chunks
             .par_iter()
@@ -774,10 +445,10 @@ impl Frame {
                 one * i64::from(r[3]) + half,
             ],
             Region::Lasso(l) => [
-                l.bounds[0].max(frame_box[0]),
-                l.bounds[1].max(frame_box[1]),
-                l.bounds[2].min(frame_box[2]),
-                l.bounds[3].min(frame_box[3]),
+                l.snapped_bounds[0].max(frame_box[0]),
+                l.snapped_bounds[1].max(frame_box[1]),
+                l.snapped_bounds[2].min(frame_box[2]),
+                l.snapped_bounds[3].min(frame_box[3]),
             ],
         };
         if region_box[0] >= region_box[2] || region_box[1] >= region_box[3] {
@@ -904,17 +575,8 @@ fn scan_row(row: &[u32], marked: &mut Bits) -> usize {
 }
 
 /// Sorted triangles and meshes of a bitset over global triangles.
-fn selection(scene: &Scene, marked: &Bits, pixels: usize) -> Selection {
-    let words = &marked.words;
-    let count: usize = words.iter().map(|w| w.count_ones() as usize).sum();
-    let mut triangles = Vec::with_capacity(count);
-    for (k, &w) in words.iter().enumerate() {
-        let mut w = w;
-        while w != 0 {
-            triangles.push((k * 64) as u32 + w.trailing_zeros());
-            w &= w - 1;
-        }
-    }
+fn to_selection(scene: &Scene, marked: &Bits, pixels: usize) -> Selection {
+    let triangles = marked.indices();
     // meshes: walk the offsets along the sorted triangles, skipping whole meshes
     let offs = scene.triangle_offsets();
     let mut meshes = Vec::new();
@@ -935,103 +597,4 @@ fn selection(scene: &Scene, marked: &Bits, pixels: usize) -> Selection {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// SplitMix64.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-        fn range(&mut self, lo: f32, hi: f32) -> f32 {
-            lo + (hi - lo) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
-        }
-    }
-
-    #[test]
-    fn lasso_spans_equal_pointwise_even_odd() {
-        let mut rng = Rng(7);
-        let (w, h) = (37u32, 23u32);
-        for case in 0..300 {
-            let n = 3 + (rng.next() % 9) as usize;
-            let poly: Vec<[f32; 2]> = (0..n)
-                .map(|_| {
-                    if case % 3 == 0 {
-                        // half-integer and integer coordinates: centres on edges
-                        let q = |r: &mut Rng, m: u32| {
-                            (r.next() % (2 * m as u64 + 8)) as f32 * 0.5 - 2.0
-                        };
-                        [q(&mut rng, w), q(&mut rng, h)]
-                    } else {
-                        [
-                            rng.range(-5.0, w as f32 + 5.0),
-                            rng.range(-5.0, h as f32 + 5.0),
-                        ]
-                    }
-                })
-                .collect();
-            let l = Lasso::new(&poly, w, h).unwrap();
-            for j in 0..h as i32 {
-                for i in 0..w as i32 {
-                    let want =
-                        inside_even_odd(i128::from(i) * 256, i128::from(j) * 256, &l.verts, 1);
-                    let got = l.row(j).iter().any(|s| s.1 <= i && i <= s.2);
-                    assert_eq!(got, want, "case {case} pixel ({i},{j}) poly {poly:?}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn boundary_rule_left_top_in_right_bottom_out() {
-        // square with corners on pixel centres 2.5 .. 6.5
-        let sq = [[2.5, 2.5], [6.5, 2.5], [6.5, 6.5], [2.5, 6.5]];
-        let l = Lasso::new(&sq, 10, 10).unwrap();
-        for j in 0..10 {
-            for i in 0..10 {
-                let got = l.row(j).iter().any(|s| s.1 <= i && i <= s.2);
-                assert_eq!(got, (2..6).contains(&i) && (2..6).contains(&j), "({i},{j})");
-            }
-        }
-        // the same square traversed the other way round
-        let rev: Vec<_> = sq.iter().rev().copied().collect();
-        let l2 = Lasso::new(&rev, 10, 10).unwrap();
-        assert_eq!(l.spans, l2.spans);
-    }
-
-    #[test]
-    fn box_overlap_is_positive_area() {
-        let t = [[0, 0], [256, 0], [0, 256]];
-        let oriented = if snapped_area(t) > 0 {
-            t
-        } else {
-            [t[0], t[2], t[1]]
-        };
-        assert!(tri_overlaps_box(&oriented, [100, 100, 500, 500]));
-        // touching the hypotenuse's corner region only
-        assert!(!tri_overlaps_box(&oriented, [128, 128, 500, 500]));
-        assert!(!tri_overlaps_box(&oriented, [256, 0, 500, 500]));
-        assert!(!tri_overlaps_box(&oriented, [-100, -100, 0, 0]));
-        assert!(tri_overlaps_box(&oriented, [-100, -100, 1, 1]));
-    }
-
-    #[test]
-    fn segment_against_open_triangle() {
-        let t = [[0, 0], [0, 300], [300, 0]];
-        let t = if snapped_area(t) > 0 {
-            t
-        } else {
-            [t[0], t[2], t[1]]
-        };
-        assert!(segment_meets_open_tri([-10, 10], [10, 10], &t));
-        assert!(!segment_meets_open_tri([-10, 0], [400, 0], &t)); // along an edge
-        assert!(!segment_meets_open_tri([150, 150], [400, -100], &t)); // on the hypotenuse
-        assert!(segment_meets_open_tri([10, 10], [20, 20], &t)); // inside
-        assert!(!segment_meets_open_tri([-10, -10], [-20, 400], &t));
-    }
-}
+mod tests;

@@ -1,3 +1,4 @@
 //! File input.
 
 pub mod obj;
+pub(crate) mod text;

@@ -1,6 +1,9 @@
 //! Wavefront OBJ loading with `tobj` (triangulated, single index).
 //!
-//! A fast pre-scan first checks every line the way tobj will parse it, so
+//! The bytes are first made UTF-8 text with `\n` line ends (`io::text`: a
+//! byte-order mark, UTF-16, CRLF or lone CR line ends and names in another
+//! 8-bit encoding are accepted; binary data is not). A fast pre-scan then
+//! checks every line the way tobj will parse it, so
 //! that whatever tobj would reject (or misread, or panic on) is reported
 //! with the file and the line: binary data, malformed numbers, face indices
 //! out of range or zero (positions; texture coordinates and normals when
@@ -35,6 +38,7 @@ use std::path::Path;
 
 use glam::Vec3;
 
+use super::text::{self, Found};
 use crate::error::{Error, ObjErrorKind};
 use crate::geometry::Aabb;
 use crate::scene::{palette_color, Mesh, Scene, Transform};
@@ -109,7 +113,10 @@ fn read_mtl(p: &Path) -> tobj::MTLLoadResult {
         return Err(tobj::LoadError::OpenFileFailed);
     }
     let bytes = std::fs::read(p).map_err(|_| tobj::LoadError::OpenFileFailed)?;
-    tobj::load_mtl_buf(&mut bytes.as_slice())
+    match text::decode(&bytes) {
+        Found::Text(t) => tobj::load_mtl_buf(&mut t.as_bytes()),
+        Found::Binary(_) => Err(tobj::LoadError::ReadError),
+    }
 }
 
 /// Loads OBJ text held in memory; `path` is only used in messages and
@@ -122,17 +129,11 @@ pub fn load_obj_bytes(
     if bytes.len() as u64 > MAX_OBJ_BYTES {
         return Err(too_large(path, bytes.len() as u64));
     }
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let line = bytes[..e.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-                + 1;
-            return Err(obj_err(path, ObjErrorKind::Binary(Some(line))));
-        }
+    let decoded = match text::decode(bytes) {
+        Found::Text(t) => t,
+        Found::Binary(line) => return Err(obj_err(path, ObjErrorKind::Binary(Some(line)))),
     };
+    let text: &str = &decoded;
     let mut scan = prescan(path, text)?;
     // tobj's `merging`/`reordering` features add fields
     #[allow(clippy::needless_update)]

@@ -165,8 +165,11 @@ fn layer_of(m: &[String]) -> Option<u32> {
         .map(|&(_, l)| l)
 }
 
-/// The import graph: file module → the other file modules it names.
-fn graph() -> (BTreeMap<Vec<String>, BTreeSet<Vec<String>>>, Vec<String>) {
+/// File module → the other file modules it names.
+type Graph = BTreeMap<Vec<String>, BTreeSet<Vec<String>>>;
+
+/// The import graph, and the paths that could not be placed.
+fn graph() -> (Graph, Vec<String>) {
     let mut mods = BTreeMap::new();
     modules(&src(), &[], &mut mods);
     let mut problems = Vec::new();
@@ -230,7 +233,7 @@ fn no_files_import_each_other_around_a_circle() {
     // depth-first search with colors: 1 on the stack, 2 done
     fn visit(
         m: &Vec<String>,
-        edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        edges: &Graph,
         color: &mut BTreeMap<Vec<String>, u8>,
         stack: &mut Vec<Vec<String>>,
         circles: &mut Vec<String>,

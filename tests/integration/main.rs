@@ -8,6 +8,7 @@ mod hardening_obj;
 mod hardening_picks;
 mod layers;
 mod llvmpipe;
+mod obj_encodings;
 mod picks;
 mod properties;
 mod rays;

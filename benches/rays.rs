@@ -15,14 +15,14 @@ use softpick::{
     Transform,
 };
 
-#[path = "common/sphere.rs"]
-mod sphere;
+mod common;
+use common::sphere_scene;
 
 fn model() -> (String, Scene) {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/models/snowden_bust.obj");
     match load_obj(&shared) {
         Ok((s, _)) => ("snowden_bust".to_string(), s),
-        Err(_) => ("sphere100k".to_string(), sphere::uv_sphere(250, 201)),
+        Err(_) => ("sphere100k".to_string(), sphere_scene(250, 201)),
     }
 }
 
@@ -66,7 +66,7 @@ fn bench(c: &mut Criterion) {
 
 /// 40×40 small spheres (112 triangles each) on a plane.
 fn many_meshes() -> Scene {
-    let ball = sphere::uv_sphere(8, 8);
+    let ball = sphere_scene(8, 8);
     let mut s = Scene::new();
     for i in 0..1600 {
         let at = Vec3::new((i % 40) as f32 * 3.0, 0.0, (i / 40) as f32 * 3.0);

@@ -6,15 +6,14 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use softpick::{builtin_scene, Camera, RenderOptions, Renderer};
 
-#[path = "common/sphere.rs"]
-mod sphere;
-use sphere::uv_sphere;
+mod common;
+use common::sphere_scene;
 
 fn bench(c: &mut Criterion) {
     let scenes = [
         ("builtin362", builtin_scene()),
-        ("sphere70k", uv_sphere(250, 141)),
-        ("sphere1m", uv_sphere(1000, 501)),
+        ("sphere70k", sphere_scene(250, 141)),
+        ("sphere1m", sphere_scene(1000, 501)),
     ];
     let mut g = c.benchmark_group("render");
     g.sample_size(20);

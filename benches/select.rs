@@ -4,12 +4,11 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use softpick::{Camera, RenderOptions, Renderer, SelectMode};
 
-#[path = "common/sphere.rs"]
-mod sphere;
-use sphere::uv_sphere;
+mod common;
+use common::sphere_scene;
 
 fn bench(c: &mut Criterion) {
-    let scene = uv_sphere(250, 201); // 100 000 triangles
+    let scene = sphere_scene(250, 201); // 100 000 triangles
     assert_eq!(scene.triangle_count(), 100_000);
     let (w, h) = (1920u32, 1080u32);
     let cam = Camera::auto_frame(&scene.framing_bounds(), w, h);

@@ -1,14 +1,13 @@
 //! softpick's integration tests, one binary (tiny-skia style).
 
+mod camera;
 mod clipping;
+mod extreme_geometry;
 mod golden;
-mod hardening_camera;
-mod hardening_geometry;
-mod hardening_obj;
-mod hardening_picks;
 mod layers;
 mod llvmpipe;
 mod obj_encodings;
+mod obj_loading;
 mod picks;
 mod properties;
 mod rays;

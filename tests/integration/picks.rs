@@ -1,9 +1,12 @@
-//! Buffer and direct picks agree everywhere; frames do not depend on threads.
+//! Picks: buffer and direct picks agree everywhere, compact picks equal
+//! full ones, frames do not depend on threads, and coordinates outside the
+//! frame or a frame picked with the wrong scene answer nothing, never a
+//! panic.
 
 use glam::Vec3;
 use softpick::{
-    builtin_scene, render, Camera, CullMode, DepthTest, FillRule, Frame, Mesh, PickId, PickMethod,
-    Projection, RenderOptions, Renderer, Scene, Transform, NO_TRIANGLE,
+    builtin_scene, render, render_2d, Camera, CullMode, DepthTest, FillRule, Frame, Mesh, PickId,
+    PickMethod, Projection, RenderOptions, Renderer, Scene, Transform, NO_TRIANGLE,
 };
 
 use crate::support::Rng;
@@ -28,6 +31,44 @@ fn assert_direct_equals_buffer(scene: &Scene, f: &Frame, what: &str) {
     ] {
         let (x, y) = (i64::from(x), i64::from(y));
         assert_eq!(f.pick(scene, x, y), f.pick_direct(scene, x, y));
+    }
+}
+
+const EXTREMES: [i64; 9] = [
+    i64::MIN,
+    i64::MIN + 1,
+    -(1 << 32),
+    -1,
+    4_294_967_296, // 2^32: wraps to 0 if truncated to u32
+    4_294_967_295,
+    u32::MAX as i64 + 17,
+    1 << 40,
+    i64::MAX,
+];
+
+/// The built-in scene and its frame at w×h, automatic camera.
+fn builtin_frame(w: u32, h: u32) -> (Scene, Frame) {
+    let scene = builtin_scene();
+    let cam = Camera::auto_frame(&scene.framing_bounds(), w, h);
+    let f = render(&scene, &cam, RenderOptions::default()).unwrap();
+    (scene, f)
+}
+
+/// Every pick method answers nothing at (x, y).
+pub fn assert_all_none(scene: &Scene, f: &Frame, x: i64, y: i64) {
+    assert!(f.pick(scene, x, y).is_none(), "pick ({x},{y})");
+    assert!(
+        f.pick_direct(scene, x, y).is_none(),
+        "pick_direct ({x},{y})"
+    );
+    assert!(f.pick_ray(scene, x, y).is_none(), "pick_ray ({x},{y})");
+    assert!(f.pick_all(scene, x, y).is_empty(), "pick_all ({x},{y})");
+    assert!(
+        f.triangle_at_direct(x, y).is_none(),
+        "triangle_at_direct ({x},{y})"
+    );
+    for m in PickMethod::ALL {
+        assert!(f.pick_id_with(m, scene, x, y).is_none(), "{m:?} ({x},{y})");
     }
 }
 
@@ -260,28 +301,109 @@ fn compact_picks_equal_full_picks_every_method() {
     }
 }
 
+/// Negative, out-of-frame and extreme coordinates (the library takes i64:
+/// values that wrap to a pixel if truncated to u32 included) answer
+/// nothing with every method.
 #[test]
-fn out_of_frame_picks_are_none() {
-    let scene = builtin_scene();
-    let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
-    let f = render(&scene, &cam, RenderOptions::default()).unwrap();
+fn out_of_frame_coordinates_are_none_for_every_method() {
+    let (scene, f) = builtin_frame(96, 64);
+    // a covered pixel, to be sure the frame is not empty
+    let covered = (0..64i64)
+        .flat_map(|y| (0..96i64).map(move |x| (x, y)))
+        .find(|&(x, y)| f.pick(&scene, x, y).is_some())
+        .expect("something is drawn");
+    for &x in &EXTREMES {
+        for &y in &EXTREMES {
+            assert_all_none(&scene, &f, x, y);
+        }
+        // one coordinate in range, the other not
+        assert_all_none(&scene, &f, x, covered.1);
+        assert_all_none(&scene, &f, covered.0, x);
+    }
+    // just past each border
     for (x, y) in [
-        (-1, 10),
-        (10, -1),
-        (360, 10),
-        (10, 360),
-        (i64::MAX, 0),
-        (i64::MIN, i64::MIN),
+        (96, 0),
+        (0, 64),
+        (96, 64),
+        (-1, 0),
+        (0, -1),
+        (95, 64),
+        (96, 63),
     ] {
-        assert!(f.pick(&scene, x, y).is_none());
-        assert!(f.pick_direct(&scene, x, y).is_none());
-        assert!(f.pick_all(&scene, x, y).is_empty());
-        assert!(f.pick_ray(&scene, x, y).is_none());
-        for m in PickMethod::ALL {
-            assert!(f.pick_id_with(m, &scene, x, y).is_none());
+        assert_all_none(&scene, &f, x, y);
+    }
+    // the top-left corner is background
+    assert!(f.pick(&scene, 0, 0).is_none(), "corner is background");
+    // the u32 accessors
+    for (x, y) in [(96, 0), (0, 64), (u32::MAX, u32::MAX), (u32::MAX, 0)] {
+        assert!(f.triangle_at(x, y).is_none());
+        assert!(f.world_at(x, y).is_none());
+        assert!(f.index(x, y).is_none());
+    }
+}
+
+/// A frame picked with another scene than the one it rendered, or a 2D
+/// frame (no camera), answers without panicking: any hit names a triangle
+/// of the scene asked, nothing comes from an empty scene, and a 2D frame
+/// gives IDs but no full hits.
+#[test]
+fn picking_with_the_wrong_scene_or_no_camera_never_panics() {
+    let (scene, f) = builtin_frame(64, 48);
+    let empty = Scene::new();
+    let mut smaller = Scene::new();
+    smaller.add_mesh(
+        softpick::Mesh::new(
+            "one",
+            vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+            vec![[0, 1, 2]],
+            [1, 2, 3],
+        )
+        .unwrap(),
+        softpick::Transform::IDENTITY,
+        None,
+    );
+    let mut drawn = 0;
+    for y in 0..48i64 {
+        for x in 0..64i64 {
+            drawn += usize::from(f.pick(&scene, x, y).is_some());
+            for other in [&empty, &smaller] {
+                // the IDs index another scene: any hit names a triangle of
+                // the scene asked, never one it does not have
+                let n = other.triangle_count();
+                let hits = [
+                    f.pick(other, x, y),
+                    f.pick_direct(other, x, y),
+                    f.pick_ray(other, x, y),
+                ];
+                let all = f.pick_all(other, x, y);
+                for h in hits.iter().flatten().chain(&all) {
+                    assert!(h.global_triangle < n, "({x},{y}): {h:?}");
+                    assert!(other.mesh(h.mesh).is_some(), "({x},{y}): {h:?}");
+                }
+            }
+            assert!(f.pick(&empty, x, y).is_none());
         }
     }
-    assert!(f.pick(&scene, 0, 0).is_none(), "corner is background");
+    assert!(drawn > 0);
+    // a 2D frame has no camera: full hits are None, IDs still answer
+    let f2 = render_2d(
+        16,
+        16,
+        &[[[0.0, 0.0], [16.0, 0.0], [0.0, 16.0]]],
+        FillRule::TopLeft,
+    )
+    .unwrap();
+    assert_eq!(f2.triangle_at(2, 2), Some(0));
+    assert_eq!(f2.triangle_at_direct(2, 2).map(|t| t.0), Some(0));
+    for (x, y) in [(2, 2), (-1, 2), (i64::MAX, 0)] {
+        assert!(f2.pick(&smaller, x, y).is_none());
+        assert!(f2.pick_direct(&smaller, x, y).is_none());
+        assert!(f2.pick_ray(&smaller, x, y).is_none());
+    }
+    // render_2d with invalid sizes
+    assert!(render_2d(0, 5, &[], FillRule::TopLeft).is_none());
+    assert!(render_2d(16385, 5, &[], FillRule::TopLeft).is_none());
+    assert!(Frame::new(5, 0).is_none());
 }
 
 #[test]

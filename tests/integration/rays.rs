@@ -161,7 +161,7 @@ fn ray_picks_use_the_transforms_as_rendered_when_the_scene_moves_before_the_firs
     let moved = render(&s, &cam, RenderOptions::default()).unwrap();
     assert_ne!(picks(&moved, &s), want, "the move changes the picks");
     // a mesh added after the render: the picks fall back to the scene's
-    // current transforms (as they did before the picks were lazy)
+    // current transforms
     let grown = render(&s, &cam, RenderOptions::default()).unwrap();
     s.add_mesh(cube("c", Vec3::splat(0.1)), Transform::IDENTITY, None);
     assert_eq!(picks(&grown, &s), picks(&moved, &s));
@@ -222,6 +222,58 @@ fn pick_ray_agrees_with_pick_buffer() {
         100.0 * a as f64 / c as f64
     );
     assert!(a as f64 >= 0.99 * c as f64);
+}
+
+/// Rays with NaN, infinite or zero components, and a ray that hits with
+/// NaN or inverted distance limits, hit nothing; a short direction hits
+/// like a unit one.
+#[test]
+fn nan_and_degenerate_rays_hit_nothing() {
+    let scene = builtin_scene();
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 64, 64);
+    let opts = RayOptions::default();
+    let aimed = cam.ray_for_pixel(32, 50);
+    let hit = raycast_first(&scene, &aimed, &opts).expect("the aimed ray hits the scene");
+    let rays = [
+        cam.ray_through(f32::NAN, 10.0),
+        cam.ray_through(10.0, f32::NAN),
+        cam.ray_through(f32::INFINITY, f32::NEG_INFINITY),
+        Ray::new(aimed.origin, Vec3::ZERO),
+        Ray::new(aimed.origin, Vec3::NAN),
+        Ray::new(Vec3::NAN, aimed.direction),
+        Ray::new(Vec3::splat(f32::INFINITY), aimed.direction),
+        Ray::new(aimed.origin, Vec3::new(f32::INFINITY, 0.0, 0.0)),
+    ];
+    for (k, r) in rays.iter().enumerate() {
+        assert!(raycast_first(&scene, r, &opts).is_none(), "ray {k}: {r:?}");
+        assert!(raycast_all(&scene, r, &opts).is_empty(), "ray {k}: {r:?}");
+    }
+    // directions need not be unit: a short one finds the same hit; one so
+    // short its products underflow finds that hit or nothing, never another
+    let short = Ray::new(aimed.origin, aimed.direction * 1e-10);
+    let h = raycast_first(&scene, &short, &opts).expect("a short direction hits");
+    assert_eq!(h.global_triangle, hit.global_triangle);
+    assert!((h.position - hit.position).length() < 1e-4, "{h:?}");
+    for scale in [1e-20, 1e-30, f32::MIN_POSITIVE] {
+        let tiny = Ray::new(aimed.origin, aimed.direction * scale);
+        if let Some(h) = raycast_first(&scene, &tiny, &opts) {
+            assert_eq!(h.global_triangle, hit.global_triangle, "scale {scale}");
+            assert!(
+                (h.position - hit.position).length() < 1e-3,
+                "{scale}: {h:?}"
+            );
+        }
+    }
+    // NaN / inverted distance limits: nothing, no panic
+    for (near, far) in [(f32::NAN, 10.0), (0.0, f32::NAN), (10.0, 1.0), (-5.0, -1.0)] {
+        let o = RayOptions {
+            near,
+            far,
+            ..RayOptions::default()
+        };
+        assert!(raycast_first(&scene, &aimed, &o).is_none(), "{near} {far}");
+        assert!(raycast_all(&scene, &aimed, &o).is_empty(), "{near} {far}");
+    }
 }
 
 #[test]
@@ -316,16 +368,13 @@ fn ray_rows_on_plane(
     hit_mask
 }
 
-/// A triangle 6·10^37 units long (found by the fuzzer), listed six times
-/// in its six vertex orders (so every hit is a tie), seen from a few
-/// units above its plane z = 0. Its edge functions overflow f32, so the
-/// ray test redoes it in f64, whose `t` from the rounded sheared corners
-/// was garbage (0, or anywhere near the ray's origin) until it was
-/// refined like any far-cornered hit: then a BVH walk pruned the other
-/// copies by the wrong `t`, and rows of picks and single picks
-/// disagreed on the tie (and once refined, a range end met before the
-/// refinement did the same). Every pick must lie on the plane and be the
-/// same whether made alone, in a row or in a block.
+/// A triangle 6·10^37 units long (a fuzzer input), listed six times in
+/// its six vertex orders (so every hit is a tie), seen from a few units
+/// above its plane z = 0. Its edge functions overflow f32, so the ray test
+/// redoes it in f64 and refines `t` like any far-cornered hit; a wrong `t`
+/// would let a BVH walk prune the other copies and make rows of picks and
+/// single picks disagree on the tie. Every pick must lie on the plane and
+/// be the same whether made alone, in a row or in a block.
 #[test]
 fn ray_picks_of_a_10e37_long_triangle_lie_on_it_and_agree_in_rows() {
     let pos = vec![
@@ -348,7 +397,7 @@ fn ray_picks_of_a_10e37_long_triangle_lie_on_it_and_agree_in_rows() {
         None,
     );
     // above x = -1.5e8, where the triangle spans y from about -1.5e37 to
-    // 0 (the last two are the fuzzer's cameras)
+    // 0 (the last two are the fuzzer input's cameras)
     for (eye, target) in [
         ((-1.5e8, -2.0, 4.0), (-1.5e8, -3.0, 0.0)),
         ((-1.5e8, 0.2, 3.7), (-1.5e8, 0.0, 1.5)),
@@ -381,14 +430,12 @@ fn ray_picks_of_a_10e37_long_triangle_lie_on_it_and_agree_in_rows() {
 /// Ground triangles from 10^3 to 10^30 units wide in the plane y = 0,
 /// seen from two units above: every pixel ray below the horizon hits the
 /// ground, on it (y = 0), a row of picks equals the single picks, and the
-/// buffer holds the ground at exactly those pixels (the clipper drew
-/// 2,432 of the 10^15 ground's 2,560 and none of the 10^17 one's, until
-/// it solved the vertices where clipping planes meet on the ground from
-/// its plane).
-/// From 10^15 wide the ray test's weighted corner distances overflow f32
-/// (most rays missed), and from 10^17 f64 cannot hold a corner's offset
-/// from the eye to the unit (hits landed anywhere, the sky included),
-/// until `t` came from the plane through the corners.
+/// buffer holds the ground at exactly those pixels. From 10^15 wide the
+/// ray test's weighted corner distances overflow f32 and from 10^17 f64
+/// cannot hold a corner's offset from the eye to the unit, so `t` must
+/// come from the plane through the corners; the clipper must likewise
+/// solve the vertices where clipping planes meet on the ground from its
+/// plane.
 #[test]
 fn ray_picks_of_grounds_up_to_10e30_wide_hit_them() {
     let cam = Camera {

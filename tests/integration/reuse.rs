@@ -1,12 +1,14 @@
 //! A reused renderer gives exactly the frame a fresh one gives: it clears
 //! only the tiles its last render drew into, so every change of view,
-//! scene, size and pass is checked against a render from scratch.
+//! scene, size and pass is checked against a render from scratch; and its
+//! frame picks for the latest size only.
 
 use glam::Vec3;
 use softpick::{
     builtin_scene, render, Camera, CullMode, Mesh, RenderOptions, Renderer, Scene, Transform,
 };
 
+use crate::picks::assert_all_none;
 use crate::support::Rng;
 
 /// `meshes` clusters of random triangles spread over a 4-unit cube.
@@ -21,11 +23,7 @@ fn soup(rng: &mut Rng, meshes: u8) -> Scene {
             ),
             rng.range(0.05, 1.5),
         );
-        let n = if meshes == 1 {
-            1
-        } else {
-            1 + rng.below(40) as usize
-        };
+        let n = if meshes == 1 { 1 } else { 1 + rng.below(40) };
         let mut pos = Vec::new();
         for _ in 0..3 * n {
             pos.push(c + Vec3::new(rng.range(-s, s), rng.range(-s, s), rng.range(-s, s)));
@@ -67,8 +65,8 @@ fn a_reused_renderer_equals_a_fresh_render_after_any_change() {
     let mut r = Renderer::new(RenderOptions::default()).unwrap();
     let mut drawn = 0;
     for step in 0..100 {
-        let scene = &scenes[rng.below(scenes.len() as u32) as usize];
-        let (w, h) = sizes[rng.below(sizes.len() as u32) as usize];
+        let scene = &scenes[rng.below(scenes.len())];
+        let (w, h) = sizes[rng.below(sizes.len())];
         let mut cam = Camera::auto_frame(&scene.framing_bounds(), w, h);
         // zoom in and out and pan: the covered tiles change from render to render
         let back = cam.eye - cam.target;
@@ -77,7 +75,7 @@ fn a_reused_renderer_equals_a_fresh_render_after_any_change() {
         cam.target += pan;
         let opts = RenderOptions {
             color: rng.below(3) != 0,
-            cull: [CullMode::None, CullMode::Back][rng.below(2) as usize],
+            cull: [CullMode::None, CullMode::Back][rng.below(2)],
             threads: Some(2),
             ..RenderOptions::default()
         };
@@ -94,4 +92,36 @@ fn a_reused_renderer_equals_a_fresh_render_after_any_change() {
     }
     // most views draw something, so stale pixels would show
     assert!(drawn > 60, "{drawn}");
+}
+
+/// After a render at a smaller size, a reused renderer's frame answers for
+/// that size only: a pixel covered in the larger frame is out of frame now;
+/// 1×1 and one-row frames pick like any other.
+#[test]
+fn a_reused_renderer_answers_for_its_latest_size_only() {
+    let scene = builtin_scene();
+    let mut r = Renderer::new(RenderOptions::default()).unwrap();
+    let big = Camera::auto_frame(&scene.framing_bounds(), 200, 150);
+    let small = big.try_with_size(20, 15).unwrap();
+    r.render(&scene, &big).unwrap();
+    // a covered pixel of the big frame outside the small one
+    let (x, y) = (150..200i64)
+        .flat_map(|x| (0..150i64).map(move |y| (x, y)))
+        .find(|&(x, y)| r.frame().pick(&scene, x, y).is_some())
+        .expect("the big frame covers a pixel right of x = 150");
+    r.render(&scene, &small).unwrap();
+    let f = r.frame();
+    assert_eq!((f.width(), f.height()), (20, 15));
+    assert_all_none(&scene, f, x, y);
+    // 1×1 and one-row frames
+    for (w, h) in [(1, 1), (1, 300), (300, 1)] {
+        let c = big.try_with_size(w, h).unwrap();
+        r.render(&scene, &c).unwrap();
+        let f = r.frame();
+        for (x, y) in [(0, 0), (i64::from(w), 0), (0, i64::from(h)), (-1, -1)] {
+            let a = f.pick(&scene, x, y).map(|h| h.global_triangle);
+            let b = f.pick_direct(&scene, x, y).map(|h| h.global_triangle);
+            assert_eq!(a, b, "{w}x{h} ({x},{y})");
+        }
+    }
 }

@@ -452,7 +452,7 @@ fn visible_rect_and_lasso_equal_brute_force_seeded() {
         assert_eq!(got, want, "case {case}: rect ({x0},{y0})-({x1},{y1})");
     }
     for case in 0..60 {
-        let n = 3 + rng.below(8) as usize;
+        let n = 3 + rng.below(8);
         let poly: Vec<[f32; 2]> = (0..n)
             .map(|_| {
                 [
@@ -574,10 +574,10 @@ fn rect_shaped_lasso_equals_rect_seeded() {
     let mut rng = Rng::new(43);
     let mut extra = 0;
     for case in 0..80 {
-        let x0 = i64::from(rng.below(w as u32));
-        let x1 = i64::from(rng.below(w as u32));
-        let y0 = i64::from(rng.below(h as u32));
-        let y1 = i64::from(rng.below(h as u32));
+        let x0 = i64::from(rng.below_u32(w as u32));
+        let x1 = i64::from(rng.below_u32(w as u32));
+        let y0 = i64::from(rng.below_u32(h as u32));
+        let y1 = i64::from(rng.below_u32(h as u32));
         let (ax, bx, ay, by) = (x0.min(x1), x0.max(x1), y0.min(y1), y0.max(y1));
         let mut poly = vec![
             [ax as f32, ay as f32],

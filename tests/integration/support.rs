@@ -1,30 +1,13 @@
-//! Shared test helpers: a seeded RNG and an independent reference rasterizer.
+//! Shared test helpers: the seeded RNG and sphere of `softpick-testkit`
+//! wrapped for softpick, an independent reference rasterizer, the camera of
+//! the analytic checks and a temporary directory.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use softpick::rules::{snap, FillRule};
 
-/// SplitMix64: small, seeded, deterministic.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [lo, hi).
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        let u = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
-        lo + (hi - lo) * u
-    }
-    pub fn below(&mut self, n: u32) -> u32 {
-        (self.next_u64() % u64::from(n)) as u32
-    }
-}
+pub use softpick_testkit::Rng;
 
 /// Snaps to the rasterizer's lattice (the conformance model's step 1).
 pub fn snapped(p: [f32; 2]) -> [i64; 2] {
@@ -89,9 +72,24 @@ pub fn strictly_inside(poly: &[[i64; 2]], px: i64, py: i64) -> bool {
     })
 }
 
-#[path = "../../benches/common/sphere.rs"]
-mod sphere;
-pub use sphere::uv_sphere;
+/// A unit UV sphere (testkit's) as a mesh scaled by `radius`:
+/// 2·slices·(stacks−1) triangles, front faces outward.
+pub fn sphere_mesh(name: &str, slices: u32, stacks: u32, radius: f32) -> softpick::Mesh {
+    let (pos, tris) = softpick_testkit::uv_sphere(slices, stacks);
+    let pos = pos.into_iter().map(|p| p * radius).collect();
+    softpick::Mesh::new(name, pos, tris, [200, 200, 200]).expect("a valid sphere")
+}
+
+/// A unit UV sphere as a one-mesh scene, placed at the origin.
+pub fn uv_sphere(slices: u32, stacks: u32) -> softpick::Scene {
+    let mut scene = softpick::Scene::new();
+    scene.add_mesh(
+        sphere_mesh("sphere", slices, stacks, 1.0),
+        softpick::Transform::IDENTITY,
+        None,
+    );
+    scene
+}
 
 /// The camera of the analytic checks: at (0, 0, 5) looking at the origin.
 pub fn cam(width: u32, height: u32) -> softpick::Camera {
@@ -106,5 +104,39 @@ pub fn cam(width: u32, height: u32) -> softpick::Camera {
         far: 100.0,
         width,
         height,
+    }
+}
+
+/// A fresh directory under the system temp dir, removed when dropped.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> Self {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "softpick-test-{}-{tag}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Self(p)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// Writes `bytes` to the file `name` in the directory; its path.
+    pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }

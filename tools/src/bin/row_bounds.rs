@@ -1,6 +1,4 @@
-//! Lower bounds for one scene's depth + ID frame on this machine, for the
-//! buffer-sweep rows of issue 6 that softpick misses (BENCHMARKS.md,
-//! "Twenty-second round"):
+//! Lower bounds for one scene's depth + ID frame on this machine:
 //! - `read`: every position and vertex index read once, nothing else;
 //! - `project`: every vertex multiplied by the view-projection and stored;
 //! - softpick's own frame of the same view (`full`), and of the same view
@@ -12,17 +10,16 @@
 //!
 //! Each is timed in alternating rounds (env `ROUNDS`, default 4, of `N`
 //! frames, default 40) and reported as the best 10th percentile, in ms.
-//! `cargo run --release --example row_bounds -- FILE.obj [THREADS] [360|1080]`
+//! `cargo run --release --manifest-path tools/Cargo.toml --bin row_bounds -- SCENE [THREADS] [SIZE]`
+//! SCENE: builtin, sphere70k, sphere100k, sphere1m or FILE.obj (meshes
+//! placed with identity transforms, as all of these are); SIZE: 360
+//! (default), 1080 or WxH.
 use rayon::prelude::*;
-use softpick::*;
+use softpick::{
+    Camera, Frame, Mesh, MeshId, RenderOptions, Renderer, Scene, ScreenVertex, Transform,
+};
+use softpick_tools::{env_usize, scene_arg, size_arg};
 use std::time::Instant;
-
-fn env(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
 
 /// The 10th percentile of `n` runs of `f`, in ms.
 fn p10(n: usize, mut f: impl FnMut()) -> f64 {
@@ -97,7 +94,7 @@ fn only(scene: &Scene, keep: &[bool]) -> Scene {
         assert_eq!(
             scene.mesh_world(i as MeshId),
             glam::Mat4::IDENTITY,
-            "an OBJ scene"
+            "meshes placed with identity transforms"
         );
         let mut remap = vec![u32::MAX; m.positions().len()];
         let mut positions = Vec::new();
@@ -126,20 +123,15 @@ fn only(scene: &Scene, keep: &[bool]) -> Scene {
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
-    let path = a
-        .get(1)
-        .expect("usage: row_bounds FILE.obj [THREADS] [360|1080]");
+    let path = a.get(1).expect("usage: row_bounds SCENE [THREADS] [SIZE]");
     let threads: usize = a.get(2).and_then(|s| s.parse().ok()).unwrap_or(2);
-    let (w, h) = match a.get(3).map(String::as_str) {
-        Some("1080") => (1920, 1080),
-        _ => (360, 360),
-    };
-    let (rounds, n) = (env("ROUNDS", 4).max(1), env("N", 40).max(1));
-    let scene = load_obj(std::path::Path::new(path)).unwrap().0;
+    let (w, h) = size_arg(a.get(3).map(String::as_str), (360, 360));
+    let (rounds, n) = (env_usize("ROUNDS", 4).max(1), env_usize("N", 40).max(1));
+    let scene = scene_arg(Some(path));
     let cam = Camera::auto_frame(&scene.framing_bounds(), w, h);
     let opts = RenderOptions {
         threads: Some(threads),
-        ..Default::default()
+        ..RenderOptions::default()
     };
     let mut full = Renderer::new(opts).unwrap();
     full.render(&scene, &cam).unwrap();

@@ -1,8 +1,14 @@
-use softpick::*;
+//! Best frame time of each standard workload: the built-in scene and the
+//! 70k- and 1M-triangle spheres, at 360×360 and 1920×1080, depth + ID only
+//! and with color, on THREADS threads (default 2). Each renders for at
+//! least a second (and five frames) after one warm-up frame, and the best
+//! time is printed: the minimum is the least disturbed by other work on
+//! the machine.
+//! `cargo run --release --manifest-path tools/Cargo.toml --bin perf -- [THREADS]`
 use std::time::Instant;
-#[path = "../benches/common/sphere.rs"]
-mod sphere;
-use sphere::uv_sphere;
+
+use softpick::{builtin_scene, Camera, RenderOptions, Renderer};
+use softpick_tools::sphere_scene;
 
 fn main() {
     let threads: usize = std::env::args()
@@ -11,8 +17,8 @@ fn main() {
         .unwrap_or(2);
     for (name, scene) in [
         ("builtin362", builtin_scene()),
-        ("sphere70k", uv_sphere(250, 141)),
-        ("sphere1m", uv_sphere(1000, 501)),
+        ("sphere70k", sphere_scene(250, 141)),
+        ("sphere1m", sphere_scene(1000, 501)),
     ] {
         for (w, h) in [(360, 360), (1920, 1080)] {
             let cam = Camera::auto_frame(&scene.framing_bounds(), w, h);
@@ -20,9 +26,10 @@ fn main() {
                 let mut r = Renderer::new(RenderOptions {
                     color,
                     threads: Some(threads),
-                    ..Default::default()
+                    ..RenderOptions::default()
                 })
                 .unwrap();
+                // warm-up: the renderer's buffers and the meshes' caches
                 r.render(&scene, &cam).unwrap();
                 let mut best = f64::MAX;
                 let t0 = Instant::now();

@@ -1,22 +1,16 @@
 //! Renders one scene a few times on one thread: a fixed workload for
 //! instruction counting (`valgrind --tool=callgrind`) when the machine is
-//! too busy for wall-clock timing.
-//! `cargo run --release --example frame_once -- builtin|sphere70k|sphere1m|FILE.obj W H ids|color FRAMES`
-//! prints the covered pixel count and the last frame's counters.
-use softpick::{builtin_scene, Camera, RenderOptions, Renderer};
-
-#[path = "../benches/common/sphere.rs"]
-mod sphere;
+//! too busy for wall-clock timing. Prints the covered pixel count and the
+//! last frame's counters.
+//! `cargo run --release --manifest-path tools/Cargo.toml --bin frame_once -- [SCENE] [W] [H] [ids|color] [FRAMES]`
+//! SCENE: builtin (default), sphere70k, sphere100k, sphere1m or FILE.obj.
+use softpick::{Camera, RenderOptions, Renderer};
+use softpick_tools::scene_arg;
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let arg = |i: usize, d: &str| a.get(i).cloned().unwrap_or_else(|| d.to_string());
-    let scene = match arg(1, "builtin").as_str() {
-        "sphere70k" => sphere::uv_sphere(250, 141),
-        "sphere1m" => sphere::uv_sphere(1000, 501),
-        p if p.ends_with(".obj") => softpick::load_obj(std::path::Path::new(p)).unwrap().0,
-        _ => builtin_scene(),
-    };
+    let scene = scene_arg(a.get(1).map(String::as_str));
     let (w, h): (u32, u32) = (
         arg(2, "360").parse().unwrap(),
         arg(3, "360").parse().unwrap(),

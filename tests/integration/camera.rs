@@ -1,11 +1,11 @@
-//! Hardening, camera input: missing JSON fields get defaults or a clear
+//! Cameras from JSON and from code: missing JSON fields get defaults or a clear
 //! error, every invalid parameter its own `CameraError`, and a camera file's
 //! errors name the file. Automatic framing survives any box.
 
 use glam::Vec3;
 use softpick::{render, Aabb, Camera, CameraError, Error, Projection, RenderOptions, Scene};
 
-use crate::hardening_obj::TempDir;
+use crate::support::TempDir;
 
 fn unit_box() -> Aabb {
     Aabb {
@@ -24,7 +24,7 @@ fn with(extra: &str) -> String {
     format!(r#"{{"eye":[0,0,5],"target":[0,0,0]{sep}{extra}}}"#)
 }
 
-/// Every invalid camera JSON of the brief, with its exact error.
+/// Every kind of invalid camera JSON, with its exact error.
 fn invalid_cases() -> Vec<(String, CameraError)> {
     vec![
         (with(r#""near":0"#), CameraError::Near(0.0)),

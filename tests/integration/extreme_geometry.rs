@@ -1,9 +1,9 @@
-//! Hardening, extreme geometry (public API only): vertices far outside the
-//! screen, behind the camera, across the near plane at grazing angles,
-//! w ≈ 0, huge world coordinates; huge, tiny and sliver triangles; millions
-//! of sub-pixel triangles; a model far from the origin. Nothing panics,
-//! nothing is drawn where the exact (f64) geometry has nothing, and the
-//! pick methods agree.
+//! Extreme geometry (public API only): vertices far outside the screen,
+//! behind the camera, across the near plane at grazing angles, w ≈ 0, huge
+//! world coordinates; huge, tiny and sliver triangles; a million sub-pixel
+//! triangles; a model far from the origin and a thin-winged one. Nothing
+//! panics, coverage matches the exact (f64) geometry within the documented
+//! precision, and the pick methods agree.
 
 use glam::{DVec3, Quat, Vec3};
 use softpick::rules::GUARD_BAND_PX;
@@ -11,7 +11,7 @@ use softpick::{
     render, render_2d, Camera, FillRule, Frame, Mesh, Projection, RenderOptions, Scene, Transform,
 };
 
-use crate::support::{cam, reference_mask, Rng};
+use crate::support::{cam, reference_mask, sphere_mesh, Rng};
 
 pub fn one_mesh(tris: &[[Vec3; 3]]) -> Scene {
     let mut s = Scene::new();
@@ -185,37 +185,52 @@ pub enum Depth {
     Huge,
 }
 
+/// One random triangle of [`random_trials`] whose coverage differs from
+/// the exact one: its vertices, how each was placed (depth kind and
+/// window-distance scale) and the number of clear pixels that differ.
+#[derive(Debug)]
+pub struct Mismatch {
+    pub tri: [Vec3; 3],
+    pub placed: [(Depth, f64); 3],
+    pub pixels: usize,
+}
+
 /// Renders `n` random one-triangle scenes (64×48) whose vertices lie at
 /// the given depths and at window positions up to `scales` pixels from the
 /// centre, and returns the triangles whose coverage differs from the exact
-/// one at some clear pixel, with the count. A triangle whose clip
-/// coordinates overflow f32 must draw nothing.
+/// one at some clear pixel, and how many triangles were drawn. At every
+/// pixel of every frame the direct pick equals the buffer; a triangle whose
+/// clip coordinates overflow f32 is counted invalid and draws nothing.
 pub fn random_trials(
     seed: u64,
     n: usize,
     depths: &[Depth],
     scales: &[f64],
     one_far: bool,
-) -> Vec<([Vec3; 3], usize)> {
+) -> (Vec<Mismatch>, usize) {
     let c = cam(64, 48);
     let ph = Pinhole::new(&c);
     let mut rng = Rng::new(seed);
     let mut failures = Vec::new();
+    let mut drawn = 0;
     for trial in 0..n {
+        let mut placed = [(Depth::Front, 0.0); 3];
         let tri: [Vec3; 3] = std::array::from_fn(|k| {
             let scale = if one_far {
                 // vertex 0 at the largest scale, the others at the smallest two
                 if k == 0 {
                     scales[scales.len() - 1]
                 } else {
-                    scales[rng.below(2.min(scales.len() as u32)) as usize]
+                    scales[rng.below(2.min(scales.len()))]
                 }
             } else {
-                scales[rng.below(scales.len() as u32) as usize]
+                scales[rng.below(scales.len())]
             };
             let sx = f64::from(rng.range(-1.0, 1.0)) * scale + 32.0;
             let sy = f64::from(rng.range(-1.0, 1.0)) * scale + 24.0;
-            let d = match depths[rng.below(depths.len() as u32) as usize] {
+            let depth = depths[rng.below(depths.len())];
+            placed[k] = (depth, scale);
+            let d = match depth {
                 Depth::Front => f64::from(rng.range(0.5, 50.0)),
                 Depth::Behind => f64::from(rng.range(-50.0, -0.01)),
                 Depth::AtNear => 0.1 * (1.0 + f64::from(rng.range(-1e-6, 1e-6))),
@@ -232,35 +247,54 @@ pub fn random_trials(
         });
         let scene = one_mesh(&[tri]);
         let f = render(&scene, &c, RenderOptions::default()).unwrap();
+        for y in 0..c.height {
+            for x in 0..c.width {
+                let a = f
+                    .triangle_at(x, y)
+                    .map(|t| (t, f.depth()[(y * c.width + x) as usize].to_bits()));
+                let b = f
+                    .triangle_at_direct(x.into(), y.into())
+                    .map(|(t, z)| (t, z.to_bits()));
+                assert_eq!(a, b, "trial {trial} {tri:?}: pixel ({x},{y})");
+            }
+        }
         if f.stats().invalid > 0 {
             // clip coordinates overflow f32: the triangle is dropped whole
-            assert!(f.ids().iter().all(|&i| i == 0));
+            assert!(f.ids().iter().all(|&i| i == 0), "trial {trial} {tri:?}");
             continue;
         }
+        drawn += usize::from(f.ids().iter().any(|&i| i != 0));
         let bad = mismatches(&scene, &f, &c, 0.25, &format!("trial {trial}"));
         if bad > 0 {
-            failures.push((tri, bad));
+            failures.push(Mismatch {
+                tri,
+                placed,
+                pixels: bad,
+            });
         }
     }
-    failures
+    (failures, drawn)
 }
 
 #[test]
 fn vertices_far_outside_the_screen_draw_exactly_their_visible_part() {
     use Depth::*;
     // in front of the camera or beyond the far plane, up to 1e6 px away
-    let fails = random_trials(2, 1500, &[Front, BeyondFar], &[1.0, 1e3, 1e6], false);
+    let (fails, drawn) = random_trials(2, 1500, &[Front, BeyondFar], &[1.0, 1e3, 1e6], false);
     assert!(fails.is_empty(), "{fails:?}");
+    assert!(drawn > 300, "{drawn} of 1500 drew something");
     // one vertex up to 1e30 px away after projection, the others near the screen
-    let fails = random_trials(3, 1500, &[Front, BeyondFar], &[1.0, 1e3, 1e30], true);
+    let (fails, drawn) = random_trials(3, 1500, &[Front, BeyondFar], &[1.0, 1e3, 1e30], true);
     assert!(fails.is_empty(), "{fails:?}");
+    assert!(drawn > 300, "{drawn} of 1500 drew something");
 }
 
 #[test]
 fn triangles_behind_and_across_the_camera_plane_draw_exactly_their_visible_part() {
     use Depth::*;
-    let fails = random_trials(4, 1500, &[Front, Behind], &[1.0, 30.0, 1e3], false);
+    let (fails, drawn) = random_trials(4, 1500, &[Front, Behind], &[1.0, 30.0, 1e3], false);
     assert!(fails.is_empty(), "{fails:?}");
+    assert!(drawn > 300, "{drawn} of 1500 drew something");
 }
 
 #[test]
@@ -510,9 +544,9 @@ fn top_left_covers_exactly_once_with_vertices_at_the_guard_band() {
             ]
         } else {
             // on a pixel centre: many edges pass exactly through centres
-            [rng.below(w) as f32 + 0.5, rng.below(h) as f32 + 0.5]
+            [rng.below_u32(w) as f32 + 0.5, rng.below_u32(h) as f32 + 0.5]
         };
-        let n = 4 + rng.below(12) as usize;
+        let n = 4 + rng.below(12);
         let mut pts: Vec<(f32, [f32; 2])> = (0..n)
             .map(|_| {
                 let t = rng.range(-g, g);
@@ -554,33 +588,6 @@ fn top_left_covers_exactly_once_with_vertices_at_the_guard_band() {
             }
         }
     }
-}
-
-/// A UV sphere of `2·n·(n−1)` triangles (front faces outward).
-pub fn sphere(name: &str, n: u32, r: f32) -> Mesh {
-    let mut pos = Vec::new();
-    for j in 0..=n {
-        let th = std::f32::consts::PI * j as f32 / n as f32;
-        for i in 0..n {
-            let ph = std::f32::consts::TAU * i as f32 / n as f32;
-            pos.push(Vec3::new(th.sin() * ph.cos(), th.cos(), th.sin() * ph.sin()) * r);
-        }
-    }
-    let mut tris = Vec::new();
-    for j in 0..n {
-        for i in 0..n {
-            let a = j * n + i;
-            let b = j * n + (i + 1) % n;
-            let (c, d) = (a + n, b + n);
-            if j > 0 {
-                tris.push([a, b, c]);
-            }
-            if j < n - 1 {
-                tris.push([b, d, c]);
-            }
-        }
-    }
-    Mesh::new(name, pos, tris, [180, 180, 200]).unwrap()
 }
 
 #[test]
@@ -640,7 +647,7 @@ fn a_million_sub_pixel_triangles() {
     // buffer and direct picks agree (sampled pixels)
     let mut rng = Rng::new(9);
     for _ in 0..1500 {
-        let (x, y) = (rng.below(256), rng.below(256));
+        let (x, y) = (rng.below_u32(256), rng.below_u32(256));
         let a = f
             .triangle_at(x, y)
             .map(|t| (t, f.depth()[(y * 256 + x) as usize]));
@@ -685,7 +692,7 @@ fn a_model_far_from_the_origin_renders_and_picks_consistently() {
     let mut scene = Scene::new();
     let q = Quat::from_rotation_y(0.3);
     scene.add_mesh(
-        sphere("far_sphere", 40, 12.0),
+        sphere_mesh("far_sphere", 40, 40, 12.0),
         Transform {
             translation: Vec3::new(1600.0, 2.0, -300.0),
             rotation: q,
@@ -694,7 +701,7 @@ fn a_model_far_from_the_origin_renders_and_picks_consistently() {
         None,
     );
     scene.add_mesh(
-        sphere("far_moon", 12, 3.0),
+        sphere_mesh("far_moon", 12, 12, 3.0),
         Transform::from_translation(Vec3::new(1615.0, 8.0, -290.0)),
         None,
     );
@@ -707,32 +714,115 @@ fn a_model_far_from_the_origin_renders_and_picks_consistently() {
     assert!(agree * 100 >= checked * 99, "{agree} of {checked}");
 }
 
+/// A generated aircraft: a fuselage, wings and a tail fin made of
+/// squashed spheres (non-uniform scales, rotations, wings a few hundredths
+/// thick), seen from above, from the side and nearly edge-on to the wings:
+/// buffer and direct picks agree at every pixel, and the ray pick agrees on
+/// at least 99% of the pixels not within 1 px of an ID edge.
 #[test]
-fn the_airplane_model_when_present() {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/models/airplane.obj");
-    if !p.is_file() {
-        println!("{} not present: skipped", p.display());
-        return;
+fn a_thin_winged_model_renders_and_picks_consistently() {
+    let mut scene = Scene::new();
+    let place = |at: Vec3, rotation: Quat, scale: Vec3| Transform {
+        translation: at,
+        rotation,
+        scale,
+    };
+    let yaw = place(Vec3::ZERO, Quat::from_rotation_y(0.4), Vec3::ONE);
+    let plane = scene.add_node("plane", yaw, None);
+    // coarse spheres: triangles several pixels wide, so most pixels lie
+    // inside one
+    let part = |name: &str, n: u32| sphere_mesh(name, n, n / 2 + 1, 1.0);
+    scene.add_mesh(
+        part("fuselage", 16),
+        place(Vec3::ZERO, Quat::IDENTITY, Vec3::new(4.0, 0.45, 0.45)),
+        Some(plane),
+    );
+    for side in [-1.0f32, 1.0] {
+        scene.add_mesh(
+            part("wing", 12),
+            place(
+                Vec3::new(0.3, 0.0, side * 2.6),
+                Quat::from_rotation_y(side * 0.25),
+                Vec3::new(0.8, 0.04, 2.4),
+            ),
+            Some(plane),
+        );
+        scene.add_mesh(
+            part("stabilizer", 8),
+            place(
+                Vec3::new(-3.6, 0.1, side * 0.8),
+                Quat::IDENTITY,
+                Vec3::new(0.4, 0.02, 0.8),
+            ),
+            Some(plane),
+        );
     }
-    let (scene, report) = softpick::load_obj(&p).unwrap();
-    println!("airplane: {report:?}");
-    let c = Camera::auto_frame(&scene.framing_bounds(), 240, 180);
-    let f = render(&scene, &c, RenderOptions::default()).unwrap();
-    let (agree, checked) = picks_agree(&scene, &f);
-    println!("airplane: ray agrees on {agree} of {checked} interior pixels");
-    assert!(f.ids().iter().any(|&i| i != 0));
+    scene.add_mesh(
+        part("fin", 8),
+        place(
+            Vec3::new(-3.5, 0.7, 0.0),
+            Quat::from_rotation_z(-0.3),
+            Vec3::new(0.6, 0.8, 0.02),
+        ),
+        Some(plane),
+    );
+    let b = scene.framing_bounds();
+    for (k, eye_dir) in [
+        Vec3::new(0.3, 1.0, 0.4),
+        Vec3::new(0.1, 0.15, 1.0),
+        Vec3::new(1.0, 0.01, 0.2),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut c = Camera::auto_frame(&b, 480, 360);
+        c.eye = c.target + eye_dir.normalize() * (c.eye - c.target).length();
+        let f = render(&scene, &c, RenderOptions::default()).unwrap();
+        let shown: std::collections::BTreeSet<u32> = f
+            .ids()
+            .iter()
+            .filter_map(|&i| i.checked_sub(1))
+            .filter_map(|t| scene.locate(t))
+            .map(|(m, _)| m)
+            .collect();
+        assert!(shown.len() >= 3, "view {k}: meshes {shown:?}");
+        let (agree, checked) = picks_agree(&scene, &f);
+        println!("aircraft view {k}: ray agrees on {agree} of {checked} interior pixels");
+        assert!(checked > 500, "view {k}: {checked}");
+        assert!(
+            agree * 100 >= checked * 99,
+            "view {k}: {agree} of {checked}"
+        );
+    }
 }
 
+/// Every kind of vertex together, up to 1e30 px and 1e37 units away.
+/// Nothing panics, invalid triangles draw nothing and the direct pick
+/// equals the buffer at every pixel ([`random_trials`]). Coverage may
+/// differ from the exact one only past the documented precision limits
+/// (docs/conventions.md, "Precision"): every such triangle has a vertex
+/// within 1e-6 of the near or the eye plane, 1e20 or more units away, or
+/// 1e12 or more pixels off screen, and they are a few of the 600.
 #[test]
-fn extreme_random_triangles_never_panic() {
+fn extreme_random_triangles_differ_from_exact_only_at_extreme_vertices() {
     use Depth::*;
-    // every kind of vertex together, up to 1e30 px and 1e37 units away:
-    // the known precision limits (see the brief's report) show up as
-    // mismatches here, but nothing panics and invalid triangles draw nothing
     let all = [Front, Behind, BeyondFar, AtNear, EyePlane, Huge];
-    let fails = random_trials(6, 600, &all, &[1.0, 1e3, 1e6, 1e12, 1e30], false);
+    let (fails, drawn) = random_trials(6, 600, &all, &[1.0, 1e3, 1e6, 1e12, 1e30], false);
     println!(
         "{} of 600 extreme triangles differ from the exact coverage",
         fails.len()
     );
+    assert!(drawn > 100, "{drawn} of 600 drew something");
+    for m in &fails {
+        let extreme = m
+            .placed
+            .iter()
+            .any(|&(d, scale)| matches!(d, AtNear | EyePlane | Huge) || scale >= 1e12);
+        assert!(
+            extreme,
+            "differs on {} pixels within the precision limits: {:?} placed {:?}",
+            m.pixels, m.tri, m.placed
+        );
+    }
+    assert!(fails.len() <= 12, "{} of 600 differ", fails.len());
 }

@@ -1,21 +1,21 @@
-//! Direct picks on one model and size: render, cell index build and a
-//! serial W×H sweep of `triangle_at_direct` (best of 5), and the render's counters:
-//! `cargo run --release --example direct_stats -- [MODEL] [WxH] [threads]`.
-use softpick::*;
+//! Direct picks on one scene and size: the render, the direct picks' cell
+//! index (built by `prepare_direct`) and a serial sweep of
+//! `triangle_at_direct` over every pixel, each the best of 5, plus the
+//! render's counters and the index's summary from the frame's `Debug` form.
+//! `cargo run --release --manifest-path tools/Cargo.toml --bin direct_stats -- [SCENE] [SIZE] [THREADS]`
+//! SCENE: builtin (default), sphere70k, sphere100k, sphere1m or FILE.obj;
+//! SIZE: WxH (default 360x360), 360 or 1080.
 use std::time::Instant;
+
+use softpick::{Camera, RenderOptions, Renderer};
+use softpick_tools::{scene_arg, size_arg};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let scene = match args.get(1).map(String::as_str) {
-        None | Some("builtin") => builtin_scene(),
-        Some(p) => load_obj(std::path::Path::new(p)).unwrap().0,
-    };
-    let (w, h) = args
-        .get(2)
-        .and_then(|s| s.split_once('x'))
-        .map(|(a, b)| (a.parse().unwrap(), b.parse().unwrap()))
-        .unwrap_or((360, 360));
+    let scene = scene_arg(args.get(1).map(String::as_str));
+    let (w, h) = size_arg(args.get(2).map(String::as_str), (360, 360));
     let threads: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(2);
+    // the global pool: the render and the index build both run in it
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build_global()
@@ -23,7 +23,7 @@ fn main() {
     let cam = Camera::auto_frame(&scene.framing_bounds(), w, h);
     let mut r = Renderer::new(RenderOptions {
         color: false,
-        ..Default::default()
+        ..RenderOptions::default()
     })
     .unwrap();
     let (mut best_r, mut best_i, mut best_s) = (f64::MAX, f64::MAX, f64::MAX);
@@ -36,8 +36,8 @@ fn main() {
         best_i = best_i.min(t.elapsed().as_secs_f64());
         let t = Instant::now();
         let mut n = 0u64;
-        for y in 0..h as i64 {
-            for x in 0..w as i64 {
+        for y in 0..i64::from(h) {
+            for x in 0..i64::from(w) {
                 n += u64::from(f.triangle_at_direct(x, y).is_some());
             }
         }
@@ -46,10 +46,9 @@ fn main() {
     }
     let f = r.frame();
     println!("{:?}", f.stats());
-    println!(
-        "{}",
-        format!("{f:?}").split("direct: ").nth(1).unwrap_or("?")
-    );
+    // the index's summary is the part of the frame's Debug form after "direct: "
+    let debug = format!("{f:?}");
+    println!("{}", debug.split("direct: ").nth(1).unwrap_or("?"));
     println!(
         "render {:.2} ms, index {:.2} ms, serial sweep {:.2} ms ({:.1} ns/pick)",
         best_r * 1e3,

@@ -365,6 +365,7 @@ mod tests {
         assert!((p - q).length() < 1e-3, "{p} vs {q}");
     }
 
+    #[cfg(feature = "json")]
     #[test]
     fn json_defaults_and_errors() {
         let b = unit_box();

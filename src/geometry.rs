@@ -129,26 +129,44 @@ impl Aabb {
 }
 
 /// Relative outward rounding of the slab exit distance; covers the `2*gamma(3)`
-/// bound of Ize, "Robust BVH Ray Traversal" (JCGT 2013), with margin.
+/// bound of Ize, "Robust BVH Ray Traversal" (JCGT 2013), with margin. The
+/// mesh walks' fast box tests scale the inverse direction by it instead
+/// (entries rounded down, exits up).
 pub(crate) const FAR_SLACK: f32 = 1.0 / 1048576.0;
 
 /// A slab exit distance rounded outward by [`FAR_SLACK`] (whatever its sign),
-/// as every box test of the mesh and top-level walks does.
+/// as [`slab`] and the walks' multi-box tests do.
 #[inline(always)]
 pub(crate) fn far_out(far: f32) -> f32 {
     (far * (1.0 + FAR_SLACK)).max(far * (1.0 - FAR_SLACK))
 }
 
-/// [`far_out`] per lane.
+/// [`far_out`] per lane (the same operations).
 #[inline(always)]
 pub(crate) fn far_out4(far: Vec4) -> Vec4 {
     (far * (1.0 + FAR_SLACK)).max(far * (1.0 - FAR_SLACK))
 }
 
-/// Slab test core; `near <= far` means a hit. With `ZEROS = false` the caller
-/// guarantees every `inv` component is finite (no NaN can arise).
+/// The one scalar ray–box slab test: the entry and exit distances
+/// `(near, far)` of the ray `o + t * dir` (`inv = 1 / dir` per component)
+/// through the box `[min, max]`, clipped to `[t_min, t_max]`; `near <= far`
+/// means a hit. The exit is rounded outward by [`far_out`], so the test is
+/// conservative (see [`Aabb::ray_interval`]).
+///
+/// `ZEROS`: `inv` may have infinite components (zero direction
+/// components), and the `0 * inf = NaN` of a ray running within a slab
+/// plane is replaced so that the slab does not constrain `t`. With
+/// `ZEROS = false` the caller guarantees every `inv` component is finite
+/// (no NaN can arise).
+///
+/// [`Aabb::ray_interval`] (any box and ray) and the top-level BVH's one-box
+/// test call it. The walks' multi-box tests (a node's children against one
+/// ray, or one box against several rays) make its operations per lane and
+/// say so, except the mesh walks' fast tests (finite `inv`, `t_min >= 0`),
+/// which round through the scaled inverse direction instead (see
+/// [`FAR_SLACK`]).
 #[inline(always)]
-fn slab<const ZEROS: bool>(
+pub(crate) fn slab<const ZEROS: bool>(
     min: Vec3A,
     max: Vec3A,
     o: Vec3A,

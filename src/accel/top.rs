@@ -3,25 +3,22 @@
 //! crosses, nearest box first, and stops once the boxes left start beyond
 //! the closest hit found so far.
 //!
-//! Built once per set of mesh transforms (a [`super::ray::RayCaster`], or a
-//! frame's transforms as rendered, lazily at the first ray pick), single
-//! threaded and from the data alone: the tree does not depend on the number
-//! of threads. Binned SAH over the box centroids along the widest centroid
-//! axis; a split that would make the tree deeper than [`SAH_DEPTH`] levels
-//! becomes a median split, so the depth stays below `SAH_DEPTH + 34` (and
-//! so does the traversal stack).
+//! Built once per set of mesh transforms (a `RayCaster`, or a frame's
+//! transforms as rendered, lazily at the first ray pick) by the mesh BVH's
+//! binned SAH builder ([`build_serial`]) with one box per leaf, on the
+//! calling thread and from the data alone: the tree does not depend on the
+//! number of threads, and its depth stays within [`MAX_DEPTH`] levels (so
+//! does the traversal stack). Its shape only steers the walks: they take
+//! the closest hit by distance, then by mesh id, whatever the order in
+//! which they meet the meshes.
+//!
+//! [`MAX_DEPTH`]: crate::accel::bvh::MAX_DEPTH
 
 use glam::{Vec3, Vec3A, Vec4, Vec4Swizzles};
 
-use crate::geometry::{far_out, far_out4, Aabb};
-
-/// Levels built with SAH splits; deeper ones split at the median.
-const SAH_DEPTH: usize = 40;
-/// The depth bound (see the module docs).
-#[cfg(test)]
-const DEPTH_BOUND: usize = SAH_DEPTH + 34;
-/// SAH bins.
-const BINS: usize = 16;
+use crate::accel::bvh::build::{bounds_of, build_serial, Box3, Pair, ONE_PER_LEAF};
+use crate::accel::bvh::NodeRef;
+use crate::geometry::{far_out4, slab, Aabb};
 
 /// One node: a leaf (`count == 1`, `index` = mesh id) or an interior node
 /// (`count == 0`, children at `index` and `index + 1`).
@@ -34,18 +31,18 @@ pub(crate) struct Node {
     /// Interior nodes: the boxes of both children for
     /// [`BoxRay::enter_pair`], per axis `[left min, right min, left max,
     /// right max]` (left = the child at `index`). Unused in leaves.
-    pub(crate) kids: [Vec4; 3],
+    pub(crate) child_planes: [Vec4; 3],
 }
 
 impl Node {
-    /// A node with its box; `build_node` fills in the rest.
-    fn unfilled(min: Vec3A, max: Vec3A) -> Self {
+    /// A node with its box; [`fill`] sets the rest.
+    fn unfilled(b: &Box3) -> Self {
         Node {
-            min,
-            max,
+            min: b.lo,
+            max: b.hi,
             index: 0,
             count: 0,
-            kids: [Vec4::ZERO; 3],
+            child_planes: [Vec4::ZERO; 3],
         }
     }
 }
@@ -57,147 +54,48 @@ pub(crate) struct TopLevel {
     pub(crate) nodes: Vec<Node>,
 }
 
-#[derive(Clone, Copy)]
-struct Item {
-    min: Vec3A,
-    max: Vec3A,
-    centre: Vec3A,
-    mesh: u32,
-}
-
-fn bounds_of(items: &[Item]) -> (Vec3A, Vec3A) {
-    items
-        .iter()
-        .fold((Vec3A::INFINITY, Vec3A::NEG_INFINITY), |(lo, hi), it| {
-            (lo.min(it.min), hi.max(it.max))
-        })
-}
-
-fn half_area(lo: Vec3A, hi: Vec3A) -> f32 {
-    let d = (hi - lo).max(Vec3A::ZERO);
-    d.x * d.y + d.y * d.z + d.z * d.x
-}
-
 impl TopLevel {
     /// The tree over the boxes `(mesh id, world box)`; empty boxes are left
     /// out (their meshes are never hit).
     pub(crate) fn build(boxes: impl Iterator<Item = (u32, Aabb)>) -> TopLevel {
-        let mut items: Vec<Item> = boxes
+        let (mut refs, mut meshes): (Vec<Box3>, Vec<u32>) = boxes
             .filter(|(_, b)| !b.is_empty() && b.min.is_finite() && b.max.is_finite())
             .map(|(mesh, b)| {
-                let (min, max) = (Vec3A::from(b.min), Vec3A::from(b.max));
-                Item {
-                    min,
-                    max,
-                    centre: min * 0.5 + max * 0.5,
-                    mesh,
-                }
+                let lo = Vec3A::from(b.min);
+                let hi = Vec3A::from(b.max);
+                (Box3 { lo, hi }, mesh)
             })
-            .collect();
-        let mut nodes = Vec::with_capacity(2 * items.len());
-        if !items.is_empty() {
-            let (min, max) = bounds_of(&items);
-            nodes.push(Node::unfilled(min, max));
-            build_node(&mut nodes, 0, &mut items, 1);
+            .unzip();
+        if refs.is_empty() {
+            return TopLevel::default();
         }
+        let bounds = bounds_of(&refs);
+        let (root, pairs) = build_serial(&mut refs, &mut meshes, bounds, ONE_PER_LEAF);
+        let mut nodes = Vec::with_capacity(2 * refs.len() - 1);
+        nodes.push(Node::unfilled(&bounds.0));
+        fill(&mut nodes, 0, root, &pairs, &meshes);
         TopLevel { nodes }
     }
 }
 
-/// Fills in node `at` (its bounds are set) for `items`.
-fn build_node(nodes: &mut Vec<Node>, at: usize, items: &mut [Item], depth: usize) {
-    if items.len() == 1 {
-        nodes[at].index = items[0].mesh;
+/// Fills in node `at` (its box is set) from the build tree's node `r`: a
+/// leaf's mesh (`meshes` in the build's order), or an interior node's
+/// children, appended side by side, and then their sub-trees.
+fn fill(nodes: &mut Vec<Node>, at: usize, r: NodeRef, pairs: &[Pair], meshes: &[u32]) {
+    if r.is_leaf() {
+        debug_assert_eq!(r.count, 1);
+        nodes[at].index = meshes[r.index as usize];
         nodes[at].count = 1;
         return;
     }
-    let (clo, chi) = items
-        .iter()
-        .fold((Vec3A::INFINITY, Vec3A::NEG_INFINITY), |(lo, hi), it| {
-            (lo.min(it.centre), hi.max(it.centre))
-        });
-    let ext = chi - clo;
-    let axis = if ext.x >= ext.y && ext.x >= ext.z {
-        0
-    } else if ext.y >= ext.z {
-        1
-    } else {
-        2
-    };
-    let mid = if ext[axis] > 0.0 && depth < SAH_DEPTH {
-        sah_split(items, axis, clo[axis], ext[axis])
-    } else {
-        None
-    };
-    let mid = mid.unwrap_or_else(|| {
-        let mid = items.len() / 2;
-        items.select_nth_unstable_by(mid, |a, b| {
-            a.centre[axis]
-                .total_cmp(&b.centre[axis])
-                .then(a.mesh.cmp(&b.mesh))
-        });
-        mid
-    });
-    let (l, r) = items.split_at_mut(mid);
+    let p = &pairs[r.index as usize];
     let first = nodes.len();
-    for part in [&*l, &*r] {
-        let (min, max) = bounds_of(part);
-        nodes.push(Node::unfilled(min, max));
-    }
+    nodes.extend(p.bounds.iter().map(Node::unfilled));
+    let [l, rt] = &p.bounds;
     nodes[at].index = first as u32;
-    let (ln, rn) = (nodes[first], nodes[first + 1]);
-    nodes[at].kids = [0, 1, 2].map(|a| Vec4::new(ln.min[a], rn.min[a], ln.max[a], rn.max[a]));
-    build_node(nodes, first, l, depth + 1);
-    build_node(nodes, first + 1, r, depth + 1);
-}
-
-/// Binned SAH split along `axis`: partitions `items` and returns the size
-/// of the left part, or `None` when no split separates the centroids.
-fn sah_split(items: &mut [Item], axis: usize, lo: f32, ext: f32) -> Option<usize> {
-    let scale = BINS as f32 / ext;
-    let bin = |it: &Item| (((it.centre[axis] - lo) * scale) as usize).min(BINS - 1);
-    let mut count = [0usize; BINS];
-    let mut bmin = [Vec3A::INFINITY; BINS];
-    let mut bmax = [Vec3A::NEG_INFINITY; BINS];
-    for it in items.iter() {
-        let b = bin(it);
-        count[b] += 1;
-        bmin[b] = bmin[b].min(it.min);
-        bmax[b] = bmax[b].max(it.max);
-    }
-    // right-to-left sweep: cost of bins k.. as the right part
-    let mut right = [0f32; BINS];
-    let (mut rlo, mut rhi, mut rn) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY, 0usize);
-    for k in (1..BINS).rev() {
-        rlo = rlo.min(bmin[k]);
-        rhi = rhi.max(bmax[k]);
-        rn += count[k];
-        right[k] = half_area(rlo, rhi) * rn as f32;
-    }
-    let (mut llo, mut lhi, mut ln) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY, 0usize);
-    let mut best: Option<(f32, usize)> = None;
-    for k in 1..BINS {
-        llo = llo.min(bmin[k - 1]);
-        lhi = lhi.max(bmax[k - 1]);
-        ln += count[k - 1];
-        if ln == 0 || ln == items.len() {
-            continue;
-        }
-        let cost = half_area(llo, lhi) * ln as f32 + right[k];
-        if best.is_none_or(|(c, _)| cost < c) {
-            best = Some((cost, k));
-        }
-    }
-    let (_, k) = best?;
-    // in-place partition: items of bins < k first
-    let mut i = 0;
-    for j in 0..items.len() {
-        if bin(&items[j]) < k {
-            items.swap(i, j);
-            i += 1;
-        }
-    }
-    Some(i)
+    nodes[at].child_planes = [0, 1, 2].map(|a| Vec4::new(l.lo[a], rt.lo[a], l.hi[a], rt.hi[a]));
+    fill(nodes, first, p.child[0], pairs, meshes);
+    fill(nodes, first + 1, p.child[1], pairs, meshes);
 }
 
 /// Per-ray constants of the top-level box test.
@@ -222,13 +120,14 @@ impl BoxRay {
     /// (bit 0: the child at `index`, bit 1: the one at `index + 1`) and
     /// their entry distances (lanes 0 and 1).
     ///
-    /// Without zero direction components this makes the same decisions and,
-    /// up to the sign of a zero, returns the same entry distances as
-    /// [`BoxRay::enter`] on each child: per axis one subtraction and one
-    /// multiplication give both children's `lo` (lanes 0, 1) and `hi`
-    /// (lanes 2, 3), which are then combined exactly as there (no NaN can
-    /// arise: `inv` is finite and the boxes are), and maxima and minima of
-    /// non-NaN values do not depend on their order.
+    /// Without zero direction components each lane makes, for its child,
+    /// the operations of the one scalar slab test ([`slab`], which
+    /// [`BoxRay::enter`] calls), so it makes the same decisions and, up to
+    /// the sign of a zero, returns the same entry distances: per axis one
+    /// subtraction and one multiplication give both children's `lo`
+    /// (lanes 0, 1) and `hi` (lanes 2, 3), which are then combined exactly
+    /// as there (no NaN can arise: `inv` is finite and the boxes are), and
+    /// maxima and minima of non-NaN values do not depend on their order.
     #[inline(always)]
     pub(crate) fn enter_pair(
         &self,
@@ -251,7 +150,7 @@ impl BoxRay {
         let mut near = Vec4::splat(t_min);
         let mut far_raw = Vec4::INFINITY;
         for a in 0..3 {
-            let t = (n.kids[a] - Vec4::splat(self.o[a])) * Vec4::splat(self.inv[a]);
+            let t = (n.child_planes[a] - Vec4::splat(self.o[a])) * Vec4::splat(self.inv[a]);
             let s = t.zwxy();
             near = near.max(t.min(s));
             far_raw = far_raw.min(t.max(s));
@@ -260,8 +159,9 @@ impl BoxRay {
         (near.cmple(far).bitmask() & 3, near)
     }
 
-    /// Entry distance of the node's box within `[t_min, t_max]`, or `None`.
-    /// Conservative like [`Aabb::ray_interval`] (the same test).
+    /// Entry distance of the node's box within `[t_min, t_max]`, or `None`:
+    /// the one slab test [`slab`], through [`Aabb::ray_interval`] when the
+    /// direction has zero components.
     #[inline(always)]
     pub(crate) fn enter(&self, n: &Node, t_min: f32, t_max: f32) -> Option<f32> {
         if self.zeros {
@@ -273,20 +173,17 @@ impl BoxRay {
                 .ray_interval(self.o.into(), self.inv.into(), t_min, t_max)
                 .map(|(near, _)| near);
         }
-        let lo = (n.min - self.o) * self.inv;
-        let hi = (n.max - self.o) * self.inv;
-        let near = lo.min(hi).max_element().max(t_min);
-        let far_raw = lo.max(hi).min_element();
-        let far = far_out(far_raw).min(t_max);
+        let (near, far) = slab::<false>(n.min, n.max, self.o, self.inv, t_min, t_max);
         (near <= far).then_some(near)
     }
 }
 
 /// Four rays' [`BoxRay`]s side by side (lanes: rays), for the four-ray walk
 /// of the top level: [`BoxRay4::enter_pair`] makes, per lane, the very
-/// operations [`BoxRay::enter_pair`] makes for that ray (one subtraction and
-/// one multiplication per plane, then minima and maxima, which do not depend
-/// on their order without NaN), so the decisions and distances are the same.
+/// operations [`BoxRay::enter_pair`] makes for that ray, which are those of
+/// the one scalar slab test [`slab`] (one subtraction and one
+/// multiplication per plane, then minima and maxima, which do not depend on
+/// their order without NaN), so the decisions and distances are the same.
 pub(crate) struct BoxRay4 {
     o: [Vec4; 3],
     inv: [Vec4; 3],
@@ -318,8 +215,8 @@ impl BoxRay4 {
             let mut near = Vec4::splat(t_min);
             let mut far_raw = Vec4::INFINITY;
             for a in 0..3 {
-                let lo = (Vec4::splat(n.kids[a][c]) - self.o[a]) * self.inv[a];
-                let hi = (Vec4::splat(n.kids[a][c + 2]) - self.o[a]) * self.inv[a];
+                let lo = (Vec4::splat(n.child_planes[a][c]) - self.o[a]) * self.inv[a];
+                let hi = (Vec4::splat(n.child_planes[a][c + 2]) - self.o[a]) * self.inv[a];
                 near = near.max(lo.min(hi));
                 far_raw = far_raw.min(lo.max(hi));
             }
@@ -333,6 +230,7 @@ impl BoxRay4 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::accel::bvh::MAX_DEPTH;
     use crate::test_util::Rng;
 
     /// `n` boxes (ids 0..n) centred in [-50, 50]³ with half-sizes in [0.1, max_half].
@@ -370,7 +268,7 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&s| s == 1));
-        assert!(max_depth <= DEPTH_BOUND, "depth {max_depth}");
+        assert!(max_depth <= MAX_DEPTH as usize, "depth {max_depth}");
     }
 
     /// Four rays side by side make exactly the one-ray decisions and

@@ -1,0 +1,85 @@
+//! The viewer's stdout lines (see "Output on stdout" in the module docs):
+//! one formatter per kind of event, so scripts can rely on their shape.
+
+use glam::Vec3;
+
+use crate::collide::SweepResult;
+use crate::pick::{Hit, PickMethod};
+use crate::scene::{MeshId, Scene};
+use crate::select::SelectMode;
+
+/// The stdout line of a pick (see the module docs).
+#[must_use]
+pub(super) fn pick_line(method: PickMethod, x: i64, y: i64, hit: Option<&Hit>) -> String {
+    match hit {
+        None => format!("pick method={} x={x} y={y} none", method.name()),
+        Some(h) => format!(
+            "pick method={} x={x} y={y} mesh={} name={} triangle={} global={} depth={:.6} position={}",
+            method.name(),
+            h.mesh,
+            h.mesh_name,
+            h.triangle,
+            h.global_triangle,
+            h.depth,
+            fmt_vec(h.position)
+        ),
+    }
+}
+
+/// `visible` or `through`.
+#[must_use]
+pub(super) fn select_mode_name(mode: SelectMode) -> &'static str {
+    match mode {
+        SelectMode::Visible => "visible",
+        SelectMode::Through => "through",
+    }
+}
+
+/// The stdout line of a selection: the mode of the box or lasso that made
+/// it and every selected mesh as `id:name` (see the module docs).
+#[must_use]
+pub(super) fn select_line(mode: SelectMode, selection: &[MeshId], scene: &Scene) -> String {
+    let list: Vec<String> = selection
+        .iter()
+        .map(|&m| format!("{m}:{}", scene.mesh(m).map_or("?", |m| m.name())))
+        .collect();
+    format!(
+        "select mode={} meshes=[{}] count={}",
+        select_mode_name(mode),
+        list.join(","),
+        selection.len()
+    )
+}
+
+/// `(x,y,z)` with 6 decimals; `+ 0.0` turns a negative zero into a plain one.
+fn fmt_vec(v: Vec3) -> String {
+    let v = v + Vec3::ZERO;
+    format!("({:.6},{:.6},{:.6})", v.x, v.y, v.z)
+}
+
+/// The stdout line of a move: what was asked, what was applied, and the
+/// contact that stopped it, if any.
+#[must_use]
+pub(super) fn move_line(mesh: MeshId, name: &str, requested: Vec3, result: &SweepResult) -> String {
+    let mut line = format!(
+        "move mesh={mesh} name={name} requested={} delta={} stopped={}",
+        fmt_vec(requested),
+        fmt_vec(result.allowed),
+        if result.blocked { "yes" } else { "no" }
+    );
+    if let Some(h) = result.hit.as_ref().filter(|_| result.blocked) {
+        line += &format!(
+            " contact_mesh={} contact_name={} contact_triangle={} contact_position={}{}",
+            h.mesh,
+            h.mesh_name,
+            h.triangle,
+            fmt_vec(h.position),
+            if result.by_other_vertex {
+                " reverse=yes"
+            } else {
+                ""
+            }
+        );
+    }
+    line
+}

@@ -1442,7 +1442,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
                 Action::Hover { x, y } => {
                     let m = renderer
                         .frame()
-                        .triangle_at(x as u32, y as u32)
+                        .triangle_at(x, y)
                         .and_then(|g| mesh_of.get(g as usize).copied());
                     state.set_hovered(m);
                 }
@@ -2217,7 +2217,7 @@ mod tests {
         let mesh_of = mesh_of_triangles(&scene);
         assert_eq!(mesh_of.len(), scene.triangle_count() as usize);
         let g = (0..frame.ids().len())
-            .find_map(|i| frame.triangle_at((i % 160) as u32, (i / 160) as u32))
+            .find_map(|i| frame.triangle_at((i % 160) as i64, (i / 160) as i64))
             .unwrap();
         let (mesh, local) = scene.locate(g).unwrap();
         let mut plain = Vec::new();

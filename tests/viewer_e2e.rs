@@ -194,14 +194,14 @@ fn mesh_pixel(scene: &Scene, frame: &Frame) -> (u32, u32) {
     let mut best: Option<(f32, u32, u32)> = None;
     for y in 1..H - 1 {
         for x in 1..W - 1 {
-            let Some(g) = frame.triangle_at(x, y) else {
+            let Some(g) = frame.triangle_at(i64::from(x), i64::from(y)) else {
                 continue;
             };
             let (mesh, local) = scene.locate(g).unwrap();
             let same = (-1i32..=1).all(|dy| {
                 (-1i32..=1).all(|dx| {
                     frame
-                        .triangle_at((x as i32 + dx) as u32, (y as i32 + dy) as u32)
+                        .triangle_at(i64::from(x) + i64::from(dx), i64::from(y) + i64::from(dy))
                         .and_then(|t| scene.locate(t))
                         .is_some_and(|(m, _)| m == mesh)
                 })
@@ -240,8 +240,13 @@ fn mesh_pixel(scene: &Scene, frame: &Frame) -> (u32, u32) {
 fn background_pixel(frame: &Frame) -> (u32, u32) {
     for y in 2..H - 2 {
         for x in 2..W - 2 {
-            let clear = (0..5)
-                .all(|dy| (0..5).all(|dx| frame.triangle_at(x + dx - 2, y + dy - 2).is_none()));
+            let clear = (0..5).all(|dy| {
+                (0..5).all(|dx| {
+                    frame
+                        .triangle_at(i64::from(x + dx - 2), i64::from(y + dy - 2))
+                        .is_none()
+                })
+            });
             if clear {
                 return (x, y);
             }

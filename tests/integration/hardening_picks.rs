@@ -70,8 +70,15 @@ fn out_of_frame_coordinates_are_none_for_every_method() {
     ] {
         assert_all_none(&scene, &f, x, y);
     }
-    // the u32 accessors
-    for (x, y) in [(96, 0), (0, 64), (u32::MAX, u32::MAX), (u32::MAX, 0)] {
+    // the buffer accessors
+    for (x, y) in [
+        (96, 0),
+        (0, 64),
+        (-1, 0),
+        (0, -1),
+        (i64::from(u32::MAX), i64::from(u32::MAX)),
+        (i64::from(u32::MAX), 0),
+    ] {
         assert!(f.triangle_at(x, y).is_none());
         assert!(f.world_at(x, y).is_none());
         assert!(f.index(x, y).is_none());

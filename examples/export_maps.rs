@@ -33,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .flat_map(|y| (0..w).map(move |x| (x, y)))
         .map(|(x, y)| {
             let mesh = frame
-                .triangle_at(x, y)
+                .triangle_at(x.into(), y.into())
                 .and_then(|t| scene.locate(t))
                 .map(|(mesh, _)| mesh);
             id_color(mesh)

@@ -61,10 +61,7 @@ fn main() -> Result<(), softpick::Error> {
 
 /// Does the pixel's whole 3×3 neighbourhood show one triangle?
 fn away_from_edges(frame: &Frame, x: i64, y: i64) -> bool {
-    let id = |x: i64, y: i64| {
-        let (x, y) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
-        frame.triangle_at(x, y)
-    };
+    let id = |x: i64, y: i64| frame.triangle_at(x, y);
     let centre = id(x, y);
     (-1..=1).all(|dy| (-1..=1).all(|dx| id(x + dx, y + dy) == centre))
 }

@@ -224,7 +224,7 @@ fn pick_json_matches_the_library() {
     let mut pixels: Vec<(u32, u32)> = (0..360 * 360)
         .step_by(9973)
         .map(|i| (i % 360, i / 360))
-        .filter(|&(x, y)| frame.triangle_at(x, y).is_some())
+        .filter(|&(x, y)| frame.triangle_at(i64::from(x), i64::from(y)).is_some())
         .take(4)
         .collect();
     assert!(pixels.len() >= 2, "the built-in scene covers the frame");
@@ -402,7 +402,7 @@ fn pick_radius_finds_the_nearest_covered_pixel() {
     // a background pixel a few pixels away from the nearest mesh
     let (bx, by, near) = (0..360u32 * 360)
         .map(|i| (i % 360, i / 360))
-        .filter(|&(x, y)| frame.triangle_at(x, y).is_none())
+        .filter(|&(x, y)| frame.triangle_at(i64::from(x), i64::from(y)).is_none())
         .find_map(|(x, y)| {
             let n = frame.nearest_covered(i64::from(x), i64::from(y), 12.0)?;
             (n.distance > 5.0).then_some((x, y, n))

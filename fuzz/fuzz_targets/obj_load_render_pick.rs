@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
     };
     for y in 0..48u32 {
         for x in 0..64u32 {
-            let a = frame.triangle_at(x, y);
+            let a = frame.triangle_at(x.into(), y.into());
             let b = frame.triangle_at_direct(x.into(), y.into()).map(|(t, _)| t);
             assert_eq!(a, b, "buffer vs direct at ({x},{y})");
             if let Some(g) = a {
@@ -68,7 +68,7 @@ fuzz_target!(|data: &[u8]| {
         |p: Option<PickId>| p.map(|p| (p.mesh, p.triangle, p.global_triangle, p.depth.to_bits()));
     for (x0, y, len) in [(0u32, 24u32, 64usize), (61, 5, 9), (2, 47, 7)] {
         let mut row = vec![None; len];
-        frame.pick_id_span(PickMethod::Ray, &scene, x0, y, &mut row);
+        frame.pick_id_span(PickMethod::Ray, &scene, x0.into(), y.into(), &mut row);
         for (k, got) in row.iter().enumerate() {
             let x = i64::from(x0) + k as i64;
             assert_eq!(
@@ -81,7 +81,7 @@ fuzz_target!(|data: &[u8]| {
     // so do blocks of rows (4×2-pixel walks), blocks running off the frame included
     for (x0, y0, width) in [(1u32, 20u32, 13usize), (58, 45, 9)] {
         let mut block = vec![None; width * 5];
-        frame.pick_id_block(PickMethod::Ray, &scene, x0, y0, width, &mut block);
+        frame.pick_id_block(PickMethod::Ray, &scene, x0.into(), y0.into(), width, &mut block);
         for (k, got) in block.iter().enumerate() {
             let x = i64::from(x0) + (k % width) as i64;
             let y = i64::from(y0) + (k / width) as i64;
@@ -96,7 +96,7 @@ fuzz_target!(|data: &[u8]| {
     // buffer, and past the frame's edge nothing
     for y in [0u32, 24, 47] {
         let mut raw = vec![u32::MAX; 70];
-        frame.pick_id_span_with(PickMethod::Buffer, &scene, 0, y, &mut raw, |p| {
+        frame.pick_id_span_with(PickMethod::Buffer, &scene, 0, y.into(), &mut raw, |p| {
             p.map_or(NO_TRIANGLE, |p| p.global_triangle + 1)
         });
         assert_eq!(

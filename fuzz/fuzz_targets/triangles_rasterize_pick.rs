@@ -76,7 +76,7 @@ fuzz_target!(|data: &[u8]| {
         for y in 0..h {
             for x in 0..w {
                 let a = f
-                    .triangle_at(x, y)
+                    .triangle_at(x.into(), y.into())
                     .map(|t| (t, f.depth()[(y * w + x) as usize]));
                 let b = f.triangle_at_direct(x.into(), y.into());
                 assert_eq!(a, b, "{rule:?}: buffer vs direct at ({x},{y})");

@@ -35,7 +35,7 @@ pub struct Frame {
     pub(crate) depth_test: DepthTest,
     pub(crate) worlds: Vec<Mat4>,
     /// The meshes' transforms prepared for ray picks (at the first one).
-    pub(crate) xforms: std::sync::OnceLock<ray_setup::Xforms>,
+    pub(crate) xforms: std::sync::OnceLock<ray_setup::MeshTransforms>,
     /// The per-pixel ray setup of the frame's camera (at the first ray pick).
     pub(crate) view: std::sync::OnceLock<Option<ray_setup::ViewRays>>,
     pub(crate) vertices: Vec<ScreenVertex>,
@@ -197,24 +197,34 @@ impl Frame {
         &self.worlds
     }
 
-    /// Linear index of an in-frame pixel.
+    /// Linear index of pixel (x, y) in the buffers; `None` outside the
+    /// frame (negative or too large coordinates included).
     #[inline]
     #[must_use]
-    pub fn index(&self, x: u32, y: u32) -> Option<usize> {
+    pub fn index(&self, x: i64, y: i64) -> Option<usize> {
+        self.pixel_index(u32::try_from(x).ok()?, u32::try_from(y).ok()?)
+    }
+
+    /// [`Frame::index`] for coordinates known to be non-negative (the
+    /// pick loops' fast path).
+    #[inline]
+    pub(crate) fn pixel_index(&self, x: u32, y: u32) -> Option<usize> {
         (x < self.width && y < self.height).then(|| y as usize * self.width as usize + x as usize)
     }
 
-    /// Global triangle index under pixel (x, y), straight from the ID buffer.
+    /// Global triangle index under pixel (x, y), straight from the ID
+    /// buffer; `None` on background or outside the frame.
     #[inline]
     #[must_use]
-    pub fn triangle_at(&self, x: u32, y: u32) -> Option<u32> {
+    pub fn triangle_at(&self, x: i64, y: i64) -> Option<u32> {
         let id = self.ids[self.index(x, y)?];
         (id != NO_TRIANGLE).then(|| id - 1)
     }
 
-    /// World point under the centre of pixel (x, y), from the depth buffer.
+    /// World point under the centre of pixel (x, y), from the depth buffer;
+    /// `None` on background, outside the frame or before the first render.
     #[must_use]
-    pub fn world_at(&self, x: u32, y: u32) -> Option<Vec3> {
+    pub fn world_at(&self, x: i64, y: i64) -> Option<Vec3> {
         let i = self.index(x, y)?;
         if self.ids[i] == NO_TRIANGLE {
             return None;

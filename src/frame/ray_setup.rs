@@ -1,8 +1,8 @@
 //! What a frame prepares for its ray picks, at the first one: the meshes'
-//! transforms as rendered ([`Xforms`]: world matrices, inverses, world
-//! boxes and the BVH over those boxes) and the per-pixel ray setup of the
-//! frame's camera ([`ViewRays`]). Built from plain inputs (a scene, world
-//! matrices, a camera); the picks that use them live in `pick::ray`.
+//! transforms as rendered ([`MeshTransforms`]: world matrices, inverses,
+//! world boxes and the BVH over those boxes) and the per-pixel ray setup of
+//! the frame's camera ([`ViewRays`]). Built from plain inputs (a scene,
+//! world matrices, a camera); the picks that use them live in `pick::ray`.
 
 use std::sync::OnceLock;
 
@@ -16,21 +16,25 @@ use crate::scene::Scene;
 
 /// A mesh's world matrix prepared for ray queries (inverse computed once).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct MeshXform {
+pub(crate) struct MeshTransform {
     pub(crate) world: Mat4,
-    pub(crate) inv: Mat4,
+    /// The inverse of `world` (the identity when `world` has none).
+    pub(crate) inverse: Mat4,
     /// The mesh's local bounds carried to world space (a box around the
     /// transformed corners, slightly grown), for a cheap reject before
     /// the ray is taken into local space.
     pub(crate) world_bounds: Aabb,
+    /// `world` has a negative determinant: it turns front faces to back.
     pub(crate) mirrored: bool,
+    /// `world` can be inverted and the world box is finite; ray queries
+    /// skip the mesh otherwise.
     pub(crate) valid: bool,
     /// The world matrix is exactly the identity (so is then every such
     /// mesh's inverse, bit for bit: the local ray is shared).
     pub(crate) identity: bool,
 }
 
-impl MeshXform {
+impl MeshTransform {
     pub(crate) fn new(world: Mat4, local_bounds: Aabb) -> Self {
         let det = world.determinant();
         let valid = det != 0.0 && det.is_finite();
@@ -58,7 +62,7 @@ impl MeshXform {
         }
         Self {
             world,
-            inv: if valid {
+            inverse: if valid {
                 world.inverse()
             } else {
                 Mat4::IDENTITY
@@ -71,39 +75,40 @@ impl MeshXform {
     }
 }
 
-impl Xforms {
+/// The prepared transforms of a scene's meshes ([`MeshTransform`], one per
+/// mesh) plus what ray queries build from them lazily, at most once: the
+/// top-level BVH over the meshes' world boxes. A frame makes one of these
+/// for its transforms as rendered at its first ray query.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MeshTransforms {
+    pub(crate) list: Vec<MeshTransform>,
+    /// Every transform is the identity and valid (and there is at least
+    /// one): the condition of the walk through the scene's flat BVH (see
+    /// `pick::ray::query::flat_bvh_for`).
+    pub(crate) identity: bool,
+    pub(crate) top: OnceLock<TopLevel>,
+}
+
+impl MeshTransforms {
     /// The transforms of `scene`'s meshes at `worlds` (one per mesh; as
     /// many as both have), made in parallel for a scene of many meshes
     /// ([`crate::scene::per_mesh`]).
     pub(crate) fn of(scene: &Scene, worlds: &[Mat4]) -> Self {
         let meshes = scene.meshes();
-        let blank = MeshXform::new(Mat4::IDENTITY, Aabb::empty());
+        let blank = MeshTransform::new(Mat4::IDENTITY, Aabb::empty());
         let mut list = vec![blank; meshes.len().min(worlds.len())];
-        crate::scene::per_mesh(&mut list, |m, x| {
-            *x = MeshXform::new(worlds[m], meshes[m].bounds());
+        crate::scene::per_mesh(&mut list, |m, transform| {
+            *transform = MeshTransform::new(worlds[m], meshes[m].bounds());
         });
         Self {
-            identity: !list.is_empty() && list.iter().all(|x| x.identity && x.valid),
+            identity: !list.is_empty() && list.iter().all(|t| t.identity && t.valid),
             list,
             top: OnceLock::new(),
         }
     }
-}
 
-/// The prepared transforms of a scene's meshes ([`MeshXform`], one per mesh)
-/// plus what ray queries build from them lazily, at most once: the
-/// top-level BVH over the meshes' world boxes. A frame makes one of these
-/// for its transforms as rendered at its first ray query.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Xforms {
-    pub(crate) list: Vec<MeshXform>,
-    /// Every transform is the identity and valid (and there is at least
-    /// one): the condition of the flat walk, see [`flat`].
-    pub(crate) identity: bool,
-    pub(crate) top: OnceLock<TopLevel>,
-}
-
-impl Xforms {
+    /// The top-level BVH over the valid meshes' world boxes, built at the
+    /// first call.
     #[inline(always)]
     pub(crate) fn top(&self) -> &TopLevel {
         self.top.get_or_init(|| {
@@ -111,35 +116,37 @@ impl Xforms {
                 self.list
                     .iter()
                     .enumerate()
-                    .filter(|(_, x)| x.valid)
-                    .map(|(i, x)| (i as u32, x.world_bounds)),
+                    .filter(|(_, t)| t.valid)
+                    .map(|(i, t)| (i as u32, t.world_bounds)),
             )
         })
     }
 }
 
-impl std::ops::Deref for Xforms {
-    type Target = [MeshXform];
-    fn deref(&self) -> &[MeshXform] {
+impl std::ops::Deref for MeshTransforms {
+    type Target = [MeshTransform];
+    fn deref(&self) -> &[MeshTransform] {
         &self.list
     }
 }
 
 /// Per-frame constants of the pick rays through pixel centres: the pixel's
-/// points on the near and far planes are `(c0 * nx + c1 * ny + near_w)` and
-/// `(... + far_w)` in homogeneous world coordinates (the columns of the
-/// inverse view-projection with the plane's NDC depth folded in), so a ray
-/// costs a few multiply-adds and two divisions instead of two full
-/// unprojections; and the view-projection, for the window depth of a hit.
+/// points on the near and far planes are `(x_col * nx + y_col * ny +
+/// near_col)` and `(... + far_col)` in homogeneous world coordinates, for
+/// the pixel centre's NDC `(nx, ny)` (the columns of the inverse
+/// view-projection with the plane's NDC depth folded in), so a ray costs a
+/// few multiply-adds and two divisions instead of two full unprojections;
+/// and the view-projection, for the window depth of a hit.
 #[derive(Clone, Debug)]
 pub(crate) struct ViewRays {
-    pub(crate) c0: DVec4,
-    pub(crate) c1: DVec4,
-    pub(crate) near_w: DVec4,
-    pub(crate) far_w: DVec4,
-    /// `2 / width`, `2 / height`.
-    pub(crate) sx: f64,
-    pub(crate) sy: f64,
+    pub(crate) x_col: DVec4,
+    pub(crate) y_col: DVec4,
+    pub(crate) near_col: DVec4,
+    pub(crate) far_col: DVec4,
+    /// The NDC width of a pixel, `2 / width`.
+    pub(crate) ndc_per_pixel_x: f64,
+    /// The NDC height of a pixel, `2 / height`.
+    pub(crate) ndc_per_pixel_y: f64,
     pub(crate) view_proj: Mat4,
 }
 
@@ -147,12 +154,12 @@ impl ViewRays {
     pub(crate) fn new(cam: &Camera, inv: &DMat4) -> Option<Self> {
         let (c2, c3) = (inv.col(2), inv.col(3));
         Some(Self {
-            c0: inv.col(0),
-            c1: inv.col(1),
-            near_w: c3 - c2,
-            far_w: c3 + c2,
-            sx: 2.0 / f64::from(cam.width),
-            sy: 2.0 / f64::from(cam.height),
+            x_col: inv.col(0),
+            y_col: inv.col(1),
+            near_col: c3 - c2,
+            far_col: c3 + c2,
+            ndc_per_pixel_x: 2.0 / f64::from(cam.width),
+            ndc_per_pixel_y: 2.0 / f64::from(cam.height),
             view_proj: cam.view_proj(),
         })
     }
@@ -161,16 +168,16 @@ impl ViewRays {
     /// plane (t = 0) to its point on the far plane (t = 1).
     #[inline(always)]
     pub(crate) fn ray(&self, x: u32, y: u32) -> Ray {
-        let nx = (f64::from(x) + 0.5) * self.sx - 1.0;
-        let ny = 1.0 - (f64::from(y) + 0.5) * self.sy;
+        let nx = (f64::from(x) + 0.5) * self.ndc_per_pixel_x - 1.0;
+        let ny = 1.0 - (f64::from(y) + 0.5) * self.ndc_per_pixel_y;
         // (vector arithmetic, per component the same operations as a loop;
-        // `array::from_fn` here compiled to an outlined call per ray)
-        let a = self.c0 * nx + self.c1 * ny;
-        let point = |w: DVec4| {
-            let h = a + w;
+        // `array::from_fn` here compiles to an outlined call per ray)
+        let a = self.x_col * nx + self.y_col * ny;
+        let point = |col: DVec4| {
+            let h = a + col;
             (h.truncate() * (1.0 / h.w)).as_vec3()
         };
-        let (near, far_point) = (point(self.near_w), point(self.far_w));
+        let (near, far_point) = (point(self.near_col), point(self.far_col));
         Ray::new(near, far_point - near)
     }
 
@@ -179,27 +186,27 @@ impl ViewRays {
     /// operations per ray, lane by lane).
     #[inline(always)]
     pub(crate) fn rays8(&self, x: u32, y: u32, w: u32) -> Rays8 {
-        let (c0, c1) = (self.c0.to_array(), self.c1.to_array());
-        let (near_w, far_w) = (self.near_w.to_array(), self.far_w.to_array());
+        let (x_col, y_col) = (self.x_col.to_array(), self.y_col.to_array());
+        let (near_col, far_col) = (self.near_col.to_array(), self.far_col.to_array());
         let mut a = [[0f64; 8]; 4];
         for (k, a) in a.iter_mut().enumerate() {
             for (r, a) in a.iter_mut().enumerate() {
                 let (dx, dy) = (r as u32 % w, r as u32 / w);
-                let nx = (f64::from(x.wrapping_add(dx)) + 0.5) * self.sx - 1.0;
-                let ny = 1.0 - (f64::from(y.wrapping_add(dy)) + 0.5) * self.sy;
-                *a = c0[k] * nx + c1[k] * ny;
+                let nx = (f64::from(x.wrapping_add(dx)) + 0.5) * self.ndc_per_pixel_x - 1.0;
+                let ny = 1.0 - (f64::from(y.wrapping_add(dy)) + 0.5) * self.ndc_per_pixel_y;
+                *a = x_col[k] * nx + y_col[k] * ny;
             }
         }
         let mut out = Rays8::default();
         let mut near = [[0f32; 8]; 3];
-        for (w, far) in [(near_w, false), (far_w, true)] {
+        for (col, far) in [(near_col, false), (far_col, true)] {
             let mut inv_w = [0f64; 8];
             for r in 0..8 {
-                inv_w[r] = 1.0 / (a[3][r] + w[3]);
+                inv_w[r] = 1.0 / (a[3][r] + col[3]);
             }
             for k in 0..3 {
                 for r in 0..8 {
-                    let p = ((a[k][r] + w[k]) * inv_w[r]) as f32;
+                    let p = ((a[k][r] + col[k]) * inv_w[r]) as f32;
                     if far {
                         out.d[k][r] = p - near[k][r];
                     } else {

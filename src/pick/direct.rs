@@ -39,7 +39,7 @@ impl Frame {
     #[must_use]
     pub fn triangle_at_direct(&self, x: i64, y: i64) -> Option<(u32, f32)> {
         let (x, y) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
-        self.index(x, y)?;
+        self.pixel_index(x, y)?;
         self.direct_query(x, y)
     }
 
@@ -66,7 +66,7 @@ impl Frame {
         let (Ok(ux), Ok(uy)) = (u32::try_from(x), u32::try_from(y)) else {
             return Vec::new();
         };
-        if self.index(ux, uy).is_none() {
+        if self.pixel_index(ux, uy).is_none() {
             return Vec::new();
         }
         let bin = TileGrid::new(self.width, self.height).tile_of(ux, uy);

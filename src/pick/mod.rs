@@ -124,13 +124,29 @@ pub struct Hit {
 /// the direct and ray methods.
 const SPAN_WITH_RUN: usize = 64;
 
+/// Where a row of `len` pixels from (x, y) meets the non-negative
+/// coordinates: the number of its leading pixels left of column 0 (outside
+/// every frame) and the `u32` start of the rest. `None` when no pixel of
+/// the row can be inside a frame: a row index below 0 or above
+/// `u32::MAX`, a start column above `u32::MAX`, or every pixel left of
+/// column 0.
+fn row_start(x: i64, y: i64, len: usize) -> Option<(usize, u32, u32)> {
+    let y = u32::try_from(y).ok()?;
+    if x >= 0 {
+        return Some((0, u32::try_from(x).ok()?, y));
+    }
+    let lead = usize::try_from(x.unsigned_abs()).map_or(len, |n| n.min(len));
+    (lead < len).then_some((lead, 0, y))
+}
+
 impl Frame {
     /// Compact picks of a run of pixels: `out[k]` becomes the pick at
     /// pixel (x + k, y) with the chosen method, the same as
     /// [`Frame::pick_id_with`] gives, for pick maps and sweeps. Pixels
-    /// outside the frame give `None`. The buffer method reads the row once
-    /// and resolves meshes with a one-entry cache (neighbouring pixels
-    /// mostly show the same mesh) instead of a search per pixel.
+    /// outside the frame (negative coordinates included) give `None`. The
+    /// buffer method reads the row once and resolves meshes with a
+    /// one-entry cache (neighbouring pixels mostly show the same mesh)
+    /// instead of a search per pixel.
     ///
     /// ```
     /// use softpick::{builtin_scene, Camera, PickMethod, RenderOptions, Renderer};
@@ -145,6 +161,24 @@ impl Frame {
     /// # Ok::<(), softpick::Error>(())
     /// ```
     pub fn pick_id_span(
+        &self,
+        method: PickMethod,
+        scene: &Scene,
+        x: i64,
+        y: i64,
+        out: &mut [Option<PickId>],
+    ) {
+        let Some((lead, x, y)) = row_start(x, y, out.len()) else {
+            out.fill(None);
+            return;
+        };
+        let (left, rest) = out.split_at_mut(lead);
+        left.fill(None);
+        self.span_from(method, scene, x, y, rest);
+    }
+
+    /// [`Frame::pick_id_span`] from a start at non-negative coordinates.
+    fn span_from(
         &self,
         method: PickMethod,
         scene: &Scene,
@@ -169,7 +203,8 @@ impl Frame {
     /// result stored in `out[k]`: for pick maps kept in another form (a raw
     /// ID image, say) without a buffer of picks in between. The buffer
     /// method gives each pick to `cell` as it makes it; the others pick
-    /// 64 pixels at a time into a buffer on the stack.
+    /// 64 pixels at a time into a buffer on the stack. Pixels outside the
+    /// frame get `cell(None)`.
     ///
     /// ```
     /// use softpick::{builtin_scene, Camera, PickMethod, RenderOptions, Renderer, NO_TRIANGLE};
@@ -190,21 +225,27 @@ impl Frame {
         &self,
         method: PickMethod,
         scene: &Scene,
-        x: u32,
-        y: u32,
+        x: i64,
+        y: i64,
         out: &mut [T],
         cell: impl Fn(Option<PickId>) -> T,
     ) {
+        let Some((lead, x, y)) = row_start(x, y, out.len()) else {
+            out.fill_with(|| cell(None));
+            return;
+        };
+        let (left, rest) = out.split_at_mut(lead);
+        left.fill_with(|| cell(None));
         if method == PickMethod::Buffer {
-            self.buffer_span(scene, x, y, out, cell);
+            self.buffer_span(scene, x, y, rest, cell);
             return;
         }
         let mut picks = [None; SPAN_WITH_RUN];
         let mut x = Some(x);
-        for run in out.chunks_mut(SPAN_WITH_RUN) {
+        for run in rest.chunks_mut(SPAN_WITH_RUN) {
             let picks = &mut picks[..run.len()];
             match x {
-                Some(x) => self.pick_id_span(method, scene, x, y, picks),
+                Some(x) => self.span_from(method, scene, x, y, picks),
                 // past u32::MAX: outside every frame
                 None => picks.fill(None),
             }
@@ -215,72 +256,16 @@ impl Frame {
         }
     }
 
-    /// The buffer method's picks of a run of pixels (as
-    /// [`Frame::pick_id_span`]), each given to `cell` as it is made and its
-    /// result stored in `out`: a caller that keeps something else than the
-    /// pick (a raw ID, say) does not store the pick first.
-    #[inline(always)]
-    fn buffer_span<T>(
-        &self,
-        scene: &Scene,
-        x: u32,
-        y: u32,
-        out: &mut [T],
-        cell: impl Fn(Option<PickId>) -> T,
-    ) {
-        let Some(start) = self.index(x, y) else {
-            out.fill_with(|| cell(None));
-            return;
-        };
-        let n = out.len().min((self.width - x) as usize);
-        let (inside, past) = out.split_at_mut(n);
-        past.fill_with(|| cell(None));
-        let ids = &self.ids[start..start + n];
-        let depth = &self.depth[start..start + n];
-        let offsets = scene.triangle_offsets();
-        let total = scene.triangle_count();
-        // the mesh of the last pixel: [lo, hi) its global triangles (kept
-        // here rather than `Scene::locate_from` per pixel, which reloads the
-        // offsets and made these lookups 3–7 % slower, measured)
-        let (mut mesh, mut lo, mut hi) = (0u32, 1u32, 0u32);
-        // (each cell written once: `None` or the pick)
-        for ((o, &id), &z) in inside.iter_mut().zip(ids).zip(depth) {
-            let pick = 'pick: {
-                if id == crate::frame::NO_TRIANGLE {
-                    break 'pick None;
-                }
-                let g = id - 1;
-                if !(lo <= g && g < hi) {
-                    if g >= total {
-                        break 'pick None;
-                    }
-                    let Some((m, _)) = scene.locate(g) else {
-                        break 'pick None;
-                    };
-                    mesh = m;
-                    lo = offsets[m as usize];
-                    hi = offsets[m as usize + 1];
-                }
-                Some(PickId {
-                    mesh,
-                    triangle: g - lo,
-                    global_triangle: g,
-                    depth: z,
-                })
-            };
-            *o = cell(pick);
-        }
-    }
-
     /// Compact picks of a block of rows: `out` holds rows of `width`
     /// pixels one after another (`out.len() / width` of them, then a partial
     /// row if any), and `out[k]` becomes the pick at pixel
     /// `(x + k % width, y + k / width)`, the same as
-    /// [`Frame::pick_id_span`] gives row by row. The ray method picks two
-    /// rows at a time (eight rays per walk of the BVH in 4×2-pixel blocks,
-    /// where the scene's BVH over all its triangles serves them), which is
-    /// faster on large models than row by row. With `width` 0 there is no
-    /// pixel: `out` is filled with `None`.
+    /// [`Frame::pick_id_span`] gives row by row (`None` outside the frame,
+    /// negative coordinates included). The ray method picks two rows at a
+    /// time (eight rays per walk of the BVH in 4×2-pixel blocks, where the
+    /// scene's BVH over all its triangles serves them), which is faster on
+    /// large models than row by row. With `width` 0 there is no pixel:
+    /// `out` is filled with `None`.
     ///
     /// ```
     /// use softpick::{builtin_scene, Camera, PickMethod, RenderOptions, Renderer};
@@ -299,8 +284,8 @@ impl Frame {
         &self,
         method: PickMethod,
         scene: &Scene,
-        x: u32,
-        y: u32,
+        x: i64,
+        y: i64,
         width: usize,
         out: &mut [Option<PickId>],
     ) {
@@ -308,6 +293,33 @@ impl Frame {
             out.fill(None);
             return;
         }
+        // the rows above row 0 (outside every frame), then the rest
+        let rows_above = usize::try_from(y.min(0).unsigned_abs()).unwrap_or(usize::MAX);
+        let (above, rest) = out.split_at_mut(rows_above.saturating_mul(width).min(out.len()));
+        above.fill(None);
+        let (Ok(y), Ok(x)) = (u32::try_from(y.max(0)), u32::try_from(x)) else {
+            // a start left of column 0 (row by row, the leading pixels
+            // `None`), or below or right of `u32::MAX` (every pixel `None`)
+            for (k, row) in rest.chunks_mut(width).enumerate() {
+                let row_y = i64::try_from(k).map_or(i64::MAX, |k| y.max(0).saturating_add(k));
+                self.pick_id_span(method, scene, x, row_y, row);
+            }
+            return;
+        };
+        self.block_from(method, scene, x, y, width, rest);
+    }
+
+    /// [`Frame::pick_id_block`] from a start at non-negative coordinates
+    /// (`width >= 1`).
+    fn block_from(
+        &self,
+        method: PickMethod,
+        scene: &Scene,
+        x: u32,
+        y: u32,
+        width: usize,
+        out: &mut [Option<PickId>],
+    ) {
         if method == PickMethod::Ray {
             simd::ray_block(self, scene, (x, y, width), out);
             return;
@@ -315,7 +327,7 @@ impl Frame {
         for (k, row) in out.chunks_mut(width).enumerate() {
             let y = u32::try_from(k).ok().and_then(|k| y.checked_add(k));
             match y {
-                Some(y) => self.pick_id_span(method, scene, x, y, row),
+                Some(y) => self.span_from(method, scene, x, y, row),
                 None => row.fill(None),
             }
         }
@@ -354,7 +366,7 @@ impl Frame {
     #[must_use]
     pub fn hit(&self, scene: &Scene, id: PickId, x: i64, y: i64) -> Option<Hit> {
         let (x, y) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
-        self.index(x, y)?;
+        self.pixel_index(x, y)?;
         self.hit_at(
             scene,
             id.global_triangle,
@@ -436,3 +448,6 @@ pub(crate) fn face_normal(p: [Vec3; 3]) -> Vec3 {
     let [a, b, c] = p.map(Vec3::as_dvec3);
     (b - a).cross(c - a).normalize_or_zero().as_vec3()
 }
+
+#[cfg(test)]
+mod tests;

@@ -203,7 +203,7 @@ impl Frame {
             if d2 as f64 > rr {
                 return;
             }
-            let Some(t) = self.triangle_at(px as u32, py as u32) else {
+            let Some(t) = self.triangle_at(px as i64, py as i64) else {
                 return;
             };
             let cand = (d2, py, px, t);

@@ -774,7 +774,7 @@ fn compose_tints_the_selected_mesh_and_outlines_its_triangle() {
     let mesh_of = mesh_of_triangles(&scene);
     assert_eq!(mesh_of.len(), scene.triangle_count() as usize);
     let g = (0..frame.ids().len())
-        .find_map(|i| frame.triangle_at((i % 160) as u32, (i / 160) as u32))
+        .find_map(|i| frame.triangle_at((i % 160) as i64, (i / 160) as i64))
         .unwrap();
     let (mesh, local) = scene.locate(g).unwrap();
     let mut plain = Vec::new();

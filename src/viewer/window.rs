@@ -196,7 +196,7 @@ pub(super) fn show(
                 Action::Hover { x, y } => {
                     let m = renderer
                         .frame()
-                        .triangle_at(x as u32, y as u32)
+                        .triangle_at(x, y)
                         .and_then(|g| mesh_of.get(g as usize).copied());
                     state.set_hovered(m);
                 }

@@ -52,7 +52,7 @@ fn ground_through_camera_plane_renders_visible_part_only() {
                 && p.x.abs() < 50.0
                 && p.z.abs() < 50.0
                 && (p - ray.origin).length() < 150.0;
-            let got = f.triangle_at(x, y).is_some();
+            let got = f.triangle_at(i64::from(x), i64::from(y)).is_some();
             covered += usize::from(got);
             if got != visible {
                 wrong += 1;
@@ -70,7 +70,7 @@ fn ground_through_camera_plane_renders_visible_part_only() {
     assert!(wrong <= cam.width as usize, "{wrong} pixels differ");
     // nothing wrapped around into the sky: the top rows stay empty
     for x in 0..cam.width {
-        assert!(f.triangle_at(x, 0).is_none());
+        assert!(f.triangle_at(i64::from(x), 0).is_none());
     }
 }
 

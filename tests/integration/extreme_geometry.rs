@@ -156,7 +156,7 @@ fn mismatches(scene: &Scene, f: &Frame, c: &Camera, slack: f64, what: &str) -> u
                         .iter()
                         .all(|dy| covered(sx + dx, sy + dy) == want)
                 });
-            let got = f.triangle_at(x, y).is_some();
+            let got = f.triangle_at(i64::from(x), i64::from(y)).is_some();
             if clear && got != want {
                 if bad < 5 {
                     println!("{what}: pixel ({x},{y}) drawn {got}, exact {want}");
@@ -250,7 +250,7 @@ pub fn random_trials(
         for y in 0..c.height {
             for x in 0..c.width {
                 let a = f
-                    .triangle_at(x, y)
+                    .triangle_at(x.into(), y.into())
                     .map(|t| (t, f.depth()[(y * c.width + x) as usize].to_bits()));
                 let b = f
                     .triangle_at_direct(x.into(), y.into())
@@ -428,7 +428,7 @@ fn assert_2d_matches_reference(w: u32, h: u32, tris: &[[[f32; 2]; 3]], what: &st
         for y in 0..h {
             for x in 0..w {
                 let a = f
-                    .triangle_at(x, y)
+                    .triangle_at(x.into(), y.into())
                     .map(|t| (t, f.depth()[(y * w + x) as usize]));
                 assert_eq!(a, f.triangle_at_direct(x.into(), y.into()), "{what}");
             }
@@ -582,7 +582,7 @@ fn top_left_covers_exactly_once_with_vertices_at_the_guard_band() {
         for y in (0..h).step_by(7) {
             for x in (0..w).step_by(5) {
                 let a = f
-                    .triangle_at(x, y)
+                    .triangle_at(x.into(), y.into())
                     .map(|t| (t, f.depth()[(y * w + x) as usize]));
                 assert_eq!(a, f.triangle_at_direct(x.into(), y.into()));
             }
@@ -649,7 +649,7 @@ fn a_million_sub_pixel_triangles() {
     for _ in 0..1500 {
         let (x, y) = (rng.below_u32(256), rng.below_u32(256));
         let a = f
-            .triangle_at(x, y)
+            .triangle_at(x.into(), y.into())
             .map(|t| (t, f.depth()[(y * 256 + x) as usize]));
         assert_eq!(a, f.triangle_at_direct(x.into(), y.into()), "({x},{y})");
         let (x, y) = (i64::from(x), i64::from(y));

@@ -258,9 +258,9 @@ fn non_finite_vertices_drop_their_triangles_only() {
                 seen.insert(t);
             }
             for h in [
-                f.pick(&scene, x.into(), y.into()),
-                f.pick_direct(&scene, x.into(), y.into()),
-                f.pick_ray(&scene, x.into(), y.into()),
+                f.pick(&scene, x, y),
+                f.pick_direct(&scene, x, y),
+                f.pick_ray(&scene, x, y),
             ]
             .into_iter()
             .flatten()

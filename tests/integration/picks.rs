@@ -16,7 +16,7 @@ fn assert_direct_equals_buffer(scene: &Scene, f: &Frame, what: &str) {
     for y in 0..f.height() {
         for x in 0..f.width() {
             let a = f
-                .triangle_at(x, y)
+                .triangle_at(i64::from(x), i64::from(y))
                 .map(|t| (t, f.depth()[(y * f.width() + x) as usize]));
             let b = f.triangle_at_direct(i64::from(x), i64::from(y));
             assert_eq!(a, b, "{what}: pixel ({x},{y})");
@@ -251,9 +251,9 @@ fn compact_picks_equal_full_picks_every_method() {
                 (u32::MAX - 70, 140),
             ] {
                 let mut row = vec![None; len];
-                f.pick_id_span(m, &scene, x, y, &mut row);
+                f.pick_id_span(m, &scene, i64::from(x), i64::from(y), &mut row);
                 let mut raw = vec![(9u32, 9u32); len];
-                f.pick_id_span_with(m, &scene, x, y, &mut raw, |p| {
+                f.pick_id_span_with(m, &scene, i64::from(x), i64::from(y), &mut raw, |p| {
                     p.map_or((NO_TRIANGLE, 0), |p| {
                         (p.global_triangle + 1, p.depth.to_bits())
                     })
@@ -287,7 +287,7 @@ fn compact_picks_equal_full_picks_every_method() {
                 depth: 0.5,
             };
             let mut block = vec![Some(stale); width.max(1) * rows];
-            f.pick_id_block(m, &scene, x, y, width, &mut block);
+            f.pick_id_block(m, &scene, i64::from(x), i64::from(y), width, &mut block);
             for (k, got) in block.iter().enumerate() {
                 let want = (width > 0)
                     .then(|| {
@@ -334,8 +334,15 @@ fn out_of_frame_coordinates_are_none_for_every_method() {
     }
     // the top-left corner is background
     assert!(f.pick(&scene, 0, 0).is_none(), "corner is background");
-    // the u32 accessors
-    for (x, y) in [(96, 0), (0, 64), (u32::MAX, u32::MAX), (u32::MAX, 0)] {
+    // the buffer accessors
+    for (x, y) in [
+        (96, 0),
+        (0, 64),
+        (-1, 0),
+        (0, -1),
+        (i64::from(u32::MAX), i64::from(u32::MAX)),
+        (i64::from(u32::MAX), 0),
+    ] {
         assert!(f.triangle_at(x, y).is_none());
         assert!(f.world_at(x, y).is_none());
         assert!(f.index(x, y).is_none());
@@ -514,7 +521,7 @@ fn direct_matches_buffer_bits(f: &Frame, what: &str) -> usize {
     for y in 0..f.height() {
         for x in 0..f.width() {
             let a = f
-                .triangle_at(x, y)
+                .triangle_at(i64::from(x), i64::from(y))
                 .map(|t| (t, f.depth()[(y * f.width() + x) as usize].to_bits()));
             let b = f
                 .triangle_at_direct(i64::from(x), i64::from(y))
@@ -667,7 +674,7 @@ fn direct_picks_from_a_parallel_loop() {
         })
         .collect();
     let buffer: Vec<Option<u32>> = (0..w * f.height() as usize)
-        .map(|p| f.triangle_at((p % w) as u32, (p / w) as u32))
+        .map(|p| f.triangle_at((p % w) as i64, (p / w) as i64))
         .collect();
     assert_eq!(direct, buffer);
 }

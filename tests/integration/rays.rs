@@ -169,7 +169,7 @@ fn ray_picks_use_the_transforms_as_rendered_when_the_scene_moves_before_the_firs
 
 fn agreement(scene: &Scene, f: &Frame) -> (usize, usize) {
     let (w, h) = (f.width() as i64, f.height() as i64);
-    let id = |x: i64, y: i64| f.triangle_at(x as u32, y as u32);
+    let id = |x: i64, y: i64| f.triangle_at(x, y);
     let (mut agree, mut covered) = (0, 0);
     for y in 0..h {
         for x in 0..w {
@@ -351,7 +351,7 @@ fn ray_rows_on_plane(
     let mut hit_mask = Vec::new();
     for y in 0..f.height() {
         let mut row = vec![None; f.width() as usize];
-        f.pick_id_span(PickMethod::Ray, scene, 0, y, &mut row);
+        f.pick_id_span(PickMethod::Ray, scene, 0, y.into(), &mut row);
         for (x, got) in row.iter().enumerate() {
             let single = f.pick_id_ray(scene, x as i64, y.into());
             assert_eq!(*got, single, "{what}: row at ({x},{y})");

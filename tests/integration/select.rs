@@ -84,7 +84,7 @@ fn frame(scene: &Scene) -> Frame {
 }
 
 fn mesh_at(f: &Frame, scene: &Scene, x: u32, y: u32) -> Option<u32> {
-    f.triangle_at(x, y)
+    f.triangle_at(x.into(), y.into())
         .and_then(|t| scene.locate(t))
         .map(|(m, _)| m)
 }
@@ -167,7 +167,7 @@ fn brute_nearest(f: &Frame, x: i64, y: i64, r: f32) -> Option<(u32, u32, u32)> {
     let mut best: Option<(i64, u32, u32, u32)> = None;
     for py in 0..f.height() {
         for px in 0..f.width() {
-            let Some(t) = f.triangle_at(px, py) else {
+            let Some(t) = f.triangle_at(px.into(), py.into()) else {
                 continue;
             };
             let (dx, dy) = (i64::from(px) - x, i64::from(py) - y);
@@ -412,7 +412,7 @@ fn brute_visible(f: &Frame, scene: &Scene, inside: impl Fn(u32, u32) -> bool) ->
             if !inside(x, y) {
                 continue;
             }
-            if let Some(t) = f.triangle_at(x, y) {
+            if let Some(t) = f.triangle_at(x.into(), y.into()) {
                 pixels += 1;
                 tris.insert(t);
             }

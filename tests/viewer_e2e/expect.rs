@@ -169,7 +169,7 @@ impl View {
         let mut best: Option<(f32, u32, u32)> = None;
         for y in 1..H - 1 {
             for x in 1..W - 1 {
-                let Some(g) = self.frame.triangle_at(x, y) else {
+                let Some(g) = self.frame.triangle_at(x.into(), y.into()) else {
                     continue;
                 };
                 let (mesh, local) = self.scene.locate(g).unwrap();
@@ -204,7 +204,7 @@ impl View {
         for y in 2..H - 2 {
             for x in 2..W - 2 {
                 let clear = (y - 2..=y + 2)
-                    .all(|b| (x - 2..=x + 2).all(|a| self.frame.triangle_at(a, b).is_none()));
+                    .all(|b| (x - 2..=x + 2).all(|a| self.frame.triangle_at(a.into(), b.into()).is_none()));
                 if clear {
                     return (x, y);
                 }

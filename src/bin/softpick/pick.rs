@@ -218,7 +218,9 @@ pub fn pick_cmd(
             Some(NearPixel {
                 x,
                 y,
-                triangle: frame.triangle_at(x, y).unwrap_or(u32::MAX),
+                triangle: frame
+                    .triangle_at(i64::from(x), i64::from(y))
+                    .unwrap_or(u32::MAX),
                 distance: 0.0,
             })
         } else {

@@ -85,13 +85,13 @@ fn pick_rows<T: Send>(
             if method == PickMethod::Ray {
                 // (rays go in 4×2-pixel blocks, through a buffer of picks)
                 picks.resize(rows.len(), None);
-                frame.pick_id_block(method, scene, 0, y0 as u32, w, picks);
+                frame.pick_id_block(method, scene, 0, y0 as i64, w, picks);
                 for (c, &p) in rows.iter_mut().zip(picks.iter()) {
                     *c = cell(p);
                 }
             } else {
                 for (k, row) in rows.chunks_mut(w).enumerate() {
-                    frame.pick_id_span_with(method, scene, 0, (y0 + k) as u32, row, &cell);
+                    frame.pick_id_span_with(method, scene, 0, (y0 + k) as i64, row, &cell);
                 }
             }
             on_rows((rows.len() / w) as u64);

@@ -1,0 +1,279 @@
+//! 3D ray queries against a scene: per mesh, the world ray is taken into
+//! the mesh's local space (inverse world matrix: point with w = 1, direction
+//! with w = 0, so the ray parameter t is the same in both spaces), rejected
+//! by the mesh's local bounds (slab test), then traced through the mesh's
+//! BVH with the watertight ray–triangle test of [`crate::accel::triangle`].
+//!
+//! When every mesh sits at the identity (and no mesh filter is set), the
+//! local rays are all the world ray, and first hits walk instead the one
+//! BVH over all the scene's triangles ([`Scene::flat_bvh`], global triangle
+//! indices): the same triangle tests in the same coordinates, the same tie
+//! rule (a lower global index is a lower mesh, then a lower triangle), one
+//! walk instead of one per mesh. Rows of pixel rays walk four rays at a
+//! time ([`Bvh`]'s four-ray walk); in the AVX2 build, the flat BVH eight at
+//! a time (lanes: rays, see `Bvh::first_hit_x8`).
+//!
+//! The parts, each importing only those listed before it: `query` (the
+//! options, the nearest-hit record, the local ray, the flat-BVH test),
+//! `walk` (one ray's first hit), `packet_walk` (four or eight rays' first
+//! hits), this file (the caster and the one-shot queries), `frame_picks`
+//! (a frame's ray picks through its pixels).
+
+mod frame_picks;
+mod packet_walk;
+mod query;
+mod walk;
+
+use std::borrow::Cow;
+
+use glam::Vec3;
+
+#[cfg(doc)]
+use crate::accel::bvh::Bvh;
+use crate::accel::top::BoxRay;
+use crate::accel::triangle::TriHit;
+use crate::frame::ray_setup::{MeshTransform, MeshTransforms};
+use crate::geometry::Ray;
+use crate::pick::{face_normal, Hit};
+use crate::scene::{Mesh, MeshId, Scene};
+pub use query::RayOptions;
+use query::{local_ray, mesh_passes, LocalRay, NearestHit};
+use walk::first_in;
+
+/// The full hit record of triangle `triangle` of `mesh`, placed by
+/// `transform` (a mirrored placement flips the facing).
+fn make_hit(
+    scene: &Scene,
+    mesh: MeshId,
+    transform: &MeshTransform,
+    ray: &Ray,
+    triangle: u32,
+    h: TriHit,
+) -> Hit {
+    let m = &scene.meshes()[mesh as usize];
+    let p = m
+        .triangle(triangle)
+        .map(|q| transform.world.transform_point3(q));
+    Hit {
+        mesh,
+        mesh_name: m.name_arc().clone(),
+        triangle,
+        global_triangle: scene.global_triangle(mesh, triangle),
+        depth: f32::NAN,
+        distance: h.t * ray.direction.length(),
+        position: ray.at(h.t),
+        barycentric: h.bary,
+        normal: face_normal(p),
+        front_face: h.front != transform.mirrored,
+    }
+}
+
+/// The shared per-mesh gate of every query: the mesh filter, the mesh's
+/// world box, then the ray in local space against the local box. `Some`
+/// when the mesh's BVH must be traversed.
+#[allow(clippy::too_many_arguments)]
+fn enter(
+    m: &Mesh,
+    transform: &MeshTransform,
+    mesh: MeshId,
+    ray: &Ray,
+    inv_dir: Vec3,
+    opts: &RayOptions<'_>,
+    t_min: f32,
+    t_max: f32,
+) -> Option<LocalRay> {
+    if !mesh_passes(opts, mesh) {
+        return None;
+    }
+    transform
+        .world_bounds
+        .ray_interval(ray.origin, inv_dir, t_min, t_max)?;
+    let local = local_ray(transform, ray, opts.cull)?;
+    m.bounds()
+        .ray_interval(local.ray.origin(), local.ray.inv_dir(), t_min, t_max)?;
+    Some(local)
+}
+
+/// Ray queries against one state of a scene: each mesh's world matrix and
+/// its inverse are computed once, when the caster is made, and reused for
+/// every ray (make a new caster after moving nodes); so is a BVH over the
+/// meshes' world boxes (built at the first query), through which a ray
+/// visits only the meshes whose boxes it crosses, nearest first.
+/// [`raycast_first`] and [`raycast_all`] make a one-shot caster.
+#[derive(Clone, Debug)]
+pub struct RayCaster<'a> {
+    scene: &'a Scene,
+    transforms: Cow<'a, MeshTransforms>,
+}
+
+impl<'a> RayCaster<'a> {
+    /// A caster for the scene's current transforms.
+    #[must_use]
+    pub fn new(scene: &'a Scene) -> Self {
+        Self {
+            scene,
+            transforms: Cow::Owned(MeshTransforms::of(scene, &scene.world_matrices())),
+        }
+    }
+
+    /// A caster with transforms prepared elsewhere (a frame's, as rendered);
+    /// falls back to the scene's current ones when they do not match it.
+    pub(crate) fn with_transforms(scene: &'a Scene, transforms: &'a MeshTransforms) -> Self {
+        if transforms.len() == scene.meshes().len() {
+            Self {
+                scene,
+                transforms: Cow::Borrowed(transforms),
+            }
+        } else {
+            Self::new(scene)
+        }
+    }
+
+    /// The nearest hit of a world-space ray (see [`raycast_first`]): the
+    /// top-level BVH is traversed front to back, each mesh's BVH is asked
+    /// for hits up to the closest one so far, and equal distances go to the
+    /// lower mesh id, so the answer is that of a loop over all meshes in
+    /// order.
+    #[must_use]
+    pub fn first(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
+        let nearest = first_in(self.scene, &self.transforms, ray, opts)?;
+        Some(self.expand(ray, nearest))
+    }
+
+    /// The full hit record of a query's nearest hit.
+    fn expand(&self, ray: &Ray, nearest: NearestHit) -> Hit {
+        let transform = &self.transforms[nearest.mesh as usize];
+        make_hit(
+            self.scene,
+            nearest.mesh,
+            transform,
+            ray,
+            nearest.triangle,
+            nearest.hit,
+        )
+    }
+
+    /// The meshes whose world boxes the ray crosses within `[t_min, t_max]`,
+    /// in id order.
+    fn candidates(&self, ray: &Ray, t_min: f32, t_max: f32) -> Vec<MeshId> {
+        let nodes = &self.transforms.top().nodes;
+        let br = BoxRay::new(ray.origin, ray.direction.recip());
+        let mut out = Vec::new();
+        let mut stack = vec![0usize];
+        if nodes.is_empty() {
+            return out;
+        }
+        while let Some(i) = stack.pop() {
+            let n = &nodes[i];
+            if br.enter(n, t_min, t_max).is_none() {
+                continue;
+            }
+            if n.count == 0 {
+                stack.extend([n.index as usize, n.index as usize + 1]);
+            } else {
+                out.push(n.index);
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// Every hit of a world-space ray, sorted (see [`raycast_all`]).
+    #[must_use]
+    pub fn all(&self, ray: &Ray, opts: &RayOptions<'_>) -> Vec<Hit> {
+        self.all_in(ray, opts, false)
+    }
+
+    /// [`RayCaster::all`] over the top-level BVH's candidates, or over every
+    /// mesh with `brute` (the tests' reference).
+    pub(crate) fn all_in(&self, ray: &Ray, opts: &RayOptions<'_>, brute: bool) -> Vec<Hit> {
+        let scene = self.scene;
+        let mut out = Vec::new();
+        let len = ray.direction.length();
+        if !(len > 0.0) || !ray.origin.is_finite() {
+            return out;
+        }
+        let (t_min, t_max) = (opts.near / len, opts.far / len);
+        if !(t_min <= t_max) {
+            return out;
+        }
+        let inv_dir = ray.direction.recip();
+        let mut tmp = Vec::new();
+        let meshes = if brute {
+            (0..scene.meshes().len() as MeshId).collect()
+        } else {
+            self.candidates(ray, t_min, t_max)
+        };
+        for mesh in meshes {
+            let m = &scene.meshes()[mesh as usize];
+            let transform = &self.transforms[mesh as usize];
+            let Some(local) = enter(m, transform, mesh, ray, inv_dir, opts, t_min, t_max) else {
+                continue;
+            };
+            tmp.clear();
+            m.bvh()
+                .all_hits(&local.ray, t_min, t_max, local.cull, &mut tmp);
+            out.extend(
+                tmp.iter()
+                    .map(|&(tri, h)| make_hit(scene, mesh, transform, ray, tri, h)),
+            );
+        }
+        out.sort_by(|a, b| {
+            a.distance
+                .total_cmp(&b.distance)
+                .then(a.mesh.cmp(&b.mesh))
+                .then(a.triangle.cmp(&b.triangle))
+        });
+        out
+    }
+
+    /// [`RayCaster::first`] as a loop over every mesh in order, without the
+    /// top-level BVH (one-shot queries, where building it would cost more
+    /// than it saves; the reference the tests compare against).
+    pub(crate) fn first_brute(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
+        let mut best: Option<NearestHit> = None;
+        let len = ray.direction.length();
+        if !(len > 0.0) || !ray.origin.is_finite() {
+            return None;
+        }
+        let (t_min, t_max0) = (opts.near / len, opts.far / len);
+        let inv_dir = ray.direction.recip();
+        let meshes = self.scene.meshes().iter().zip(self.transforms.iter());
+        for (mesh, (m, transform)) in meshes.enumerate() {
+            let mesh = mesh as MeshId;
+            let t_max = best.map_or(t_max0, |b| b.hit.t);
+            let Some(local) = enter(m, transform, mesh, ray, inv_dir, opts, t_min, t_max) else {
+                continue;
+            };
+            if let Some((triangle, hit)) = m.bvh().first_hit(&local.ray, t_min, t_max, local.cull) {
+                if best.is_none_or(|b| hit.t < b.hit.t) {
+                    best = Some(NearestHit {
+                        mesh,
+                        triangle,
+                        hit,
+                    });
+                }
+            }
+        }
+        best.map(|nearest| self.expand(ray, nearest))
+    }
+}
+
+/// The nearest hit of a world-space ray, or `None`. `Hit::depth` is NaN
+/// (there is no camera); distances are along `ray.direction` in world units.
+/// For many rays against one scene state, make a [`RayCaster`] once (it
+/// also builds a BVH over the meshes, which a one-shot query skips).
+#[must_use]
+pub fn raycast_first(scene: &Scene, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
+    RayCaster::new(scene).first_brute(ray, opts)
+}
+
+/// Every hit of a world-space ray, sorted by distance (ties by mesh, then
+/// triangle): the Papervision3D `collideRayToMesh` list.
+#[must_use]
+pub fn raycast_all(scene: &Scene, ray: &Ray, opts: &RayOptions<'_>) -> Vec<Hit> {
+    RayCaster::new(scene).all_in(ray, opts, true)
+}
+
+#[cfg(test)]
+mod tests;

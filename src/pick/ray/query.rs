@@ -1,0 +1,138 @@
+//! What every ray query shares: its options, the nearest-hit record, the
+//! ray carried into a mesh's local space, and the test for when the
+//! scene's flat BVH may answer a first-hit query instead of the two levels.
+
+use glam::Vec3;
+
+use crate::accel::bvh::Bvh;
+use crate::accel::triangle::{RayPrecomp, TriHit};
+use crate::frame::ray_setup::{MeshTransform, MeshTransforms};
+use crate::geometry::{CullMode, Ray};
+use crate::scene::{MeshId, Scene};
+
+/// Options of a ray query.
+#[derive(Clone, Copy)]
+pub struct RayOptions<'a> {
+    /// Smallest accepted distance along the ray (default 0).
+    pub near: f32,
+    /// Largest accepted distance (default infinity).
+    pub far: f32,
+    /// Faces to ignore (per query).
+    pub cull: CullMode,
+    /// Only meshes for which this returns true are tested (default: all).
+    pub filter: Option<&'a (dyn Fn(MeshId) -> bool + Sync)>,
+}
+
+impl Default for RayOptions<'_> {
+    fn default() -> Self {
+        Self {
+            near: 0.0,
+            far: f32::INFINITY,
+            cull: CullMode::None,
+            filter: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for RayOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RayOptions")
+            .field("near", &self.near)
+            .field("far", &self.far)
+            .field("cull", &self.cull)
+            .field("filter", &self.filter.is_some())
+            .finish()
+    }
+}
+
+/// The nearest hit of a query before it is expanded into a
+/// [`crate::pick::Hit`]: which triangle of which mesh, and the triangle
+/// test's answer (ray parameter, barycentrics, facing).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NearestHit {
+    pub(crate) mesh: MeshId,
+    /// Triangle index within the mesh.
+    pub(crate) triangle: u32,
+    pub(crate) hit: TriHit,
+}
+
+/// A world ray carried into a mesh's local space, precomputed for the
+/// triangle tests, with the cull mode as seen in that space (a mirrored
+/// placement swaps front and back).
+pub(crate) struct LocalRay {
+    pub(crate) ray: RayPrecomp,
+    pub(crate) cull: CullMode,
+}
+
+/// `ray` in the local space of the mesh placed by `transform` (inverse
+/// world matrix: point with w = 1, direction with w = 0, so the ray
+/// parameter t is the same in both spaces); `None` for a mesh whose
+/// transform cannot be inverted or a local ray that is not finite.
+#[inline(always)]
+pub(crate) fn local_ray(transform: &MeshTransform, ray: &Ray, cull: CullMode) -> Option<LocalRay> {
+    if !transform.valid {
+        return None;
+    }
+    // (the identity's inverse is the identity: the ray is its own local
+    // ray, without the matrix products)
+    let (o, d) = if transform.identity {
+        (ray.origin, ray.direction)
+    } else {
+        (
+            transform.inverse.transform_point3(ray.origin),
+            transform.inverse.transform_vector3(ray.direction),
+        )
+    };
+    if !o.is_finite() || !d.is_finite() || d == Vec3::ZERO {
+        return None;
+    }
+    let cull = match (transform.mirrored, cull) {
+        (true, CullMode::Back) => CullMode::Front,
+        (true, CullMode::Front) => CullMode::Back,
+        (_, c) => c,
+    };
+    Some(LocalRay {
+        ray: RayPrecomp::new(o, d),
+        cull,
+    })
+}
+
+/// Whether the query's mesh filter lets mesh `id` be tested.
+#[inline]
+pub(crate) fn mesh_passes(opts: &RayOptions<'_>, id: MeshId) -> bool {
+    opts.filter.is_none_or(|f| f(id))
+}
+
+/// The scene's one BVH over all its triangles ([`Scene::flat_bvh`]) when a
+/// first-hit query may walk it instead of the two levels: every mesh is
+/// placed by the identity matrix (the local rays are then all the world
+/// ray, see [`MeshTransform::identity`]), every transform is valid (none
+/// of the meshes is skipped) and no mesh filter is set. The triangle tests
+/// are then the same in the same coordinates, and a lower global triangle
+/// index is a lower mesh, then a lower triangle: the same tie rule.
+#[inline(always)]
+pub(crate) fn flat_bvh_for<'s>(
+    scene: &'s Scene,
+    transforms: &MeshTransforms,
+    opts: &RayOptions<'_>,
+) -> Option<&'s Bvh> {
+    (transforms.identity && opts.filter.is_none() && transforms.len() == scene.meshes().len())
+        .then(|| scene.flat_bvh())
+}
+
+/// A hit in the flat BVH (a global triangle index) as a [`NearestHit`];
+/// `hint`: the mesh to try first, set to the mesh found.
+#[inline(always)]
+pub(crate) fn locate_flat_hit(
+    scene: &Scene,
+    (global, hit): (u32, TriHit),
+    hint: &mut MeshId,
+) -> Option<NearestHit> {
+    let (mesh, triangle) = scene.locate_from(global, *hint)?;
+    *hint = mesh;
+    Some(NearestHit {
+        mesh,
+        triangle,
+        hit,
+    })
+}

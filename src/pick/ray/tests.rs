@@ -1,0 +1,278 @@
+//! The ray queries' unit tests: the top-level walk, the flat walk and the
+//! four- and eight-ray walks against the one-ray and brute-force answers.
+
+use glam::{Quat, Vec3};
+
+use super::*;
+use crate::camera::Camera;
+use crate::geometry::CullMode;
+use crate::scene::Transform;
+use crate::test_util::Rng;
+
+/// A random multi-mesh scene: triangle soups and jittered grids with
+/// random rotations, translations and (some mirrored) scales, plus an
+/// exact duplicate of one mesh (equal-distance ties between meshes).
+fn scene(rng: &mut Rng, meshes: usize) -> Scene {
+    scene_placed(rng, meshes, false)
+}
+
+/// [`scene`], with every mesh placed by the identity when `identity`
+/// (the scenes whose picks walk the flat BVH).
+fn scene_placed(rng: &mut Rng, meshes: usize, identity: bool) -> Scene {
+    let mut s = Scene::new();
+    for i in 0..meshes {
+        let mut p = Vec::new();
+        let mut t = Vec::new();
+        if rng.below(2) == 0 {
+            for k in 0..rng.below(40) + 1 {
+                for _ in 0..3 {
+                    p.push(rng.vec3(-1.0, 1.0));
+                }
+                let b = 3 * k as u32;
+                t.push([b, b + 1, b + 2]);
+            }
+        } else {
+            let (gp, gt) = crate::test_util::grid(6, 0.3, rng);
+            p = gp
+                .iter()
+                .map(|v| *v / 6.0 - Vec3::new(0.5, 0.5, 0.0))
+                .collect();
+            t = gt;
+        }
+        let mut scale = rng.vec3(0.3, 2.5);
+        if rng.below(4) == 0 {
+            scale.x = -scale.x;
+        }
+        let tr = if identity || rng.below(3) == 0 {
+            // placed with the identity: these share one local ray
+            let off = rng.vec3(-8.0, 8.0);
+            p.iter_mut().for_each(|v| *v += off);
+            Transform::IDENTITY
+        } else {
+            Transform {
+                translation: rng.vec3(-8.0, 8.0),
+                rotation: Quat::from_axis_angle(rng.unit(), rng.range(0.0, 6.3)),
+                scale,
+            }
+        };
+        let dup = i > 0 && rng.below(6) == 0;
+        let mesh = Mesh::new(format!("m{i}"), p, t, [1, 2, 3]).unwrap();
+        if dup {
+            let prev = s.meshes().len() as MeshId - 1;
+            let m = s.meshes()[prev as usize].clone();
+            let node = s.mesh_node(prev).unwrap();
+            let tr = s.local(node).unwrap();
+            s.add_mesh(m, tr, None);
+        } else {
+            s.add_mesh(mesh, tr, None);
+        }
+    }
+    s
+}
+
+fn key(h: &Hit) -> (MeshId, u32, u32, u32) {
+    (
+        h.mesh,
+        h.triangle,
+        h.distance.to_bits(),
+        h.position.x.to_bits(),
+    )
+}
+
+#[test]
+fn top_level_first_and_all_equal_a_loop_over_every_mesh() {
+    let mut rng = Rng(0x5eed_f70b);
+    let mut hits = 0;
+    for round in 0..12 {
+        let s = scene(&mut rng, [1, 2, 5, 30, 120][round % 5]);
+        let caster = RayCaster::new(&s);
+        for k in 0..400 {
+            let origin = rng.vec3(-14.0, 14.0);
+            // half the rays aim at a random vertex of a random mesh
+            let target = if k % 2 == 0 {
+                let m = rng.below(s.meshes().len());
+                let p = s.meshes()[m].positions();
+                s.mesh_world(m as MeshId)
+                    .transform_point3(p[rng.below(p.len())] * 0.9)
+            } else {
+                rng.vec3(-9.0, 9.0)
+            };
+            let mut dir = target - origin;
+            if k % 7 == 0 {
+                dir.y = 0.0; // a zero direction component
+            }
+            let ray = Ray::new(origin, dir * rng.range(0.2, 3.0));
+            let opts = RayOptions {
+                near: if k % 3 == 0 {
+                    rng.range(0.0, 10.0)
+                } else {
+                    0.0
+                },
+                far: if k % 4 == 0 {
+                    rng.range(5.0, 30.0)
+                } else {
+                    f32::INFINITY
+                },
+                cull: [CullMode::None, CullMode::Back, CullMode::Front][k % 3],
+                filter: None,
+            };
+            let a = caster.first(&ray, &opts);
+            let b = caster.first_brute(&ray, &opts);
+            assert_eq!(
+                a.as_ref().map(key),
+                b.as_ref().map(key),
+                "round {round} ray {k}"
+            );
+            hits += usize::from(a.is_some());
+            let all: Vec<_> = caster.all(&ray, &opts).iter().map(key).collect();
+            let brute: Vec<_> = caster.all_in(&ray, &opts, true).iter().map(key).collect();
+            assert_eq!(all, brute, "round {round} ray {k}");
+        }
+    }
+    assert!(hits > 1000, "{hits} hits: the rays must mostly hit");
+}
+
+/// Rows and blocks of rows of ray picks (four or eight neighbouring
+/// pixels per walk of the BVHs, in a row or 4×2) give exactly the
+/// single picks, on random multi-mesh scenes (rotated, mirrored,
+/// duplicated meshes) from random eyes, every cull mode, rows starting
+/// anywhere and of any length; and the ones run (the AVX2 build of
+/// `simd` where the CPU has it) equal the baseline build's.
+#[test]
+fn ray_rows_and_blocks_equal_single_ray_picks() {
+    let mut rng = Rng(0x4a11_0000_0000_0044);
+    let mut hits = 0;
+    for round in 0..16 {
+        // (rounds 10 and on: every mesh at the identity, so the rows
+        // walk the flat BVH, eight rays at a time in the AVX2 build)
+        let s = scene_placed(&mut rng, [1, 2, 5, 30, 120][round % 5], round >= 10);
+        let mut cam = Camera::auto_frame(&s.framing_bounds(), 80, 56);
+        cam.eye = cam.target + rng.unit() * rng.range(8.0, 30.0);
+        if round % 4 == 3 {
+            cam.projection = crate::camera::Projection::Orthographic { height: 20.0 };
+        }
+        let cull = [CullMode::None, CullMode::Back, CullMode::Front][round % 3];
+        let mut r = crate::raster::Renderer::new(crate::raster::RenderOptions {
+            cull,
+            ..Default::default()
+        })
+        .unwrap();
+        let f = r.render(&s, &cam).unwrap();
+        // blocks of rows (4×2-pixel walks in the AVX2 build): the whole
+        // frame, odd row counts, widths not a multiple of four, and
+        // blocks running over the frame's right and bottom edges
+        for (x0, y0, width, rows) in [
+            (0u32, 0u32, 80usize, 56usize),
+            (1, 3, 79, 5),
+            (37, 10, 6, 3),
+            (74, 50, 9, 7),
+            (78, 20, 3, 2),
+            (2, 55, 11, 2),
+        ] {
+            let mut block = vec![None; width * rows];
+            f.pick_id_block(
+                crate::pick::PickMethod::Ray,
+                &s,
+                i64::from(x0),
+                i64::from(y0),
+                width,
+                &mut block,
+            );
+            let mut base = vec![None; width * rows];
+            f.ray_block(&s, (x0, y0, width), &mut base, None);
+            assert_eq!(block, base, "round {round} block at ({x0},{y0})");
+            for (k, got) in block.iter().enumerate() {
+                let x = i64::from(x0) + (k % width) as i64;
+                let y = i64::from(y0) + (k / width) as i64;
+                let want = f.pick_id_ray(&s, x, y);
+                assert_eq!(*got, want, "round {round} block ({x},{y})");
+                hits += usize::from(want.is_some());
+            }
+        }
+        for y in (0..56).step_by(3) {
+            for (x0, len) in [(0u32, 80usize), (1, 79), (37, 6), (74, 9), (78, 3)] {
+                let mut row = vec![None; len];
+                f.pick_id_span(
+                    crate::pick::PickMethod::Ray,
+                    &s,
+                    i64::from(x0),
+                    i64::from(y),
+                    &mut row,
+                );
+                // the baseline build of the row equals the one run
+                // (the AVX2 build where the CPU has it)
+                let mut base = vec![None; len];
+                f.ray_block(&s, (x0, y, len), &mut base, None);
+                assert_eq!(row, base, "round {round} row {y} from {x0}");
+                for (k, got) in row.iter().enumerate() {
+                    let x = i64::from(x0) + k as i64;
+                    let want = f.pick_id_ray(&s, x, i64::from(y));
+                    assert_eq!(*got, want, "round {round} ({x},{y})");
+                    hits += usize::from(want.is_some());
+                }
+            }
+        }
+    }
+    assert!(hits > 8000, "{hits} hits: the rays must mostly hit");
+}
+
+#[test]
+fn flat_walk_equals_the_two_levels() {
+    // Every mesh at the identity: a query walks the scene's one BVH; with
+    // a filter that passes every mesh, the two levels (top level, then
+    // each mesh's BVH). Both, and the brute-force loop, agree on every
+    // ray, duplicated meshes (equal-distance ties) included.
+    let mut rng = Rng(0xf1a7_0000_0000_0008);
+    let all = |_: MeshId| true;
+    let mut hits = 0;
+    for round in 0..8 {
+        let s = scene_placed(&mut rng, [2, 7, 40, 150][round % 4], true);
+        let caster = RayCaster::new(&s);
+        for i in 0..400 {
+            let cull = [CullMode::None, CullMode::Back, CullMode::Front][i % 3];
+            // (aimed at the meshes' region, so that most rays hit)
+            let o = rng.vec3(-14.0, 14.0);
+            let ray = Ray::new(o, (rng.vec3(-8.0, 8.0) - o).normalize());
+            let near = rng.range(0.0, 3.0);
+            let flat = RayOptions {
+                cull,
+                near,
+                ..RayOptions::default()
+            };
+            let two = RayOptions {
+                filter: Some(&all),
+                ..flat
+            };
+            // (`key`: the hits' `depth` is NaN, which `==` rejects)
+            let got = caster.first(&ray, &flat);
+            let got = got.as_ref().map(key);
+            let two = caster.first(&ray, &two);
+            assert_eq!(got, two.as_ref().map(key), "round {round} ray {i}");
+            let brute = caster.first_brute(&ray, &flat);
+            assert_eq!(got, brute.as_ref().map(key), "round {round} ray {i}");
+            hits += usize::from(got.is_some());
+        }
+    }
+    assert!(hits > 300, "{hits} hits");
+}
+
+#[test]
+fn filter_applies_through_the_top_level() {
+    let mut rng = Rng(99);
+    let s = scene(&mut rng, 40);
+    let caster = RayCaster::new(&s);
+    let odd = |m: MeshId| m % 2 == 1;
+    for _ in 0..300 {
+        let ray = Ray::new(rng.vec3(-14.0, 14.0), rng.unit());
+        let opts = RayOptions {
+            filter: Some(&odd),
+            ..RayOptions::default()
+        };
+        let a = caster.first(&ray, &opts);
+        assert_eq!(
+            a.as_ref().map(key),
+            caster.first_brute(&ray, &opts).as_ref().map(key)
+        );
+        assert!(a.is_none_or(|h| h.mesh % 2 == 1));
+    }
+}

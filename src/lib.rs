@@ -68,6 +68,7 @@ pub use export::{
     encode_png, id_color, read_png, read_raw_u32, write_atomic, write_png, write_raw_f32,
     write_raw_u32,
 };
+pub use frame::render::{render, render_2d, RenderOptions, Renderer};
 pub use frame::{Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
 pub use geometry::{Aabb, CullMode, Ray};
 pub use io::obj::{load_obj, load_obj_bytes, LoadReport};
@@ -75,6 +76,6 @@ pub use pick::ray::{raycast_all, raycast_first, RayCaster, RayOptions};
 pub use pick::{Hit, PickId, PickMethod};
 pub use raster::rules;
 pub use raster::rules::{DepthTest, FillRule};
-pub use raster::{render, render_2d, RenderOptions, Renderer, StageTimes, Stats};
+pub use raster::{StageTimes, Stats};
 pub use scene::{palette_color, Mesh, MeshId, Node, NodeId, Scene, Transform};
 pub use select::{NearPixel, PickCycle, SelectMode, Selection};

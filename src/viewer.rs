@@ -97,11 +97,11 @@ use crate::camera::{clip_to_window, Camera, Projection};
 use crate::collide::{sweep_move, SweepResult};
 use crate::error::Error;
 use crate::export::{id_color, write_png};
+use crate::frame::render::{RenderOptions, Renderer};
 use crate::frame::{Frame, BACKGROUND, NO_TRIANGLE};
 use crate::geometry::{Aabb, CullMode};
 use crate::pick::{Hit, PickMethod};
 use crate::raster::rules::{FillRule, MAX_FRAME_SIDE};
-use crate::raster::{RenderOptions, Renderer};
 use crate::scene::{MeshId, Scene};
 use crate::select::{PickCycle, SelectMode};
 
@@ -1816,7 +1816,8 @@ mod tests {
     fn scene_state() -> (Scene, Frame, ViewerState) {
         let scene = crate::builtin::builtin_scene();
         let camera = Camera::auto_frame(&scene.framing_bounds(), 320, 240);
-        let frame = crate::raster::render(&scene, &camera, RenderOptions::default()).unwrap();
+        let frame =
+            crate::frame::render::render(&scene, &camera, RenderOptions::default()).unwrap();
         let s = ViewerState::new(
             camera,
             &scene.framing_bounds(),
@@ -2213,7 +2214,8 @@ mod tests {
     fn compose_tints_the_selected_mesh_and_outlines_its_triangle() {
         let scene = crate::builtin::builtin_scene();
         let camera = Camera::auto_frame(&scene.framing_bounds(), 160, 120);
-        let frame = crate::raster::render(&scene, &camera, RenderOptions::default()).unwrap();
+        let frame =
+            crate::frame::render::render(&scene, &camera, RenderOptions::default()).unwrap();
         let mesh_of = mesh_of_triangles(&scene);
         assert_eq!(mesh_of.len(), scene.triangle_count() as usize);
         let g = (0..frame.ids().len())

@@ -14,9 +14,9 @@
 
 use crate::camera::Camera;
 use crate::error::Error;
+use crate::frame::render::{render, RenderOptions};
 use crate::frame::Frame;
 use crate::raster::rules::{snap, snapped_area, FillRule};
-use crate::raster::{render, RenderOptions};
 use crate::scene::Scene;
 
 /// Counts (and masks) for one fill rule.

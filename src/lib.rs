@@ -69,6 +69,7 @@ pub use error::{CameraError, Error, ObjErrorKind, Result};
 #[cfg(feature = "png")]
 pub use export::{encode_png, read_png, write_png};
 pub use export::{id_color, read_raw_u32, write_atomic, write_raw_f32, write_raw_u32};
+pub use frame::render::{render, render_2d, RenderOptions, Renderer};
 pub use frame::{Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
 pub use geometry::{Aabb, CullMode, Ray};
 #[cfg(feature = "obj")]
@@ -77,6 +78,6 @@ pub use pick::ray::{raycast_all, raycast_first, RayCaster, RayOptions};
 pub use pick::{Hit, PickId, PickMethod};
 pub use raster::rules;
 pub use raster::rules::{DepthTest, FillRule};
-pub use raster::{render, render_2d, RenderOptions, Renderer, StageTimes, Stats};
+pub use raster::{StageTimes, Stats};
 pub use scene::{palette_color, Mesh, MeshId, Node, NodeId, Scene, Transform};
 pub use select::{NearPixel, PickCycle, SelectMode, Selection};

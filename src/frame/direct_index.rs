@@ -26,8 +26,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use rayon::prelude::*;
 
-use crate::raster::bin::Chunk;
-use crate::raster::bin::{rect_may_cover, TileGrid};
+use crate::raster::bin::{rect_may_cover, BinnedChunk, TileGrid};
 use crate::raster::rules::{DepthTest, TILE_ORDER};
 use crate::raster::setup::{DepthPlane, Tri};
 
@@ -38,18 +37,17 @@ const LEVELS: usize = TILE_ORDER as usize + 1;
 /// One set-up triangle as a pick needs it: edges (`i32` deltas, which fit
 /// since snapped coordinates stay below 2^23), depth plane and draw order.
 #[derive(Clone, Copy, Debug)]
-struct Rec {
+struct CellRecord {
     /// Smallest depth the triangle takes in the cell (a pick stops at the
     /// first record whose bound exceeds the best depth found).
     z_lo: f32,
-    /// The clamp range of the depth: the vertices' depth range.
-    /// The triangle's depth plane.
+    /// The triangle's depth plane (clamped to its vertices' depth range).
     plane: DepthPlane,
     /// The depth plane's reference pixel (the bbox corner).
     x0: u16,
     y0: u16,
     /// Coverage: edge functions, or the mask of a small triangle.
-    cov: Cov,
+    cov: Coverage,
     /// Position of the setup in the tile's draw order (over all chunks).
     order: u32,
     /// Global triangle index.
@@ -58,7 +56,7 @@ struct Rec {
 
 /// How a record decides coverage.
 #[derive(Clone, Copy, Debug)]
-enum Cov {
+enum Coverage {
     /// A [`crate::raster::setup::TriSetup`]'s edge functions (`i32` deltas).
     Edges {
         dx: [i32; 3],
@@ -70,21 +68,21 @@ enum Cov {
     Mask(u64),
 }
 
-impl Rec {
+impl CellRecord {
     fn new(t: Tri<'_>, order: u32) -> Self {
         let (plane, x0, y0, cov, id) = match t {
             Tri::Big(t) => (
                 t.plane,
                 t.bbox[0] as u16,
                 t.bbox[1] as u16,
-                Cov::Edges {
+                Coverage::Edges {
                     dx: t.dx.map(|d| d as i32),
                     dy: t.dy.map(|d| d as i32),
                     c: t.c,
                 },
                 t.id,
             ),
-            Tri::Small(t) => (t.plane, t.x0, t.y0, Cov::Mask(t.mask), t.id),
+            Tri::Small(t) => (t.plane, t.x0, t.y0, Coverage::Mask(t.mask), t.id),
         };
         Self {
             z_lo: plane.z_min,
@@ -103,12 +101,12 @@ impl Rec {
     #[inline(always)]
     fn covers(&self, i: i64, j: i64) -> bool {
         match self.cov {
-            Cov::Edges { dx, dy, c } => {
+            Coverage::Edges { dx, dy, c } => {
                 let e = |k: usize| i64::from(dx[k]) * j - i64::from(dy[k]) * i + c[k];
                 // all three non-negative <=> no sign bit in their union (one branch)
                 (e(0) | e(1) | e(2)) >= 0
             }
-            Cov::Mask(m) => {
+            Coverage::Mask(m) => {
                 let (di, dj) = (i - i64::from(self.x0), j - i64::from(self.y0));
                 (0..8).contains(&di) && (0..8).contains(&dj) && (m >> (8 * dj + di)) & 1 != 0
             }
@@ -140,8 +138,8 @@ struct TileCells {
     /// The records of each cell, cell after cell (row-major), level after
     /// level; each cell's sorted for early exit. A triangle spanning two
     /// or four cells has a copy in each.
-    recs: Vec<Rec>,
-    /// Per non-empty level, `cells + 1` offsets into `recs`.
+    records: Vec<CellRecord>,
+    /// Per non-empty level, `cells + 1` offsets into `records`.
     starts: Vec<u32>,
     /// Where each level's offsets begin in `starts`.
     level_base: [u32; LEVELS],
@@ -182,7 +180,7 @@ impl DirectCache {
         &self,
         width: u32,
         height: u32,
-        chunks: &[Chunk],
+        chunks: &[BinnedChunk],
         test: DepthTest,
     ) -> &DirectIndex {
         self.built.get_or_init(|| {
@@ -217,7 +215,7 @@ impl fmt::Debug for DirectCache {
                 f,
                 "DirectCache({} tiles, {} cell records)",
                 ix.tiles.len(),
-                ix.tiles.iter().map(|t| t.recs.len()).sum::<usize>(),
+                ix.tiles.iter().map(|t| t.records.len()).sum::<usize>(),
             ),
         }
     }
@@ -251,13 +249,13 @@ impl DirectIndex {
         &mut self,
         width: u32,
         height: u32,
-        chunks: &[Chunk],
+        chunks: &[BinnedChunk],
         test: DepthTest,
         parallel: bool,
     ) {
         let grid = TileGrid::new(width, height);
         let tiles_x = grid.tiles_x as usize;
-        let one = |scratch: &mut Scratch, (ti, tile): (usize, &mut TileCells)| {
+        let build_one = |scratch: &mut BuildScratch, (ti, tile): (usize, &mut TileCells)| {
             let (tx, ty) = ((ti % tiles_x) as i32, (ti / tiles_x) as i32);
             let size = 1i32 << TILE_ORDER;
             let rect = [
@@ -276,11 +274,11 @@ impl DirectIndex {
             self.tiles
                 .par_iter_mut()
                 .enumerate()
-                .for_each_init(Scratch::default, one);
+                .for_each_init(BuildScratch::default, build_one);
         } else {
-            let mut scratch = Scratch::default();
+            let mut scratch = BuildScratch::default();
             for t in self.tiles.iter_mut().enumerate() {
-                one(&mut scratch, t);
+                build_one(&mut scratch, t);
             }
         }
     }
@@ -302,11 +300,11 @@ impl DirectIndex {
 impl TileCells {
     /// The records of the cell holding local pixel (lx, ly) at `level`.
     #[inline(always)]
-    fn cell(&self, level: u32, lx: u32, ly: u32) -> &[Rec] {
+    fn cell(&self, level: u32, lx: u32, ly: u32) -> &[CellRecord] {
         let c = ((ly >> level) << (TILE_ORDER - level)) + (lx >> level);
         let base = self.level_base[level as usize] as usize + c as usize;
         let (a, b) = (self.starts[base] as usize, self.starts[base + 1] as usize);
-        &self.recs[a..b]
+        &self.records[a..b]
     }
 
     /// Depth tests `Less` (`LE = false`) and `LessEqual`: the smallest depth,
@@ -375,7 +373,7 @@ impl TileCells {
 /// Where a record goes: its level, the cell range and which of its (at
 /// most 5×5) cells its edges do not rule out.
 #[derive(Clone, Copy)]
-struct Place {
+struct Placement {
     level: u8,
     cx0: u8,
     cy0: u8,
@@ -388,7 +386,7 @@ struct Place {
 }
 
 /// The level and cells of triangle `t` in the tile with pixel rectangle `rect`.
-fn place(t: Tri<'_>, rect: [i32; 4]) -> Place {
+fn place(t: Tri<'_>, rect: [i32; 4]) -> Placement {
     let tb = t.bbox();
     let b = [
         tb[0].max(rect[0]),
@@ -428,7 +426,7 @@ fn place(t: Tri<'_>, rect: [i32; 4]) -> Place {
             }
         }
     }
-    Place {
+    Placement {
         level: level as u8,
         cx0: l[0] as u8,
         cy0: l[1] as u8,
@@ -446,30 +444,44 @@ fn place(t: Tri<'_>, rect: [i32; 4]) -> Place {
 
 /// Per-thread scratch buffers of a build.
 #[derive(Default)]
-struct Scratch {
-    raw: Vec<Rec>,
-    raw_places: Vec<Place>,
-    entries: Vec<(u64, u32, f32)>,
-    fill: Vec<u32>,
+struct BuildScratch {
+    /// The tile's records in draw order, each with its placement.
+    records: Vec<CellRecord>,
+    placements: Vec<Placement>,
+    /// The cells' entries, cell after cell.
+    entries: Vec<CellEntry>,
+    /// Per cell, where its next entry goes in `entries`.
+    cursor: Vec<u32>,
+}
+
+/// One record's copy in a cell, while a tile is built.
+#[derive(Clone, Copy, Default)]
+struct CellEntry {
+    /// Sort key: the depth bound's order bits, then the draw order.
+    key: u64,
+    /// Index of the record in [`BuildScratch::records`].
+    record: u32,
+    /// The record's smallest depth over the cell.
+    z_lo: f32,
 }
 
 /// Builds the index of tile `ti` with pixel rectangle `rect` (inclusive)
 /// into `tile`, reusing its memory.
 fn build_tile(
     tile: &mut TileCells,
-    s: &mut Scratch,
+    s: &mut BuildScratch,
     ti: usize,
     rect: [i32; 4],
-    chunks: &[Chunk],
+    chunks: &[BinnedChunk],
     test: DepthTest,
 ) {
-    tile.recs.clear();
+    tile.records.clear();
     tile.starts.clear();
     tile.mask = 0;
     // records and placements in bin order = draw order (sequential reads of
     // the setups)
-    s.raw.clear();
-    s.raw_places.clear();
+    s.records.clear();
+    s.placements.clear();
     let mut mask = 0u8;
     for chunk in chunks {
         for &e in &chunk.bins[ti] {
@@ -477,15 +489,15 @@ fn build_tile(
             // draw order within the tile: chunks in order, each bin in
             // draw order, so the position in this walk is the order (the
             // two forms of a chunk are stored apart; their slots are not)
-            s.raw.push(Rec::new(t, s.raw.len() as u32));
+            s.records.push(CellRecord::new(t, s.records.len() as u32));
             let p = place(t, rect);
             if p.cells != 0 {
                 mask |= 1 << p.level;
             }
-            s.raw_places.push(p);
+            s.placements.push(p);
         }
     }
-    if s.raw.is_empty() {
+    if s.records.is_empty() {
         return;
     }
 
@@ -501,13 +513,13 @@ fn build_tile(
     }
     let starts = &mut tile.starts;
     starts.resize(len, 0);
-    let slot = |p: &Place, bit: u32| -> usize {
+    let slot = |p: &Placement, bit: u32| -> usize {
         let level = u32::from(p.level);
         let cw = u32::from(p.cw);
         let (cx, cy) = (u32::from(p.cx0) + bit % cw, u32::from(p.cy0) + bit / cw);
         level_base[level as usize] as usize + ((cy << (TILE_ORDER - level)) + cx) as usize
     };
-    for p in &s.raw_places {
+    for p in &s.placements {
         let mut c = p.cells;
         while c != 0 {
             let bit = c.trailing_zeros();
@@ -529,18 +541,18 @@ fn build_tile(
         }
         total = arr[arr.len() - 1];
     }
-    // (sort key, record, depth bound) per cell entry, cell by cell
+    // each record's copies, cell by cell
     s.entries.clear();
-    s.entries.resize(total as usize, (0, 0, 0.0));
-    s.fill.clear();
-    s.fill.extend_from_slice(starts);
+    s.entries.resize(total as usize, CellEntry::default());
+    s.cursor.clear();
+    s.cursor.extend_from_slice(starts);
     let always = test == DepthTest::Always;
     // for `Always` the cells are filled in descending draw order, which is
     // their final order; otherwise each cell is sorted by depth bound below
-    let n = s.raw.len();
+    let n = s.records.len();
     for q in 0..n {
         let r = if always { n - 1 - q } else { q };
-        let (p, rec) = (&s.raw_places[r], &s.raw[r]);
+        let (p, rec) = (&s.placements[r], &s.records[r]);
         let mut c = p.cells;
         while c != 0 {
             let bit = c.trailing_zeros();
@@ -552,18 +564,22 @@ fn build_tile(
                 cell_depth_bound(rec, p, bit, rect)
             };
             let key = (u64::from(ordered_bits(z_lo)) << 32) | u64::from(rec.order);
-            s.entries[s.fill[k] as usize] = (key, r as u32, z_lo);
-            s.fill[k] += 1;
+            s.entries[s.cursor[k] as usize] = CellEntry {
+                key,
+                record: r as u32,
+                z_lo,
+            };
+            s.cursor[k] += 1;
         }
     }
     if !always {
         for w in starts.windows(2) {
-            s.entries[w[0] as usize..w[1] as usize].sort_unstable_by_key(|e| e.0);
+            s.entries[w[0] as usize..w[1] as usize].sort_unstable_by_key(|e| e.key);
         }
     }
-    tile.recs.extend(s.entries.iter().map(|&(_, r, z_lo)| Rec {
-        z_lo,
-        ..s.raw[r as usize]
+    tile.records.extend(s.entries.iter().map(|e| CellRecord {
+        z_lo: e.z_lo,
+        ..s.records[e.record as usize]
     }));
     tile.level_base = level_base;
     tile.mask = mask;
@@ -574,7 +590,7 @@ fn build_tile(
 /// is monotone in i and in j (each rounding is), so the minimum over a
 /// rectangle is at a corner: exact, not an estimate. A non-finite plane
 /// falls back to the clamp's lower bound.
-fn cell_depth_bound(r: &Rec, p: &Place, bit: u32, rect: [i32; 4]) -> f32 {
+fn cell_depth_bound(r: &CellRecord, p: &Placement, bit: u32, rect: [i32; 4]) -> f32 {
     let pl = &r.plane;
     if !(pl.z_ref.is_finite() && pl.dzdx.is_finite() && pl.dzdy.is_finite()) {
         return pl.z_min;

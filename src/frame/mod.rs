@@ -1,16 +1,17 @@
 //! The frame: color, depth and ID buffers, plus what the renderer keeps for
 //! picks (the screen-space vertex buffer, the per-triangle setup and the
 //! tile bins of the last render, and the direct picks' cell index, built on
-//! demand).
+//! demand). [`render`] runs the raster stages into a frame.
 
 use glam::{DMat4, Mat4, Vec3};
 
 pub(crate) mod direct_index;
 pub(crate) mod ray_setup;
+pub(crate) mod render;
 
 use crate::camera::Camera;
 use crate::geometry::CullMode;
-use crate::raster::bin::Chunk;
+use crate::raster::bin::BinnedChunk;
 use crate::raster::rules::{DepthTest, FillRule, MAX_FRAME_SIDE};
 pub use crate::raster::tile::{BACKGROUND, NO_TRIANGLE};
 pub use crate::raster::vertex::ScreenVertex;
@@ -40,7 +41,7 @@ pub struct Frame {
     pub(crate) view: std::sync::OnceLock<Option<ray_setup::ViewRays>>,
     pub(crate) vertices: Vec<ScreenVertex>,
     pub(crate) vertex_offsets: Vec<u32>,
-    pub(crate) chunks: Vec<Chunk>,
+    pub(crate) chunks: Vec<BinnedChunk>,
     pub(crate) stats: Stats,
     pub(crate) stage_times: StageTimes,
     /// The direct picks' index of this render, built on first use.

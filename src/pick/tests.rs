@@ -7,7 +7,7 @@ use glam::{Quat, Vec3};
 use super::{PickId, PickMethod};
 use crate::camera::Camera;
 use crate::frame::Frame;
-use crate::raster::{render, RenderOptions};
+use crate::frame::render::{render, RenderOptions};
 use crate::scene::{Mesh, Scene, Transform};
 use crate::test_util::Rng;
 

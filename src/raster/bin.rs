@@ -1,11 +1,31 @@
-//! Binning (llvmpipe's `lp_setup_bin_triangle`): each set-up triangle is
-//! appended, in draw order, to the bin of every 64×64 tile it may cover.
+//! Binning (llvmpipe's `lp_setup_bin_triangle`): the triangles, in fixed
+//! chunks of the global draw order, are culled by their outcodes, clipped
+//! where they need it, set up and appended, in draw order, to the bin of
+//! every 64×64 tile they may cover. A chunk's bins and set-up records are
+//! one [`BinnedChunk`]; chunks are binned in parallel, and their size
+//! depends on the triangle count only, so the bins never depend on the
+//! thread count. With color, [`super::shade`] colors each chunk's records.
+//!
 //! Tiles whose pixel rectangle lies entirely outside one edge are rejected
 //! with one corner evaluation per edge.
 
-use super::rules::TILE_ORDER;
-use super::setup::{SmallTri, Tri, TriSetup};
+use glam::{DMat4, Mat4, Vec3, Vec4};
+use rayon::prelude::*;
+
+use super::clip::{clip_plane, Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
+use super::rules::{snap, FillRule, GUARD_BAND_PX, TILE_ORDER};
+use super::setup::{self, Rejected, SetupRecord, SmallTri, Tri, TriSetup, WinVertex};
+use super::shade;
 use super::stats::Stats;
+use super::vertex::{clip_of, win_vertex, SetupVertex};
+use crate::camera::Camera;
+use crate::cpu::prefetch;
+use crate::geometry::CullMode;
+use crate::limits::{
+    EARLY_EMPTY_TRIS_PER_PIXEL, PREFETCH_TRIS, SCATTERED_JUMP, SCATTER_SAMPLES, TILE_SORT_MIN_TRIS,
+    TILE_SORT_SWITCHES,
+};
+use crate::scene::{palette_color, Scene};
 
 /// Tile grid of a viewport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,23 +131,33 @@ pub(crate) fn bin_small(t: &SmallTri, entry: u32, grid: TileGrid, bins: &mut [Ve
     n
 }
 
-/// Bins of one setup chunk: per tile, the entries of the chunk's triangles
-/// that may cover it, in draw order. An entry is an index into `tris`, or,
-/// with [`Chunk::SMALL`] set, into `small`.
+/// The bins and set-up records of one chunk of triangles: per tile, the
+/// entries of the chunk's triangles that may cover it, in draw order. An
+/// entry is an index into `tris`, or, with [`BinnedChunk::SMALL`] set,
+/// into `small`.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Chunk {
+pub(crate) struct BinnedChunk {
     pub(crate) tris: Vec<TriSetup>,
     pub(crate) small: Vec<SmallTri>,
     pub(crate) bins: Vec<Vec<u32>>,
     pub(crate) stats: Stats,
-    /// Scratch of `raster::sort_by_tile`, kept for the next render.
-    pub(crate) sort: SortScratch,
+    /// Scratch of [`sort_by_tile`], kept for the next render.
+    pub(crate) sort: TileSortScratch,
 }
 
-/// The buffers `raster::sort_by_tile` reuses from render to render.
+/// The two forms of a set-up record, stored in separate arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RecordForm {
+    /// A [`TriSetup`].
+    Big = 0,
+    /// A [`SmallTri`].
+    Small = 1,
+}
+
+/// The buffers [`sort_by_tile`] reuses from render to render.
 /// Scratch only: a clone starts empty (a cloned frame does not copy them).
 #[derive(Debug, Default)]
-pub(crate) struct SortScratch {
+pub(crate) struct TileSortScratch {
     pub(crate) tris: Vec<TriSetup>,
     pub(crate) small: Vec<SmallTri>,
     pub(crate) new_index: Vec<u32>,
@@ -135,22 +165,23 @@ pub(crate) struct SortScratch {
     /// Records stored in another tile than the one before of their form,
     /// counted as setup stores them.
     pub(crate) switches: usize,
-    /// Per form (big, small), the tile of the last record stored.
+    /// Per [`RecordForm`], the tile of the last record stored.
     pub(crate) last: [usize; 2],
 }
 
-impl Clone for SortScratch {
+impl Clone for TileSortScratch {
     fn clone(&self) -> Self {
         Self::default()
     }
 }
 
-impl SortScratch {
+impl TileSortScratch {
     /// Counts a record of `form` stored in `tile`.
     #[inline(always)]
-    pub(crate) fn saw(&mut self, form: usize, tile: usize) {
-        self.switches += usize::from(self.last[form] != tile);
-        self.last[form] = tile;
+    pub(crate) fn count_stored(&mut self, form: RecordForm, tile: usize) {
+        let last = &mut self.last[form as usize];
+        self.switches += usize::from(*last != tile);
+        *last = tile;
     }
 
     /// Forgets the records counted.
@@ -160,7 +191,7 @@ impl SortScratch {
     }
 }
 
-impl Chunk {
+impl BinnedChunk {
     /// Tag bit of a bin entry naming a [`SmallTri`].
     pub(crate) const SMALL: u32 = 1 << 31;
 
@@ -199,4 +230,490 @@ impl Chunk {
             .map(Tri::Big)
             .chain(self.small.iter().map(Tri::Small))
     }
+}
+
+/// When binning stores a chunk's records tile by tile ([`sort_by_tile`]):
+/// the renderer decides (`Auto`); the tests force either way, and check
+/// that the frames are the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TileSort {
+    /// Scenes of at least [`TILE_SORT_MIN_TRIS`] triangles, chunks whose
+    /// records change tile often enough ([`TILE_SORT_SWITCHES`]).
+    Auto,
+    #[cfg(test)]
+    Always,
+    #[cfg(test)]
+    Never,
+}
+
+/// Whether setup's empty-box test is made first, inline
+/// ([`BinStage::emit`]): the renderer decides (`Auto`); the tests also
+/// force it off, and check that the frames are the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EarlyEmpty {
+    /// Scenes of at least [`EARLY_EMPTY_TRIS_PER_PIXEL`] triangles per
+    /// pixel, under a rule that draws no zero-area lines.
+    Auto,
+    #[cfg(test)]
+    Never,
+}
+
+impl EarlyEmpty {
+    /// Whether the test is on for `triangles` drawn under `rule` into a
+    /// `width` × `height` frame.
+    pub(crate) fn enabled(self, rule: FillRule, triangles: usize, width: u32, height: u32) -> bool {
+        match self {
+            EarlyEmpty::Auto => {
+                rule != FillRule::Inclusive
+                    && triangles as u64
+                        >= EARLY_EMPTY_TRIS_PER_PIXEL * u64::from(width) * u64::from(height)
+            }
+            #[cfg(test)]
+            EarlyEmpty::Never => false,
+        }
+    }
+}
+
+/// A mesh's matrices for [`Guard::clip`], made at its first clipped
+/// triangle ([`BinStage::clip_matrices`]).
+#[derive(Clone, Copy, Debug)]
+struct ClipMatrices {
+    /// Model to clip space in f32 (the vertex stage's).
+    mvp: Mat4,
+    /// The same in f64, for where a clipped triangle lies.
+    mvp64: DMat4,
+    /// The f64 one's inverse transpose, which carries a model plane to
+    /// clip space ([`clip_plane`]).
+    to_clip: DMat4,
+}
+
+/// The clip, setup and bin stages of one render over the scene's
+/// triangles, from the vertex stage's records.
+pub(crate) struct BinStage<'a> {
+    pub scene: &'a Scene,
+    pub camera: &'a Camera,
+    pub rule: FillRule,
+    pub cull: CullMode,
+    /// Shade the set-up records (the color pass).
+    pub color: bool,
+    pub guard: Guard,
+    /// Triangles per chunk ([`crate::limits::chunk_tris`]).
+    pub per_chunk: usize,
+    /// Per mesh, the index of its first vertex in `verts` and `world_pos`.
+    pub offsets: &'a [u32],
+    pub verts: &'a [SetupVertex],
+    /// World positions of the vertices (color only, else empty).
+    pub world_pos: &'a [Vec3],
+    pub worlds: &'a [Mat4],
+    pub view_proj: Mat4,
+    pub grid: TileGrid,
+    pub tile_sort: TileSort,
+    /// Test each triangle for an empty box before setup (a dense scene
+    /// under a rule that draws no zero-area lines; see
+    /// [`crate::limits::EARLY_EMPTY_TRIS_PER_PIXEL`]).
+    pub early_empty: bool,
+}
+
+impl BinStage<'_> {
+    /// Bins every chunk of the scene's triangles into `chunks` (one per
+    /// [`BinStage::per_chunk`] triangles, reusing their memory), in
+    /// parallel, and returns their counters summed.
+    #[inline]
+    pub(crate) fn run(&self, chunks: &mut Vec<BinnedChunk>) -> Stats {
+        let nchunks = (self.scene.triangle_count() as usize).div_ceil(self.per_chunk);
+        chunks.resize_with(nchunks, BinnedChunk::default);
+        chunks
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(ci, chunk)| self.bin_chunk(ci, chunk));
+        let mut stats = Stats::default();
+        for c in chunks.iter() {
+            stats.add(&c.stats);
+        }
+        stats
+    }
+
+    /// Chunk `ci`: its triangles culled, clipped, set up, binned (and
+    /// shaded), its records sorted by tile where that pays.
+    fn bin_chunk(&self, ci: usize, chunk: &mut BinnedChunk) {
+        chunk.tris.clear();
+        chunk.small.clear();
+        chunk.sort.restart();
+        chunk.bins.resize_with(self.grid.count(), Vec::new);
+        for b in &mut chunk.bins {
+            b.clear();
+        }
+        let mut st = Stats::default();
+        let start = ci * self.per_chunk;
+        let end = ((ci + 1) * self.per_chunk).min(self.scene.triangle_count() as usize);
+        let offs = self.scene.triangle_offsets();
+        let first_mesh = offs.partition_point(|&o| o as usize <= start) - 1;
+        let meshes = &self.scene.meshes()[first_mesh..];
+        // the chunk's triangles, mesh by mesh: (mesh index, local range)
+        let spans = meshes.iter().enumerate().map_while(|(k, mesh)| {
+            let m = first_mesh + k;
+            let (lo, hi) = (offs[m] as usize, offs[m + 1] as usize);
+            (lo < end).then(|| (m, mesh, start.max(lo) - lo..end.min(hi) - lo))
+        });
+        for (m, mesh, range) in spans {
+            let tris = &mesh.triangles()[range.clone()];
+            let first = offs[m] as usize + range.start;
+            if scattered(tris) {
+                self.mesh_triangles::<true>(m, tris, first, chunk, &mut st);
+            } else {
+                self.mesh_triangles::<false>(m, tris, first, chunk, &mut st);
+            }
+        }
+        if self.color {
+            // flat shading of what survived setup, from the records (see `shade`)
+            let shader = shade::Shader {
+                scene: self.scene,
+                offsets: self.offsets,
+                world_pos: self.world_pos,
+                camera: self.camera,
+            };
+            shader.shade_records(&mut chunk.tris);
+            shader.shade_records(&mut chunk.small);
+        }
+        // (after the shading, which walks the records in draw order)
+        match self.tile_sort {
+            TileSort::Auto if self.scene.triangle_count() >= TILE_SORT_MIN_TRIS => {
+                sort_by_tile(chunk, self.grid, false);
+            }
+            TileSort::Auto => {}
+            #[cfg(test)]
+            TileSort::Always => sort_by_tile(chunk, self.grid, true),
+            #[cfg(test)]
+            TileSort::Never => {}
+        }
+        chunk.stats = st;
+    }
+
+    /// Sets up and bins `tris`, triangles of mesh `m` whose first is global
+    /// triangle `first`. `PREFETCH` (a mesh whose draw order jumps around
+    /// its vertices, [`scattered`]): each triangle first asks for the
+    /// vertex records of the one [`PREFETCH_TRIS`] ahead, so that their
+    /// cache misses overlap instead of each stalling setup in turn.
+    #[inline(always)]
+    fn mesh_triangles<const PREFETCH: bool>(
+        &self,
+        m: usize,
+        tris: &[[u32; 3]],
+        first: usize,
+        chunk: &mut BinnedChunk,
+        st: &mut Stats,
+    ) {
+        let verts = &self.verts[self.offsets[m] as usize..];
+        // the mesh's matrices for clipping, made at its first clipped triangle
+        let mut clip_mats = None;
+        for (k, tri) in tris.iter().enumerate() {
+            if PREFETCH {
+                if let Some(ahead) = tris.get(k + PREFETCH_TRIS) {
+                    for &i in ahead {
+                        if let Some(v) = verts.get(i as usize) {
+                            prefetch(v);
+                        }
+                    }
+                }
+            }
+            let v = tri.map(|i| &verts[i as usize]);
+            st.triangles += 1;
+            let or = v[0].code | v[1].code | v[2].code;
+            if or & OUT_INVALID != 0 {
+                st.invalid += 1;
+                continue;
+            }
+            if v[0].code & v[1].code & v[2].code & FRUSTUM_MASK != 0 {
+                st.frustum_culled += 1;
+                continue;
+            }
+            let id = (first + k) as u32;
+            if or & CLIP_MASK == 0 {
+                // (by reference: a copy of the three vertices to the stack
+                // and back cost a store-forwarding stall per triangle)
+                self.emit([&v[0].win, &v[1].win, &v[2].win], id, chunk, st);
+            } else {
+                st.clipped += 1;
+                let clipping = (&mut clip_mats, or & CLIP_MASK);
+                self.clip_and_emit(m, tri, id, clipping, chunk, st);
+            }
+        }
+    }
+
+    /// Clips triangle `tri` of mesh `m` against `planes` and emits the
+    /// pieces; `mats` holds the mesh's [`BinStage::clip_matrices`], made
+    /// at its first clipped triangle. (Out of line: the rare path, whose
+    /// matrices would otherwise take registers from the triangle loop.)
+    #[cold]
+    #[inline(never)]
+    fn clip_and_emit(
+        &self,
+        m: usize,
+        tri: &[u32; 3],
+        id: u32,
+        (mats, planes): (&mut Option<ClipMatrices>, u16),
+        chunk: &mut BinnedChunk,
+        st: &mut Stats,
+    ) {
+        let &mut ClipMatrices {
+            mvp,
+            mvp64,
+            to_clip,
+        } = mats.get_or_insert_with(|| self.clip_matrices(m));
+        let pos = self.scene.meshes()[m].positions();
+        let corners = tri.map(|i| pos[i as usize].as_dvec3());
+        let mut poly = [Vec4::ZERO; 8];
+        let n = self.guard.clip(
+            tri.map(|i| clip_of(&mvp, pos[i as usize])),
+            corners.map(|p| mvp64 * p.extend(1.0)),
+            clip_plane(&to_clip, corners),
+            planes,
+            &mut poly,
+        );
+        let (w, h) = (self.camera.width as f32, self.camera.height as f32);
+        for k in 1..n.saturating_sub(1) {
+            let wv = [poly[0], poly[k], poly[k + 1]].map(|c| win_vertex(c, w, h));
+            self.emit([&wv[0], &wv[1], &wv[2]], id, chunk, st);
+        }
+    }
+
+    /// Mesh `m`'s [`ClipMatrices`].
+    fn clip_matrices(&self, m: usize) -> ClipMatrices {
+        let mvp64 = self.view_proj.as_dmat4() * self.worlds[m].as_dmat4();
+        ClipMatrices {
+            mvp: self.view_proj * self.worlds[m],
+            mvp64,
+            to_clip: mvp64.inverse().transpose(),
+        }
+    }
+
+    /// Sets up and stores one window-space triangle, or counts it empty.
+    fn emit(&self, v: [&WinVertex; 3], id: u32, chunk: &mut BinnedChunk, st: &mut Stats) {
+        let (w, h) = (self.camera.width, self.camera.height);
+        if self.early_empty && setup::holds_no_centre(v, w, h) {
+            st.empty += 1;
+            return;
+        }
+        if self.early_empty {
+            self.setup_and_push::<true>(v, id, chunk, st);
+        } else {
+            self.setup_and_push::<false>(v, id, chunk, st);
+        }
+    }
+
+    /// Sets up a triangle and stores it: setup and [`push_setup`] in one
+    /// function, so that a small record goes from one to the other in
+    /// registers. (Returned through memory, as setup's return value, it is
+    /// written field by field and read back whole, and the wide reads wait
+    /// on the narrow writes.)
+    #[inline(never)]
+    fn setup_and_push<const DENSE: bool>(
+        &self,
+        v: [&WinVertex; 3],
+        id: u32,
+        chunk: &mut BinnedChunk,
+        st: &mut Stats,
+    ) {
+        let (w, h) = (self.camera.width, self.camera.height);
+        let res = setup::setup::<DENSE>(v, self.rule, self.cull, w, h, id, 0);
+        push_setup(chunk, res, self.grid, st);
+    }
+}
+
+/// Sets up and bins 2D triangles given in window coordinates (pixels, y
+/// down) into one chunk, each colored by its palette color; non-finite
+/// or out-of-guard-band coordinates drop the triangle (see
+/// `frame::render::render_2d`).
+pub(crate) fn bin_window_triangles(
+    tris: &[[[f32; 2]; 3]],
+    rule: FillRule,
+    width: u32,
+    height: u32,
+    grid: TileGrid,
+) -> BinnedChunk {
+    let mut chunk = BinnedChunk::default();
+    chunk.bins.resize_with(grid.count(), Vec::new);
+    let lim = 2.0 * GUARD_BAND_PX;
+    for (id, t) in tris.iter().enumerate() {
+        chunk.stats.triangles += 1;
+        if !t.iter().flatten().all(|c| c.is_finite() && c.abs() <= lim) {
+            chunk.stats.invalid += 1;
+            continue;
+        }
+        let v = t.map(|[x, y]| WinVertex {
+            x,
+            y,
+            z: 0.5,
+            fx: snap(x) as i32,
+            fy: snap(y) as i32,
+        });
+        let [r, g, b] = palette_color(id as u32);
+        let color = (u32::from(r) << 16) | (u32::from(g) << 8) | u32::from(b);
+        let res = setup::setup::<false>(
+            [&v[0], &v[1], &v[2]],
+            rule,
+            CullMode::None,
+            width,
+            height,
+            id as u32,
+            color,
+        );
+        let mut st = chunk.stats;
+        push_setup(&mut chunk, res, grid, &mut st);
+        chunk.stats = st;
+    }
+    chunk
+}
+
+/// Does the draw order of `tris` jump around their vertices? Samples up
+/// to [`SCATTER_SAMPLES`] pairs of consecutive triangles spread over the
+/// range: their first vertices lie [`SCATTERED_JUMP`] or more apart on
+/// average (as in a scan, whose draw order jumps by thousands of
+/// vertices; a mesh generated or modelled in order jumps by a few).
+/// Ranges of at most [`SCATTER_SAMPLES`] triangles are not (prefetching
+/// would not pay).
+/// A hint only: the records set up are the same either way.
+pub(crate) fn scattered(tris: &[[u32; 3]]) -> bool {
+    let n = tris.len();
+    if n <= SCATTER_SAMPLES {
+        return false;
+    }
+    let stride = (n - 1) / SCATTER_SAMPLES;
+    let jumps: u64 = (0..SCATTER_SAMPLES)
+        .map(|s| {
+            let k = s * stride;
+            u64::from(tris[k + 1][0].abs_diff(tris[k][0]))
+        })
+        .sum();
+    jumps >= SCATTERED_JUMP * SCATTER_SAMPLES as u64
+}
+
+/// Bins and stores a set-up triangle, or counts why there is none.
+#[inline(always)]
+fn push_setup(
+    chunk: &mut BinnedChunk,
+    res: Result<SetupRecord, Rejected>,
+    grid: TileGrid,
+    st: &mut Stats,
+) {
+    // (each record is stored first and binned from where it is stored:
+    // binned from a copy on the stack, the store's wide reads of that
+    // copy waited on the narrow writes that made it)
+    match res {
+        Ok(SetupRecord::Big(s)) => {
+            let idx = chunk.tris.len();
+            chunk.tris.push(s);
+            if let Some(s) = chunk.tris.last() {
+                st.bin_entries += u64::from(bin_triangle(s, idx as u32, grid, &mut chunk.bins));
+                chunk.sort.count_stored(RecordForm::Big, big_tile(grid, s));
+            }
+            st.setups += 1;
+        }
+        Ok(SetupRecord::Small(s)) => {
+            let idx = chunk.small.len();
+            chunk.small.push(s);
+            if let Some(s) = chunk.small.last() {
+                let entry = idx as u32 | BinnedChunk::SMALL;
+                st.bin_entries += u64::from(bin_small(s, entry, grid, &mut chunk.bins));
+                chunk
+                    .sort
+                    .count_stored(RecordForm::Small, small_tile(grid, s));
+            }
+            st.setups += 1;
+            st.small += 1;
+        }
+        Err(Rejected::ZeroArea) => st.zero_area += 1,
+        Err(Rejected::Culled) => st.face_culled += 1,
+        Err(Rejected::Empty) => st.empty += 1,
+    }
+}
+
+/// Stores a chunk's records tile by tile (by the tile of each box corner,
+/// tiles in raster order; in draw order within a tile) and renames the
+/// bins' entries to match, so that the tile rasterizer reads a tile's
+/// records from consecutive memory. Setup writes them in draw order, which
+/// for a mesh whose triangles are not listed by place (a scan, say) makes
+/// the rasterizer's record reads land all over the chunk, each a cache
+/// miss. The bins keep their order, so
+/// nothing drawn changes. Unless `force`d, only when the records change
+/// tile often enough ([`TILE_SORT_SWITCHES`]).
+pub(crate) fn sort_by_tile(chunk: &mut BinnedChunk, grid: TileGrid, force: bool) {
+    let BinnedChunk {
+        tris,
+        small,
+        bins,
+        sort,
+        ..
+    } = chunk;
+    if !force && sort.switches * TILE_SORT_SWITCHES <= tris.len() + small.len() {
+        return;
+    }
+    let big = |t: &TriSetup| big_tile(grid, t);
+    let little = |t: &SmallTri| small_tile(grid, t);
+    // the new index of each record at its old one: big ones, then small ones
+    sort.new_index.clear();
+    let starts = &mut sort.starts;
+    reorder(tris, &mut sort.tris, starts, &mut sort.new_index, grid, big);
+    let base = sort.new_index.len();
+    reorder(
+        small,
+        &mut sort.small,
+        starts,
+        &mut sort.new_index,
+        grid,
+        little,
+    );
+    let new_index = &sort.new_index;
+    for bin in bins.iter_mut() {
+        for e in bin.iter_mut() {
+            *e = if *e & BinnedChunk::SMALL != 0 {
+                new_index[base + (*e & !BinnedChunk::SMALL) as usize] | BinnedChunk::SMALL
+            } else {
+                new_index[*e as usize]
+            };
+        }
+    }
+}
+
+/// The tile a big record is stored by: that of its box corner.
+#[inline(always)]
+pub(crate) fn big_tile(grid: TileGrid, t: &TriSetup) -> usize {
+    grid.tile_of(t.bbox[0] as u32, t.bbox[1] as u32)
+}
+
+/// The tile a small record is stored by: that of its box corner.
+#[inline(always)]
+pub(crate) fn small_tile(grid: TileGrid, t: &SmallTri) -> usize {
+    grid.tile_of(u32::from(t.x0), u32::from(t.y0))
+}
+
+/// Reorders `recs` by `key` (a stable counting sort over the tiles, with
+/// `spare` and `starts` as scratch) and appends each record's new index to
+/// `new_index`, in the old order.
+fn reorder<T: Copy + Default>(
+    recs: &mut Vec<T>,
+    spare: &mut Vec<T>,
+    starts: &mut Vec<u32>,
+    new_index: &mut Vec<u32>,
+    grid: TileGrid,
+    key: impl Fn(&T) -> usize,
+) {
+    starts.clear();
+    starts.resize(grid.count() + 1, 0);
+    for t in recs.iter() {
+        starts[key(t) + 1] += 1;
+    }
+    for k in 1..starts.len() {
+        starts[k] += starts[k - 1];
+    }
+    spare.clear();
+    spare.resize(recs.len(), T::default());
+    for t in recs.iter() {
+        let k = key(t);
+        let at = starts[k];
+        starts[k] += 1;
+        spare[at as usize] = *t;
+        new_index.push(at);
+    }
+    std::mem::swap(recs, spare);
 }

@@ -23,9 +23,10 @@
 //! to ±3·[`GUARD_BAND_PX`] before snapping, so snapped values stay below
 //! 2^24 and edge products below 2^50.
 
-use glam::{DVec4, Vec4};
+use glam::{DMat4, DVec3, DVec4, Vec4};
 
 use super::rules::GUARD_BAND_PX;
+use crate::geometry::plane_f64;
 
 /// Outcode bits.
 pub(crate) const OUT_NEAR: u16 = 1;
@@ -83,9 +84,10 @@ impl Guard {
 
     /// Outcode of a clip-space position: the planes it lies outside of
     /// (strictly), or `OUT_INVALID` alone for a non-finite one. The
-    /// comparisons of [`Guard::outcode_scalar`] (the reference, tested
-    /// bit for bit), made four lanes at a time: the vertex stage's
-    /// plane tests were 37 of its 116 instructions a vertex.
+    /// comparisons of `Guard::outcode_scalar` (the reference, tested
+    /// bit for bit), made four lanes at a time: the vertex stage makes one
+    /// per vertex, and plane by plane the tests are a large part of its
+    /// work.
     #[inline]
     pub fn outcode(&self, p: Vec4) -> u16 {
         if !p.is_finite() {
@@ -195,12 +197,12 @@ impl Guard {
         let mut src = [NEW; 8];
         src[..3].copy_from_slice(&[0, 1, 2]);
         // per polygon side (vertex k to k + 1), the line it lies on
-        let mut side = [Side::Edge(0); 8];
-        side[..3].copy_from_slice(&[Side::Edge(0), Side::Edge(1), Side::Edge(2)]);
+        let mut side = [SideLine::Edge(0); 8];
+        side[..3].copy_from_slice(&[SideLine::Edge(0), SideLine::Edge(1), SideLine::Edge(2)]);
         let mut n = 3;
         let mut b = [DVec4::ZERO; 8];
         let mut bsrc = [NEW; 8];
-        let mut bside = [Side::Edge(0); 8];
+        let mut bside = [SideLine::Edge(0); 8];
         for c in 0..5 {
             if planes & (1 << c) == 0 {
                 continue;
@@ -223,17 +225,21 @@ impl Guard {
                     // (the fallback: between the polygon's own vertices)
                     let between = || self.cross(p, q, c).unwrap_or(p);
                     b[m] = match side[k] {
-                        Side::Edge(e) => {
+                        SideLine::Edge(e) => {
                             let (s, t) = (exact[usize::from(e)], exact[(usize::from(e) + 1) % 3]);
                             self.cross(s, t, c).unwrap_or_else(between)
                         }
-                        Side::Plane(c1) => plane
+                        SideLine::Plane(c1) => plane
                             .and_then(|pl| meet(self.plane64(c1.into()), self.plane64(c), pl, self))
                             .unwrap_or_else(between),
                     };
                     bsrc[m] = NEW;
                     // leaving: the next side runs along this plane
-                    bside[m] = if pin { Side::Plane(c as u8) } else { side[k] };
+                    bside[m] = if pin {
+                        SideLine::Plane(c as u8)
+                    } else {
+                        side[k]
+                    };
                     m += 1;
                 }
             }
@@ -254,7 +260,7 @@ impl Guard {
         n
     }
 
-    /// The clipping plane `c` (0..5, as [`Guard::dist`]) in f64: its
+    /// The clipping plane `c` (0..5, as `Guard::dist`) in f64: its
     /// signed distance is `plane64(c) · X`.
     fn plane64(&self, c: usize) -> DVec4 {
         let (gx, gy) = (f64::from(self.gx), f64::from(self.gy));
@@ -267,7 +273,7 @@ impl Guard {
         }
     }
 
-    /// [`Guard::dist`] in f64 (the same sums: the zero terms add nothing).
+    /// `Guard::dist` in f64 (the same sums: the zero terms add nothing).
     #[inline]
     fn dist64(&self, p: DVec4, c: usize) -> f64 {
         self.plane64(c).dot(p)
@@ -296,9 +302,25 @@ impl Guard {
     }
 }
 
+/// The plane of a triangle (model-space `corners`) in clip space:
+/// `P · X = 0` for the clip coordinates X of its points; `None` for a
+/// degenerate triangle or matrix. `to_clip` is the inverse transpose of
+/// the model-to-clip matrix. The plane comes from the corners in f64
+/// ([`plane_f64`], as the ray picks take it) and is carried to clip space
+/// by that matrix, so a plane that passes near the eye stays there however
+/// far its corners lie (a ground at y = 0 keeps its height exactly): see
+/// [`Guard::clip`].
+#[inline]
+pub(crate) fn clip_plane(to_clip: &DMat4, corners: [DVec3; 3]) -> Option<DVec4> {
+    let (a, n) = plane_f64(corners);
+    let model = n.extend(-n.dot(a));
+    let p = *to_clip * model;
+    (p.is_finite() && p != DVec4::ZERO).then_some(p)
+}
+
 /// A line the side of a clipped polygon lies on.
 #[derive(Clone, Copy, Debug)]
-enum Side {
+enum SideLine {
     /// The triangle's edge from corner k to corner k + 1 (mod 3).
     Edge(u8),
     /// The triangle's plane meeting clipping plane c.

@@ -153,7 +153,8 @@ pub fn snap_in_band(v: f32) -> i32 {
     (x + MAGIC).to_bits() as u32 as i32
 }
 
-/// Signed doubled area of a snapped triangle (positive = front-facing).
+/// Signed doubled area of a snapped triangle in y-down screen space
+/// (negative = front-facing, counter-clockwise in NDC: see the table above).
 #[inline]
 #[must_use]
 pub fn snapped_area(v: [[i64; 2]; 3]) -> i64 {

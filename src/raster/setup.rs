@@ -184,14 +184,14 @@ impl SpanRows {
 
 /// A set-up triangle of either form.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Setup {
+pub(crate) enum SetupRecord {
     /// Edge functions (any size).
     Big(TriSetup),
     /// Coverage mask (pixel box at most 8×8).
     Small(SmallTri),
 }
 
-/// A set-up triangle of either form, borrowed from a [`crate::raster::bin::Chunk`].
+/// A set-up triangle of either form, borrowed from a [`crate::raster::bin::BinnedChunk`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Tri<'a> {
     Big(&'a TriSetup),
@@ -370,16 +370,14 @@ pub(crate) fn holds_no_centre(v: [&WinVertex; 3], width: u32, height: u32) -> bo
 /// test is on, [`crate::limits::EARLY_EMPTY_TRIS_PER_PIXEL`]), the same
 /// answers. Most of its boxes that hold a pixel centre hold just one,
 /// which is then tested by its three edge values instead of the mask
-/// lanes (sphere1m at 360², two threads: best of 200 frames 9.8–9.9 →
-/// 9.1 ms; the city 7.3–7.5 → 6.9–7.1 ms). Where boxes of one centre and
-/// of more mix, that branch mispredicts (in every setup, sphere70k at
-/// 360² on one thread was 3.7 % slower), so sparser scenes leave it out.
-/// (`small_mask` is inlined into both forms: called from two places, it
-/// was not, and the sparse form was 15 % slower.)
+/// lanes. Where boxes of one centre and of more mix, that branch
+/// mispredicts, so sparser scenes leave it out. (`small_mask` is forced
+/// inline into both forms: called from two places, it would otherwise
+/// stay out of line, a call per small triangle.)
 ///
 /// Inlined where it is called, so that the render stores the record
-/// straight from registers (returned through memory, its copy stalled:
-/// see `SetupCtx::setup_and_push`).
+/// straight from registers (returned through memory, its copy stalls:
+/// see `BinStage::setup_and_push` in `bin`).
 #[inline(always)]
 pub(crate) fn setup<const DENSE: bool>(
     v: [&WinVertex; 3],
@@ -389,17 +387,17 @@ pub(crate) fn setup<const DENSE: bool>(
     height: u32,
     id: u32,
     color: u32,
-) -> Result<Setup, Rejected> {
+) -> Result<SetupRecord, Rejected> {
     let (mut s, geo) = edges(v, rule, cull, width, height, id, color)?;
     let [x0, y0, x1, y1] = s.bbox;
     // (the zero-area lines of the inclusive rule span the viewport: never small)
     if x1 - x0 >= SMALL_SIDE || y1 - y0 >= SMALL_SIDE {
         s.plane = depth(s.bbox, &geo);
-        return Ok(Setup::Big(s));
+        return Ok(SetupRecord::Big(s));
     }
     // the mask first: a small triangle whose box holds pixel centres but
-    // covers none leaves before the depth plane's divisions (of sphere1m's
-    // million triangles, 314,473 at 1080p, 176,846 at 360²)
+    // covers none (common in dense meshes) leaves before the depth plane's
+    // divisions
     let mask = if DENSE && x0 == x1 && y0 == y1 {
         // a box of one pixel centre: its three edge values are all there
         // is to test
@@ -410,7 +408,7 @@ pub(crate) fn setup<const DENSE: bool>(
     if mask == 0 {
         return Err(Rejected::Empty);
     }
-    Ok(Setup::Small(SmallTri {
+    Ok(SetupRecord::Small(SmallTri {
         mask,
         x0: x0 as u16,
         y0: y0 as u16,
@@ -439,7 +437,7 @@ pub(crate) fn setup_edges(
 /// What [`depth`] needs of a triangle besides its [`TriSetup`]: its
 /// vertices in edge order (snapped, window, depth) and whether it is a
 /// zero-area line.
-struct Geometry {
+struct OrderedCorners {
     p: [[i64; 2]; 3],
     z: [f32; 3],
     win: [WinVertex; 3],
@@ -457,7 +455,7 @@ fn edges(
     height: u32,
     id: u32,
     color: u32,
-) -> Result<(TriSetup, Geometry), Rejected> {
+) -> Result<(TriSetup, OrderedCorners), Rejected> {
     let mut p = v.map(|q| [i64::from(q.fx), i64::from(q.fy)]);
     let mut z = [v[0].z, v[1].z, v[2].z];
     let mut win = [*v[0], *v[1], *v[2]];
@@ -510,17 +508,16 @@ fn edges(
         id,
         color,
     };
-    Ok((s, Geometry { p, z, win, line }))
+    Ok((s, OrderedCorners { p, z, win, line }))
 }
 
 /// The second part of [`setup`]: the depth plane of a triangle from
 /// [`edges`] whose box is `bbox`. (Made as one value: written field by
 /// field into the record and then copied whole into a small one, the
-/// copy's wide load waited on the narrow stores, which cost 8 % of
-/// setup's samples.)
+/// copy's wide load would wait on the narrow stores.)
 #[inline(always)]
-fn depth(bbox: [i32; 4], g: &Geometry) -> DepthPlane {
-    let Geometry { p, z, win, line } = g;
+fn depth(bbox: [i32; 4], g: &OrderedCorners) -> DepthPlane {
+    let OrderedCorners { p, z, win, line } = g;
     let line = *line;
     // Depth plane in pixel units, relative to the bbox corner, solved in f64
     // from the unsnapped window positions (snapping is for coverage only; the
@@ -576,8 +573,7 @@ fn small_mask(s: &TriSetup) -> u64 {
     // a time in f32 lanes, exactly. A box of at most 8×8 pixel centres
     // around its own vertices has edge values of a few ten thousand at
     // most, so only a big triangle clipped by the viewport to a small box
-    // takes the plain i64 loop. (i32 lanes, tried first, compiled to
-    // scalar code.)
+    // takes the plain i64 loop. (i32 lanes compile to scalar code.)
     let [x0, y0, ..] = s.bbox;
     let e0: [i64; 3] =
         std::array::from_fn(|k| s.dx[k] * i64::from(y0) - s.dy[k] * i64::from(x0) + s.c[k]);
@@ -853,7 +849,7 @@ mod tests {
                     let res = setup::<false>(v, rule, CullMode::None, 320, 200, 7, 0);
                     assert_eq!(res, setup::<true>(v, rule, CullMode::None, 320, 200, 7, 0));
                     match res {
-                        Ok(Setup::Small(s)) => {
+                        Ok(SetupRecord::Small(s)) => {
                             smalls += 1;
                             single += i32::from(e.bbox[0] == e.bbox[2] && e.bbox[1] == e.bbox[3]);
                             // the f32 lanes and the plain i64 loop agree
@@ -873,7 +869,7 @@ mod tests {
                                 }
                             }
                         }
-                        Ok(Setup::Big(t)) => assert_eq!(t, e),
+                        Ok(SetupRecord::Big(t)) => assert_eq!(t, e),
                         Err(_) => {
                             // a box without any covered pixel centre
                             let b = e.bbox;
@@ -933,7 +929,7 @@ mod tests {
             let v = [win(-far, -far), win(a, b), win(-far, b)];
             let v = [&v[0], &v[1], &v[2]];
             let e = setup_edges(v, FillRule::TopLeft, CullMode::None, 320, 200, 3, 0).unwrap();
-            let Ok(Setup::Small(s)) =
+            let Ok(SetupRecord::Small(s)) =
                 setup::<false>(v, FillRule::TopLeft, CullMode::None, 320, 200, 3, 0)
             else {
                 panic!("not a mask: {e:?}");

@@ -3,10 +3,10 @@
 //! world-space corners (the vertex stage's world positions).
 //!
 //! A chunk's triangles are shaded after its setup, from the records it
-//! produced, four at a time: the same operations as [`shade`] on one
+//! produced, four at a time: the same operations as `shade` on one
 //! triangle, lane by lane (IEEE `+ − × ÷ √` round alike in SSE lanes and
 //! scalar code, and Rust never fuses them), so every color is bit for bit
-//! the one [`shade`] gives. Done inline after each triangle's setup, the
+//! the one `shade` gives. Done inline after each triangle's setup, the
 //! two square roots and two divisions of the normalizations waited on each
 //! other and on the world-position loads; batched, the four triangles'
 //! chains overlap.
@@ -80,16 +80,16 @@ fn round_channel(x: f32) -> u32 {
 
 /// Three coordinates of four triangles' corner (or vector), one lane each.
 #[derive(Clone, Copy)]
-struct V4 {
+struct Vec3x4 {
     x: Vec4,
     y: Vec4,
     z: Vec4,
 }
 
-impl V4 {
+impl Vec3x4 {
     #[inline(always)]
-    fn sub(self, o: V4) -> V4 {
-        V4 {
+    fn sub(self, o: Vec3x4) -> Vec3x4 {
+        Vec3x4 {
             x: self.x - o.x,
             y: self.y - o.y,
             z: self.z - o.z,
@@ -98,8 +98,8 @@ impl V4 {
 
     /// `Vec3::cross`, lane by lane (the same products and differences).
     #[inline(always)]
-    fn cross(self, r: V4) -> V4 {
-        V4 {
+    fn cross(self, r: Vec3x4) -> Vec3x4 {
+        Vec3x4 {
             x: self.y * r.z - r.y * self.z,
             y: self.z * r.x - r.z * self.x,
             z: self.x * r.y - r.x * self.y,
@@ -108,18 +108,18 @@ impl V4 {
 
     /// `Vec3::dot`, lane by lane: `(x·x') + (y·y') + (z·z')`.
     #[inline(always)]
-    fn dot(self, r: V4) -> Vec4 {
+    fn dot(self, r: Vec3x4) -> Vec4 {
         (self.x * r.x) + (self.y * r.y) + (self.z * r.z)
     }
 
     /// `Vec3::normalize_or_zero`, lane by lane: times `1 / sqrt(dot)` where
     /// that is finite and positive, else zero.
     #[inline(always)]
-    fn normalize_or_zero(self) -> V4 {
+    fn normalize_or_zero(self) -> Vec3x4 {
         let rcp = Vec4::ONE / self.dot(self).sqrt();
         let ok: BVec4A = rcp.is_finite_mask() & rcp.cmpgt(Vec4::ZERO);
         let z = Vec4::ZERO;
-        V4 {
+        Vec3x4 {
             x: Vec4::select(ok, self.x * rcp, z),
             y: Vec4::select(ok, self.y * rcp, z),
             z: Vec4::select(ok, self.z * rcp, z),
@@ -135,7 +135,7 @@ impl V4 {
     /// Times [`pow2_inverse`] of each lane's largest magnitude `m`.
     #[cold]
     #[inline(never)]
-    fn scaled(self, m: Vec4) -> V4 {
+    fn scaled(self, m: Vec4) -> Vec3x4 {
         let m = m.to_array();
         let k = Vec4::new(
             pow2_inverse(m[0]),
@@ -143,7 +143,7 @@ impl V4 {
             pow2_inverse(m[2]),
             pow2_inverse(m[3]),
         );
-        V4 {
+        Vec3x4 {
             x: self.x * k,
             y: self.y * k,
             z: self.z * k,
@@ -151,8 +151,8 @@ impl V4 {
     }
 
     #[inline(always)]
-    fn splat(v: Vec3) -> V4 {
-        V4 {
+    fn splat(v: Vec3) -> Vec3x4 {
+        Vec3x4 {
             x: Vec4::splat(v.x),
             y: Vec4::splat(v.y),
             z: Vec4::splat(v.z),
@@ -253,10 +253,10 @@ impl Shader<'_> {
         )
     }
 
-    /// [`shade`] for four triangles (corners, mesh color), lane by lane.
+    /// `shade` for four triangles (corners, mesh color), lane by lane.
     #[inline(always)]
     fn shade4(&self, t: [([Vec3; 3], [u8; 3]); 4]) -> [u32; 4] {
-        let corner = |v: usize| V4 {
+        let corner = |v: usize| Vec3x4 {
             x: Vec4::new(t[0].0[v].x, t[1].0[v].x, t[2].0[v].x, t[3].0[v].x),
             y: Vec4::new(t[0].0[v].y, t[1].0[v].y, t[2].0[v].y, t[3].0[v].y),
             z: Vec4::new(t[0].0[v].z, t[1].0[v].z, t[2].0[v].z, t[3].0[v].z),
@@ -266,9 +266,9 @@ impl Shader<'_> {
         let cam = self.camera;
         let perspective = matches!(cam.projection, Projection::Perspective { .. });
         let mut to_eye = if perspective {
-            V4::splat(cam.eye).sub(p0)
+            Vec3x4::splat(cam.eye).sub(p0)
         } else {
-            V4::splat(Vec3::ZERO)
+            Vec3x4::splat(Vec3::ZERO)
         };
         // each vector times `pow2_inverse` of its largest magnitude, which
         // is 1 for all of them in the usual case, tested at once
@@ -284,7 +284,7 @@ impl Shader<'_> {
         let v = if perspective {
             to_eye.normalize_or_zero()
         } else {
-            V4::splat((cam.eye - cam.target).normalize_or_zero())
+            Vec3x4::splat((cam.eye - cam.target).normalize_or_zero())
         };
         let k = Vec4::splat(0.25) + Vec4::splat(0.75) * n.dot(v).abs();
         // per channel, the four lanes' `round_channel(c · k)`
@@ -304,7 +304,7 @@ impl Shader<'_> {
     }
 }
 
-/// [`round_channel`] of four finite, non-negative values (products of a
+/// `round_channel` of four finite, non-negative values (products of a
 /// channel and a shading factor, which are never NaN: the normalized
 /// vectors are finite or zero): the truncation is the floor, `x - floor`
 /// is exact, and the rounded, clamped value is a small integer, read from

@@ -17,11 +17,12 @@
 //! [`DepthPlane::in_row`] and [`DepthTest::passes`] compute (tested: the
 //! direct picks, which use the scalar forms, agree bit for bit).
 
-use super::bin::Chunk;
-use super::rules::{DepthTest, TILE_ORDER};
+use super::bin::{BinnedChunk, TileGrid};
+use super::rules::{DepthTest, TILE_ORDER, TILE_SIZE};
 use super::setup::{DepthPlane, SmallTri, TriSetup};
-use crate::limits::{STEP_SPAN_ROWS, WIDE_TRI_PX};
+use crate::limits::{band_rows, STEP_SPAN_ROWS, WIDE_TRI_PX};
 use glam::{BVec4A, Vec4};
+use rayon::prelude::*;
 
 /// The ID-buffer value of a pixel that no triangle covers. Covered pixels
 /// hold `global triangle index + 1` (the peers' raw `.u32` format).
@@ -30,8 +31,86 @@ pub const NO_TRIANGLE: u32 = 0;
 /// Background color of the color buffer (0x00RRGGBB).
 pub const BACKGROUND: u32 = 0x0018_1c22;
 
+/// The buffers the bands are drawn into: `width` × `height` pixels,
+/// row-major, and `clean`, per band and tile column (band major), whether
+/// the last render left that part of the depth and ID buffers clear.
+pub(crate) struct PixelBuffers<'a> {
+    pub width: u32,
+    pub height: u32,
+    pub depth: &'a mut [f32],
+    pub ids: &'a mut [u32],
+    /// The color buffer, for the color pass.
+    pub color: Option<&'a mut [u32]>,
+    pub clean: &'a mut Vec<bool>,
+}
+
+/// Clears and rasterizes the bands of `buf`, one writer per band, in
+/// parallel, from the bins of `chunks` (binned on `grid`), and records
+/// in `buf.clean` which tiles of each band were left clear (no triangle
+/// was binned to them). `clean` of another length (a size change) is
+/// reset to all to clear. `color_stale`: the color buffer was left as it
+/// was by a render without color, so it is cleared whole.
+pub(crate) fn raster_bands(
+    buf: PixelBuffers<'_>,
+    chunks: &[BinnedChunk],
+    grid: TileGrid,
+    test: DepthTest,
+    color_stale: bool,
+) {
+    let PixelBuffers {
+        width: w,
+        height,
+        depth,
+        ids,
+        color,
+        clean,
+    } = buf;
+    let band_rows = band_rows(height) as usize;
+    let band_len = band_rows * w as usize;
+    let tiles_x = grid.tiles_x as usize;
+    let width = w as usize;
+    let bands = (height as usize).div_ceil(band_rows);
+    if clean.len() != bands * tiles_x {
+        clean.clear();
+        clean.resize(bands * tiles_x, false);
+    }
+    let run = |band: usize,
+               depth: &mut [f32],
+               ids: &mut [u32],
+               color: Option<&mut [u32]>,
+               clean: &mut [bool]| {
+        let y0 = band * band_rows;
+        let ty = y0 / TILE_SIZE as usize;
+        let mut b = Band {
+            y0: y0 as i32,
+            width,
+            depth,
+            ids,
+            color,
+        };
+        // the band's rows lie in one row of tiles (band_rows divides TILE_SIZE)
+        raster_band(&mut b, ty, chunks, test, clean, color_stale);
+        // a tile no triangle was binned to was not drawn into: still clear
+        for (tx, c) in clean.iter_mut().enumerate() {
+            let bin = ty * tiles_x + tx;
+            *c = chunks.iter().all(|ch| ch.bins[bin].is_empty());
+        }
+    };
+    let work = depth
+        .par_chunks_mut(band_len)
+        .zip(ids.par_chunks_mut(band_len))
+        .zip(clean.par_chunks_mut(tiles_x))
+        .enumerate();
+    match color {
+        Some(color) => work
+            .zip(color.par_chunks_mut(band_len))
+            .for_each(|((b, ((d, i), k)), c)| run(b, d, i, Some(c), k)),
+        None => work.for_each(|(b, ((d, i), k))| run(b, d, i, None, k)),
+    }
+}
+
 /// The slices of one band of rows (`y0 .. y0 + rows`), row-major, stride `width`.
-pub(crate) struct Band<'a> {
+struct Band<'a> {
     pub y0: i32,
     pub width: usize,
     pub depth: &'a mut [f32],
@@ -61,11 +140,13 @@ impl Band<'_> {
 /// says the last render left it clear (so that its pixels are in cache for
 /// the depth tests: a whole band of 1080p is larger than a core's L2
 /// cache). `color_stale`: the last render left the color buffer as it was,
-/// so every tile's color is cleared.
-pub(crate) fn raster_band(
+/// so every tile's color is cleared. (Out of line: called once per band,
+/// and [`raster_bands`]' parallel loop around it stays small.)
+#[inline(never)]
+fn raster_band(
     band: &mut Band<'_>,
     ty: usize,
-    chunks: &[Chunk],
+    chunks: &[BinnedChunk],
     test: DepthTest,
     clean: &[bool],
     color_stale: bool,
@@ -98,7 +179,7 @@ pub(crate) fn raster_band(
 
 /// A depth test, on one pixel ([`DepthTest::passes`] of `TEST`) and on
 /// four at once (the same comparisons lane by lane).
-trait Test {
+trait DepthCompare {
     const TEST: DepthTest;
 
     #[inline(always)]
@@ -113,7 +194,7 @@ struct Less;
 struct LessEqual;
 struct Always;
 
-impl Test for Less {
+impl DepthCompare for Less {
     const TEST: DepthTest = DepthTest::Less;
     #[inline(always)]
     fn pass4(z: Vec4, d: Vec4) -> BVec4A {
@@ -121,7 +202,7 @@ impl Test for Less {
     }
 }
 
-impl Test for LessEqual {
+impl DepthCompare for LessEqual {
     const TEST: DepthTest = DepthTest::LessEqual;
     #[inline(always)]
     fn pass4(z: Vec4, d: Vec4) -> BVec4A {
@@ -129,7 +210,7 @@ impl Test for LessEqual {
     }
 }
 
-impl Test for Always {
+impl DepthCompare for Always {
     const TEST: DepthTest = DepthTest::Always;
     #[inline(always)]
     fn pass4(z: Vec4, _: Vec4) -> BVec4A {
@@ -139,10 +220,15 @@ impl Test for Always {
 
 /// Draws one chunk's bin of a tile, in draw order.
 #[inline(always)]
-fn raster_bin<T: Test>(band: &mut Band<'_>, chunk: &Chunk, bin: &[u32], rect: [i32; 4]) {
+fn raster_bin<T: DepthCompare>(
+    band: &mut Band<'_>,
+    chunk: &BinnedChunk,
+    bin: &[u32],
+    rect: [i32; 4],
+) {
     for &e in bin {
-        if e & Chunk::SMALL != 0 {
-            if let Some(t) = chunk.small.get((e & !Chunk::SMALL) as usize) {
+        if e & BinnedChunk::SMALL != 0 {
+            if let Some(t) = chunk.small.get((e & !BinnedChunk::SMALL) as usize) {
                 raster_small::<T>(band, t, rect);
             }
         } else if let Some(t) = chunk.tris.get(e as usize) {
@@ -193,7 +279,14 @@ fn in_row4(plane: &DepthPlane, zr: f32, di: i32) -> Vec4 {
 /// colors ride in f32 lanes as bit patterns: a select is a bitwise blend,
 /// so no value is changed by the trip.
 #[inline(always)]
-fn write4<T: Test>(band: &mut Band<'_>, k: usize, lanes: BVec4A, z: Vec4, id: u32, color: u32) {
+fn write4<T: DepthCompare>(
+    band: &mut Band<'_>,
+    k: usize,
+    lanes: BVec4A,
+    z: Vec4,
+    id: u32,
+    color: u32,
+) {
     let Some(d) = band
         .depth
         .get_mut(k..)
@@ -222,7 +315,7 @@ fn write4<T: Test>(band: &mut Band<'_>, k: usize, lanes: BVec4A, z: Vec4, id: u3
 
 /// [`write4`] for one pixel, `k` of the band.
 #[inline(always)]
-fn write1<T: Test>(band: &mut Band<'_>, k: usize, z: f32, id: u32, color: u32) {
+fn write1<T: DepthCompare>(band: &mut Band<'_>, k: usize, z: f32, id: u32, color: u32) {
     if let Some(d) = band.depth.get_mut(k) {
         if T::pass(z, *d) {
             *d = z;
@@ -238,7 +331,7 @@ fn write1<T: Test>(band: &mut Band<'_>, k: usize, z: f32, id: u32, color: u32) {
 /// inside the tile, with the same depth formula as [`raster_tri`]; four
 /// columns at a time ([`write4`]) where the row of the frame holds them.
 #[inline(always)]
-fn raster_small<T: Test>(band: &mut Band<'_>, t: &SmallTri, rect: [i32; 4]) {
+fn raster_small<T: DepthCompare>(band: &mut Band<'_>, t: &SmallTri, rect: [i32; 4]) {
     let (x0, y0) = (i32::from(t.x0), i32::from(t.y0));
     // columns of the box inside the tile
     let c0 = (rect[0] - x0).max(0);
@@ -289,7 +382,7 @@ fn raster_small<T: Test>(band: &mut Band<'_>, t: &SmallTri, rect: [i32; 4]) {
 /// four pixels at a time ([`write4`]), the last four masked to the span;
 /// wide ones by a plain loop over the span, which the compiler vectorizes.
 #[inline(always)]
-fn raster_tri<T: Test>(band: &mut Band<'_>, t: &TriSetup, rect: [i32; 4]) {
+fn raster_tri<T: DepthCompare>(band: &mut Band<'_>, t: &TriSetup, rect: [i32; 4]) {
     let x0 = rect[0].max(t.bbox[0]);
     let x1 = rect[2].min(t.bbox[2]);
     let y0 = rect[1].max(t.bbox[1]);

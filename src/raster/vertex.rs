@@ -1,4 +1,18 @@
-//! The vertex stage's output: the screen-space vertex buffer.
+//! The vertex stage: every mesh vertex to clip space, outcode, window
+//! position and snapped fixed point. It writes two buffers: the records
+//! setup reads ([`SetupVertex`]) and the screen-space vertex buffer the
+//! frame keeps for picks ([`ScreenVertex`]), plus world positions for
+//! flat shading.
+
+use glam::{Mat4, Vec3, Vec4};
+use rayon::prelude::*;
+
+use super::clip::{Guard, CLIP_MASK, OUT_INVALID};
+use super::rules::{self, snap_in_band};
+use super::setup::WinVertex;
+use crate::camera::clip_to_window;
+use crate::limits::{CHUNK_VERTS, VERTEX_BLOCK};
+use crate::scene::Mesh;
 
 /// One vertex of the screen-space vertex buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -11,4 +25,148 @@ pub struct ScreenVertex {
     pub z: f32,
     /// Clip-space w (≤ 0 means behind the eye; such a vertex has no window position).
     pub w: f32,
+}
+
+/// What setup reads per vertex: 24 bytes (the triangles of a mesh gather
+/// them by index, so their size is memory traffic). Clip coordinates are
+/// recomputed for the few triangles that need clipping.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SetupVertex {
+    pub win: WinVertex,
+    /// Outcode ([`Guard::outcode`]).
+    pub code: u16,
+}
+
+/// The vertex stage of one render: the meshes, their world matrices and
+/// where each mesh's vertices begin in the concatenated vertex buffer.
+pub(crate) struct VertexStage<'a> {
+    pub meshes: &'a [Mesh],
+    pub worlds: &'a [Mat4],
+    /// Per mesh, the index of its first vertex in the buffers.
+    pub offsets: &'a [u32],
+    pub view_proj: Mat4,
+    pub guard: Guard,
+    /// Viewport width and height in pixels.
+    pub width: f32,
+    pub height: f32,
+}
+
+impl VertexStage<'_> {
+    /// Transforms every vertex into `verts` and `screen` (and, for color,
+    /// its world position into `world_pos`), all as long as the scene's
+    /// vertex count.
+    ///
+    /// One parallel pass over fixed chunks of the concatenated vertex buffer
+    /// (not one pass per mesh: a scene of thousands of small meshes would pay
+    /// a parallel dispatch each); a chunk spanning several meshes switches
+    /// matrices at their boundaries.
+    #[inline]
+    pub(crate) fn run(
+        &self,
+        verts: &mut [SetupVertex],
+        screen: &mut [ScreenVertex],
+        world_pos: Option<&mut [Vec3]>,
+    ) {
+        let (offsets, worlds, meshes) = (self.offsets, self.worlds, self.meshes);
+        let (vp, guard, wf, hf) = (self.view_proj, self.guard, self.width, self.height);
+        let run = |k: usize,
+                   out: &mut [SetupVertex],
+                   sv: &mut [ScreenVertex],
+                   wp: Option<&mut [Vec3]>| {
+            let start = k * CHUNK_VERTS;
+            let end = start + out.len();
+            let mut wp = wp;
+            let mut mi = offsets.partition_point(|&o| o as usize <= start) - 1;
+            let mut at = start;
+            // clip coordinates of a block of vertices (see below)
+            let mut clips = [Vec4::ZERO; VERTEX_BLOCK];
+            while at < end {
+                let m_start = offsets[mi] as usize;
+                let m_end = m_start + meshes[mi].positions().len();
+                let stop = m_end.min(end);
+                if stop > at {
+                    let world = worlds[mi];
+                    let mvp = vp * world;
+                    let pos = &meshes[mi].positions()[at - m_start..stop - m_start];
+                    let (o, s) = (
+                        &mut out[at - start..stop - start],
+                        &mut sv[at - start..stop - start],
+                    );
+                    // in blocks: first the clip coordinates, then the rest
+                    // (one long chain per vertex, matrix to snap, left few
+                    // vertices in flight at once)
+                    for ((o, s), pos) in o
+                        .chunks_mut(VERTEX_BLOCK)
+                        .zip(s.chunks_mut(VERTEX_BLOCK))
+                        .zip(pos.chunks(VERTEX_BLOCK))
+                    {
+                        for (c, p) in clips.iter_mut().zip(pos) {
+                            *c = clip_of(&mvp, *p);
+                        }
+                        for ((v, s), &clip) in o.iter_mut().zip(s.iter_mut()).zip(&clips) {
+                            *v = vertex_of(clip, &guard, wf, hf);
+                            *s = ScreenVertex {
+                                x: v.win.x,
+                                y: v.win.y,
+                                z: v.win.z,
+                                w: clip.w,
+                            };
+                        }
+                    }
+                    if let Some(wp) = wp.as_deref_mut() {
+                        for (o, p) in wp[at - start..stop - start].iter_mut().zip(pos) {
+                            *o = world.transform_point3(*p);
+                        }
+                    }
+                    at = stop;
+                }
+                mi += 1;
+            }
+        };
+        let work = verts
+            .par_chunks_mut(CHUNK_VERTS)
+            .zip(screen.par_chunks_mut(CHUNK_VERTS))
+            .enumerate();
+        match world_pos {
+            Some(world_pos) => work
+                .zip(world_pos.par_chunks_mut(CHUNK_VERTS))
+                .for_each(|((k, (o, s)), w)| run(k, o, s, Some(w))),
+            None => work.for_each(|(k, (o, s))| run(k, o, s, None)),
+        }
+    }
+}
+
+/// The vertex stage's output for clip coordinates `clip`.
+#[inline]
+fn vertex_of(clip: Vec4, guard: &Guard, w: f32, h: f32) -> SetupVertex {
+    let code = guard.outcode(clip);
+    let win = if code & (CLIP_MASK | OUT_INVALID) == 0 {
+        win_vertex(clip, w, h)
+    } else {
+        WinVertex::default()
+    };
+    SetupVertex { win, code }
+}
+
+/// Clip coordinates of a model-space point (the vertex stage's, recomputed
+/// bit-identically for triangles that need clipping).
+#[inline(always)]
+pub(crate) fn clip_of(mvp: &Mat4, p: Vec3) -> Vec4 {
+    *mvp * Vec4::new(p.x, p.y, p.z, 1.0)
+}
+
+/// The window vertex of clip coordinates inside the guard band, clamped to
+/// ±3·[`rules::GUARD_BAND_PX`] and snapped.
+#[inline]
+pub(crate) fn win_vertex(clip: Vec4, w: f32, h: f32) -> WinVertex {
+    let s = clip_to_window(clip, w, h);
+    let lim = 3.0 * rules::GUARD_BAND_PX;
+    let (x, y) = (s.x.clamp(-lim, lim), s.y.clamp(-lim, lim));
+    WinVertex {
+        x,
+        y,
+        z: s.z,
+        fx: snap_in_band(x),
+        fy: snap_in_band(y),
+    }
 }

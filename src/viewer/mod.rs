@@ -126,7 +126,7 @@ use crate::error::Error;
 use crate::geometry::CullMode;
 use crate::pick::PickMethod;
 use crate::raster::rules::{FillRule, MAX_FRAME_SIDE};
-use crate::raster::{RenderOptions, Renderer};
+use crate::frame::render::{RenderOptions, Renderer};
 
 use input::ViewerState;
 

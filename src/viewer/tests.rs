@@ -10,7 +10,7 @@ use crate::frame::Frame;
 use crate::geometry::Aabb;
 use crate::pick::{Hit, PickMethod};
 use crate::raster::rules::FillRule;
-use crate::raster::RenderOptions;
+use crate::frame::render::RenderOptions;
 use crate::scene::{MeshId, Scene};
 use crate::select::SelectMode;
 
@@ -374,7 +374,7 @@ fn selection_ops() {
 fn scene_state() -> (Scene, Frame, ViewerState) {
     let scene = crate::builtin::builtin_scene();
     let camera = Camera::auto_frame(&scene.framing_bounds(), 320, 240);
-    let frame = crate::raster::render(&scene, &camera, RenderOptions::default()).unwrap();
+    let frame = crate::frame::render::render(&scene, &camera, RenderOptions::default()).unwrap();
     let s = ViewerState::new(
         camera,
         &scene.framing_bounds(),
@@ -770,7 +770,7 @@ fn pick_line_format() {
 fn compose_tints_the_selected_mesh_and_outlines_its_triangle() {
     let scene = crate::builtin::builtin_scene();
     let camera = Camera::auto_frame(&scene.framing_bounds(), 160, 120);
-    let frame = crate::raster::render(&scene, &camera, RenderOptions::default()).unwrap();
+    let frame = crate::frame::render::render(&scene, &camera, RenderOptions::default()).unwrap();
     let mesh_of = mesh_of_triangles(&scene);
     assert_eq!(mesh_of.len(), scene.triangle_count() as usize);
     let g = (0..frame.ids().len())

@@ -15,7 +15,7 @@ use crate::collide::sweep_move;
 use crate::error::Error;
 use crate::export::write_png;
 use crate::frame::Frame;
-use crate::raster::{RenderOptions, Renderer};
+use crate::frame::render::{RenderOptions, Renderer};
 use crate::scene::{MeshId, Scene};
 
 use super::input::{Action, Event, ViewerState};

@@ -152,7 +152,7 @@ fn ray_rows_and_blocks_equal_single_ray_picks() {
             cam.projection = crate::camera::Projection::Orthographic { height: 20.0 };
         }
         let cull = [CullMode::None, CullMode::Back, CullMode::Front][round % 3];
-        let mut r = crate::raster::Renderer::new(crate::raster::RenderOptions {
+        let mut r = crate::frame::render::Renderer::new(crate::frame::render::RenderOptions {
             cull,
             ..Default::default()
         })

@@ -1,0 +1,620 @@
+//! Rendering into a [`Frame`]: the [`Renderer`] runs the raster stages
+//! (vertex → clip, setup and bin → tile) on a scene and camera and keeps
+//! what they produce in the frame, whose buffers it reuses from render to
+//! render; [`render_2d`] draws window-space triangles for fixtures.
+//!
+//! Each tile's part of a band is cleared right before its triangles are
+//! drawn (while it is in cache) if the previous render into the same frame
+//! may have drawn there: every tile that had a bin entry then
+//! (`Frame::clean` remembers the others, which still hold the clear
+//! values), all of them after a size change.
+
+use glam::Vec3;
+use std::time::{Duration, Instant};
+
+use super::{Frame, ScreenVertex};
+use crate::camera::Camera;
+use crate::error::Error;
+use crate::geometry::CullMode;
+use crate::limits::chunk_tris;
+use crate::raster::bin::{self, BinStage, EarlyEmpty, TileGrid, TileSort};
+use crate::raster::clip::Guard;
+use crate::raster::rules::{DepthTest, FillRule};
+use crate::raster::tile::{self, PixelBuffers};
+use crate::raster::vertex::{SetupVertex, VertexStage};
+use crate::raster::StageTimes;
+use crate::scene::Scene;
+
+/// Rendering options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Fill rule (default top-left).
+    pub rule: FillRule,
+    /// Face culling (default none).
+    pub cull: CullMode,
+    /// Depth test (default less).
+    pub depth_test: DepthTest,
+    /// Write the color buffer too (default true); false is the pick-only pass (depth + ID).
+    pub color: bool,
+    /// Worker threads; `None` uses rayon's global pool.
+    pub threads: Option<usize>,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        Self {
+            rule: FillRule::TopLeft,
+            cull: CullMode::None,
+            depth_test: DepthTest::Less,
+            color: true,
+            threads: None,
+        }
+    }
+}
+
+/// The renderer's per-render scratch buffers (reused, never shrunk).
+struct VertexScratch<'a> {
+    verts: &'a mut Vec<SetupVertex>,
+    world_pos: &'a mut Vec<Vec3>,
+}
+
+/// A renderer: options, an optional private thread pool, and a frame whose
+/// buffers are reused from render to render.
+///
+/// ```
+/// use softpick::{builtin_scene, Camera, Renderer, RenderOptions};
+/// let scene = builtin_scene();
+/// let camera = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+/// let mut r = Renderer::new(RenderOptions::default()).unwrap();
+/// let frame = r.render(&scene, &camera).unwrap();
+/// let hit = frame.pick(&scene, 180, 300).expect("the floor is there");
+/// assert_eq!(frame.pick_direct(&scene, 180, 300).unwrap().global_triangle, hit.global_triangle);
+/// ```
+#[derive(Debug)]
+pub struct Renderer {
+    opts: RenderOptions,
+    pool: Option<rayon::ThreadPool>,
+    frame: Frame,
+    verts: Vec<SetupVertex>,
+    world_pos: Vec<Vec3>,
+    tile_sort: TileSort,
+    early_empty: EarlyEmpty,
+}
+
+impl Renderer {
+    /// A renderer; fails only if a thread pool of `opts.threads` cannot be built.
+    pub fn new(opts: RenderOptions) -> Result<Self, Error> {
+        let pool = match opts.threads {
+            None => None,
+            Some(n) => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n.max(1))
+                    .build()
+                    .map_err(|e| Error::Window(format!("cannot start {n} threads: {e}")))?,
+            ),
+        };
+        Ok(Self {
+            opts,
+            pool,
+            frame: Frame::new(1, 1).expect("1x1 is a valid size"),
+            verts: Vec::new(),
+            world_pos: Vec::new(),
+            tile_sort: TileSort::Auto,
+            early_empty: EarlyEmpty::Auto,
+        })
+    }
+
+    /// The options.
+    #[must_use]
+    pub fn options(&self) -> RenderOptions {
+        self.opts
+    }
+
+    /// Changes rule, cull, depth test or color (the thread setting is fixed at creation).
+    pub fn set_options(&mut self, opts: RenderOptions) {
+        self.opts = RenderOptions {
+            threads: self.opts.threads,
+            ..opts
+        };
+    }
+
+    /// The last rendered frame.
+    #[must_use]
+    pub fn frame(&self) -> &Frame {
+        &self.frame
+    }
+
+    /// Takes the frame out (a fresh one is allocated on the next render).
+    #[must_use]
+    pub fn into_frame(self) -> Frame {
+        self.frame
+    }
+
+    /// Renders `scene` from `camera` into the reused frame. Fails only for an
+    /// invalid camera.
+    pub fn render(&mut self, scene: &Scene, camera: &Camera) -> Result<&Frame, Error> {
+        camera.validate().map_err(Error::InvalidCamera)?;
+        let opts = self.opts;
+        let scratch = VertexScratch {
+            verts: &mut self.verts,
+            world_pos: &mut self.world_pos,
+        };
+        let frame = &mut self.frame;
+        let (sort, early) = (self.tile_sort, self.early_empty);
+        match &self.pool {
+            Some(p) => p.install(|| render_into(scene, camera, opts, frame, scratch, sort, early)),
+            None => render_into(scene, camera, opts, frame, scratch, sort, early),
+        }
+        Ok(&self.frame)
+    }
+}
+
+/// Renders once with a new renderer and returns the frame.
+pub fn render(scene: &Scene, camera: &Camera, opts: RenderOptions) -> Result<Frame, Error> {
+    let mut r = Renderer::new(opts)?;
+    r.render(scene, camera)?;
+    Ok(r.into_frame())
+}
+
+/// One render into `frame`: its settings, then the stages in order, each
+/// timed.
+fn render_into(
+    scene: &Scene,
+    camera: &Camera,
+    opts: RenderOptions,
+    frame: &mut Frame,
+    scratch: VertexScratch<'_>,
+    tile_sort: TileSort,
+    early_empty: EarlyEmpty,
+) {
+    let VertexScratch { verts, world_pos } = scratch;
+    let (w, h) = (camera.width, camera.height);
+    frame.resize(w, h);
+    frame.direct.reset();
+    frame.camera = Some(*camera);
+    frame.inv_view_proj = camera.inverse_view_proj();
+    frame.rule = opts.rule;
+    frame.cull = opts.cull;
+    frame.depth_test = opts.depth_test;
+    frame.has_color = opts.color;
+    // what ray picks build from the render, at the first one
+    frame.xforms = Default::default();
+    frame.view = Default::default();
+    // the meshes' world matrices (in parallel for a scene of many meshes),
+    // timed with the vertex stage
+    let started = Instant::now();
+    scene.world_matrices_into(&mut frame.worlds);
+    let vp = camera.view_proj();
+    let guard = Guard::new(w, h);
+
+    // 1. vertex stage
+    frame.vertex_offsets.clear();
+    let mut total = 0u32;
+    for m in scene.meshes() {
+        frame.vertex_offsets.push(total);
+        total += m.positions().len() as u32;
+    }
+    verts.resize(total as usize, SetupVertex::default());
+    frame
+        .vertices
+        .resize(total as usize, ScreenVertex::default());
+    world_pos.resize(if opts.color { total as usize } else { 0 }, Vec3::ZERO);
+    let vertex_stage = VertexStage {
+        meshes: scene.meshes(),
+        worlds: &frame.worlds,
+        offsets: &frame.vertex_offsets,
+        view_proj: vp,
+        guard,
+        width: w as f32,
+        height: h as f32,
+    };
+    let world_out = if opts.color {
+        Some(&mut world_pos[..])
+    } else {
+        None
+    };
+    vertex_stage.run(verts, &mut frame.vertices, world_out);
+
+    let vertex_done = Instant::now();
+    // 2-4. clip, setup and bin, in fixed chunks of the global triangle order
+    let total_tris = scene.triangle_count() as usize;
+    let grid = TileGrid::new(w, h);
+    let bin_stage = BinStage {
+        scene,
+        camera,
+        rule: opts.rule,
+        cull: opts.cull,
+        color: opts.color,
+        guard,
+        per_chunk: chunk_tris(total_tris),
+        offsets: &frame.vertex_offsets,
+        verts,
+        world_pos,
+        worlds: &frame.worlds,
+        view_proj: vp,
+        grid,
+        tile_sort,
+        early_empty: early_empty.enabled(opts.rule, total_tris, w, h),
+    };
+    frame.stats = bin_stage.run(&mut frame.chunks);
+
+    // 5. clear and rasterize bands of tiles, one writer per band
+    let setup_done = Instant::now();
+    raster_bands(frame, grid, opts);
+    frame.stage_times = StageTimes {
+        vertex: vertex_done - started,
+        setup: setup_done - vertex_done,
+        raster: setup_done.elapsed(),
+    };
+}
+
+/// The tile stage into `frame`'s buffers, which it then records as clear
+/// of color or not.
+fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
+    // a color buffer left as it was by a render without color is cleared whole
+    let color_stale = !frame.color_clean;
+    let buffers = PixelBuffers {
+        width: frame.width,
+        height: frame.height,
+        depth: &mut frame.depth,
+        ids: &mut frame.ids,
+        color: if opts.color {
+            Some(&mut frame.color)
+        } else {
+            None
+        },
+        clean: &mut frame.clean,
+    };
+    tile::raster_bands(buffers, &frame.chunks, grid, opts.depth_test, color_stale);
+    frame.color_clean = opts.color;
+}
+
+/// Rasterizes 2D triangles given directly in window coordinates (pixels,
+/// y down, pixel centres at +0.5) in painter's order, without depth test:
+/// the screen-space entry point used for conformance fixtures. The returned
+/// frame's ID buffer holds list index + 1 (0 = background); its color buffer
+/// holds each triangle's palette color. Non-finite or out-of-guard-band
+/// coordinates drop the triangle. `None` for an invalid size.
+#[must_use]
+pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule) -> Option<Frame> {
+    let mut frame = Frame::new(width, height)?;
+    let started = Instant::now();
+    let grid = TileGrid::new(width, height);
+    let opts = RenderOptions {
+        rule,
+        depth_test: DepthTest::Always,
+        color: true,
+        ..RenderOptions::default()
+    };
+    frame.rule = rule;
+    frame.depth_test = DepthTest::Always;
+    frame.has_color = true;
+    let chunk = bin::bin_window_triangles(tris, rule, width, height, grid);
+    frame.stats = chunk.stats;
+    frame.chunks = vec![chunk];
+    let setup_done = Instant::now();
+    raster_bands(&mut frame, grid, opts);
+    frame.stage_times = StageTimes {
+        vertex: Duration::ZERO,
+        setup: setup_done - started,
+        raster: setup_done.elapsed(),
+    };
+    Some(frame)
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Quat, Vec3};
+
+    use super::{EarlyEmpty, Renderer, TileSort};
+    use crate::camera::{Camera, Projection};
+    use crate::frame::Frame;
+    use crate::limits::TILE_SORT_MIN_TRIS;
+    use crate::raster::bin::BinnedChunk;
+    use crate::raster::bin::TileGrid;
+    use crate::scene::{Mesh, Scene, Transform};
+    use crate::test_util::{grid, Rng};
+    use crate::{FillRule, PickMethod, RenderOptions};
+
+    /// Are the chunk's records of each form stored by the tile of their
+    /// box corner (the order `sort_by_tile` gives)?
+    fn by_tile(c: &BinnedChunk, g: TileGrid) -> bool {
+        let big = c.tris.iter().map(|t| crate::raster::bin::big_tile(g, t));
+        let small = c.small.iter().map(|t| crate::raster::bin::small_tile(g, t));
+        let sorted = |k: Vec<usize>| k.windows(2).all(|w| w[0] <= w[1]);
+        sorted(big.collect()) && sorted(small.collect())
+    }
+
+    /// Are they in draw order (setup's order, nothing moved)?
+    fn in_draw_order(c: &BinnedChunk) -> bool {
+        c.tris.windows(2).all(|w| w[0].id <= w[1].id)
+            && c.small.windows(2).all(|w| w[0].id <= w[1].id)
+    }
+
+    /// A soup of `n` triangles of every size scattered over a box, listed
+    /// in no spatial order.
+    fn soup(rng: &mut Rng, n: usize, c: Vec3) -> Mesh {
+        let pos: Vec<Vec3> = (0..n)
+            .flat_map(|_| {
+                let p = c + rng.vec3(-2.0, 2.0);
+                let s = [0.02, 0.1, 0.5, 2.0][rng.below(4)];
+                [p, p + rng.vec3(-s, s), p + rng.vec3(-s, s)]
+            })
+            .collect();
+        let tris = (0..n as u32)
+            .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
+            .collect();
+        Mesh::new("soup", pos, tris, [200, 120, 40]).unwrap()
+    }
+
+    fn render(r: &mut Renderer, sort: TileSort, scene: &Scene, cam: &Camera) -> Frame {
+        r.tile_sort = sort;
+        r.render(scene, cam).unwrap().clone()
+    }
+
+    /// A random rotation and a scale that mirrors x, or the identity.
+    fn placement(rng: &mut Rng, placed: bool) -> Transform {
+        let mut place = Transform::IDENTITY;
+        if placed {
+            place.rotation = Quat::from_axis_angle(rng.unit(), rng.range(0.0, 6.0));
+            place.scale = rng.vec3(0.5, 1.5) * Vec3::new(-1.0, 1.0, 1.0);
+        }
+        place
+    }
+
+    /// Round `round`'s view of `scene` in a `w` × `h` frame and its
+    /// options: every third round an eye among the triangles (within
+    /// `eye` of the origin), every fourth orthographic, the fill rules in
+    /// turn, color every other round, one and two threads.
+    fn round_view(
+        rng: &mut Rng,
+        round: usize,
+        scene: &Scene,
+        (w, h): (u32, u32),
+        eye: f32,
+    ) -> (Camera, RenderOptions) {
+        let mut cam = Camera::auto_frame(&scene.bounds(), w, h);
+        if round % 3 == 2 {
+            cam.eye = rng.vec3(-eye, eye);
+        }
+        if round % 4 == 3 {
+            cam.projection = Projection::Orthographic { height: 6.0 };
+        }
+        let opts = RenderOptions {
+            rule: FillRule::ALL[round % FillRule::ALL.len()],
+            color: round.is_multiple_of(2),
+            threads: Some(1 + round % 2),
+            ..RenderOptions::default()
+        };
+        (cam, opts)
+    }
+
+    /// The same depth (bit for bit), ID and color buffers and counters, and
+    /// the same direct pick at every pixel.
+    fn assert_same_frames(a: &Frame, b: &Frame, scene: &Scene, what: &str) {
+        assert!(
+            a.depth()
+                .iter()
+                .zip(b.depth())
+                .all(|(p, q)| p.to_bits() == q.to_bits()),
+            "{what}"
+        );
+        assert_eq!(a.ids(), b.ids(), "{what}");
+        assert_eq!(a.color(), b.color(), "{what}");
+        assert_eq!(a.stats(), b.stats(), "{what}");
+        for y in 0..i64::from(a.height()) {
+            for x in 0..i64::from(a.width()) {
+                assert_eq!(
+                    a.pick_id_with(PickMethod::Direct, scene, x, y),
+                    b.pick_id_with(PickMethod::Direct, scene, x, y),
+                    "{what} at ({x}, {y})"
+                );
+            }
+        }
+    }
+
+    /// Storing the records tile by tile changes nothing drawn or picked:
+    /// random scenes of soups (records in scattered order), placed and
+    /// mirrored meshes, eyes among the triangles (clipping), both
+    /// projections, every fill rule, with and without color, one and two
+    /// threads. Depth, ID and color buffers, counters and the direct picks
+    /// of every pixel are the same as without the sort, which did move
+    /// records.
+    #[test]
+    fn records_sorted_by_tile_draw_and_pick_the_same() {
+        let mut rng = Rng(0x7113_5047);
+        let mut moved = 0;
+        for round in 0..24 {
+            let mut scene = Scene::new();
+            for m in 0..1 + rng.below(5) {
+                let n = [0, 1, 40, 700, 3000][rng.below(5)];
+                let place = placement(&mut rng, m % 3 == 1);
+                let c = rng.vec3(-2.0, 2.0);
+                scene.add_mesh(soup(&mut rng, n, c), place, None);
+            }
+            let (w, h) = (1 + rng.below(300) as u32, 1 + rng.below(200) as u32);
+            let (cam, opts) = round_view(&mut rng, round, &scene, (w, h), 3.0);
+            let mut r = Renderer::new(opts).unwrap();
+            let plain = render(&mut r, TileSort::Never, &scene, &cam);
+            let sorted = render(&mut r, TileSort::Always, &scene, &cam);
+            let what = format!("round {round} ({w}x{h}, {opts:?})");
+            assert_same_frames(&sorted, &plain, &scene, &what);
+            let g = TileGrid::new(w, h);
+            assert!(sorted.chunks.iter().all(|c| by_tile(c, g)), "{what}");
+            moved += sorted.chunks.iter().filter(|c| !in_draw_order(c)).count();
+        }
+        assert!(moved > 20, "{moved}");
+    }
+
+    /// Testing each triangle's box for a pixel centre before setup (on for
+    /// scenes with at least as many triangles as pixels) changes nothing
+    /// drawn, counted or picked: random dense soups, placed and mirrored,
+    /// eyes among the triangles (clipped triangles are tested too), both
+    /// projections, every fill rule, with and without color, one and two
+    /// threads, against the same renders with the test off.
+    #[test]
+    fn early_empty_test_draws_counts_and_picks_the_same() {
+        let mut rng = Rng(0x0e4b_7e57);
+        let mut tested = 0;
+        for round in 0..24 {
+            let mut scene = Scene::new();
+            for m in 0..1 + rng.below(3) {
+                let place = placement(&mut rng, m % 2 == 1);
+                let c = rng.vec3(-1.0, 1.0);
+                let n = 1000 + rng.below(2000);
+                scene.add_mesh(soup(&mut rng, n, c), place, None);
+            }
+            let (w, h) = (1 + rng.below(60) as u32, 1 + rng.below(50) as u32);
+            let (cam, opts) = round_view(&mut rng, round, &scene, (w, h), 2.0);
+            let mut r = Renderer::new(opts).unwrap();
+            r.early_empty = EarlyEmpty::Never;
+            let plain = r.render(&scene, &cam).unwrap().clone();
+            r.early_empty = EarlyEmpty::Auto;
+            let early = r.render(&scene, &cam).unwrap().clone();
+            let what = format!("round {round} ({w}x{h}, {opts:?})");
+            let dense = u64::from(scene.triangle_count()) >= u64::from(w * h);
+            assert!(dense, "{what}");
+            tested += usize::from(opts.rule != FillRule::Inclusive);
+            assert!(early.stats().empty > 0, "{what}");
+            assert_same_frames(&early, &plain, &scene, &what);
+        }
+        assert!(tested >= 18, "{tested}");
+    }
+
+    /// The renderer's own choice: a large scene listed in scattered order
+    /// is stored tile by tile; one listed by place (a grid, row by row),
+    /// or a small scattered one, keeps setup's order.
+    #[test]
+    fn records_are_sorted_for_large_scattered_scenes_only() {
+        let mut rng = Rng(0x5047_0002);
+        let n = TILE_SORT_MIN_TRIS as usize;
+        let (pos, tris) = grid(72, 0.1, &mut rng);
+        assert!(tris.len() >= n);
+        let cases = [
+            (soup(&mut rng, n, Vec3::ZERO), true),
+            (Mesh::new("grid", pos, tris, [9, 9, 9]).unwrap(), false),
+            (soup(&mut rng, n - 1, Vec3::ZERO), false),
+        ];
+        let mut r = Renderer::new(RenderOptions::default()).unwrap();
+        for (k, (mesh, want)) in cases.into_iter().enumerate() {
+            let mut scene = Scene::new();
+            scene.add_mesh(mesh, Transform::IDENTITY, None);
+            let cam = Camera::auto_frame(&scene.bounds(), 640, 480);
+            let f = render(&mut r, TileSort::Auto, &scene, &cam);
+            let g = TileGrid::new(640, 480);
+            for c in &f.chunks {
+                if want {
+                    assert!(by_tile(c, g) && !in_draw_order(c), "case {k}");
+                } else {
+                    assert!(in_draw_order(c), "case {k}");
+                }
+            }
+        }
+    }
+
+    /// Each render records how long its stages took: none before the
+    /// first, all three within the time around the call, the last one
+    /// overwriting the one before; a 2D render has no vertex stage.
+    #[test]
+    fn stage_times_cover_each_render() {
+        use crate::raster::StageTimes;
+        use std::time::{Duration, Instant};
+        let scene = crate::builtin_scene();
+        let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
+        assert_eq!(
+            Frame::new(8, 8).unwrap().stage_times(),
+            StageTimes::default()
+        );
+        for threads in [1, 2] {
+            let mut r = Renderer::new(RenderOptions {
+                threads: Some(threads),
+                ..RenderOptions::default()
+            })
+            .unwrap();
+            let mut last = StageTimes::default();
+            for _ in 0..3 {
+                let t0 = Instant::now();
+                let t = r.render(&scene, &cam).unwrap().stage_times();
+                let around = t0.elapsed();
+                for (stage, d) in [
+                    ("vertex", t.vertex),
+                    ("setup", t.setup),
+                    ("raster", t.raster),
+                ] {
+                    assert!(d > Duration::ZERO, "{threads} threads: {stage} {t:?}");
+                }
+                assert!(t.total() <= around, "{t:?} within {around:?}");
+                assert_ne!(t, last, "a new render, new times");
+                last = t;
+            }
+        }
+        let tri = [[[1.0, 1.0], [30.0, 2.0], [5.0, 20.0]]];
+        let f = super::render_2d(32, 32, &tri, FillRule::TopLeft).unwrap();
+        let t = f.stage_times();
+        assert_eq!(t.vertex, Duration::ZERO);
+        assert!(
+            t.setup > Duration::ZERO && t.raster > Duration::ZERO,
+            "{t:?}"
+        );
+    }
+
+    /// A mesh whose vertex buffer is shuffled (a scan's draw order jumps
+    /// around its vertices) is set up with vertex prefetches, and gives
+    /// exactly the frame of the same triangles numbered in order, which is
+    /// set up without; `scattered` tells the two apart.
+    #[test]
+    fn a_scattered_vertex_order_gives_the_same_frame() {
+        use crate::raster::bin::scattered;
+        let mut rng = Rng(0x5ca7_7e2e_d000_0001);
+        // 7,200 triangles: setup chunks of 512, each sampled
+        let (pos, tris) = grid(60, 2.0, &mut rng);
+        let mut perm: Vec<u32> = (0..pos.len() as u32).collect();
+        for i in (1..perm.len()).rev() {
+            perm.swap(i, rng.below(i + 1));
+        }
+        let mut moved = vec![Vec3::ZERO; pos.len()];
+        for (old, &new) in perm.iter().enumerate() {
+            moved[new as usize] = pos[old];
+        }
+        let renamed: Vec<[u32; 3]> = tris.iter().map(|t| t.map(|i| perm[i as usize])).collect();
+        assert!(!scattered(&tris[..1000]) && scattered(&renamed[..1000]));
+        assert!(!scattered(&renamed[..256]), "too few to sample");
+        let scene = |p: Vec<Vec3>, t: Vec<[u32; 3]>| {
+            let mut s = Scene::new();
+            let mesh = Mesh::new("grid", p, t, [90, 160, 220]).unwrap();
+            s.add_mesh(mesh, Transform::IDENTITY, None);
+            s
+        };
+        let (a, b) = (scene(pos, tris), scene(moved, renamed));
+        let bounds = a.framing_bounds();
+        let far = Camera::auto_frame(&bounds, 200, 150);
+        // and one from inside the grid's box, which clips triangles
+        let near = Camera {
+            eye: Vec3::new(30.0, 8.0, 1.0),
+            target: Vec3::new(30.0, 40.0, 0.0),
+            up: Vec3::Z,
+            projection: Projection::Perspective { fov_y_deg: 70.0 },
+            near: 0.5,
+            far: 100.0,
+            ..far
+        };
+        let mut clipped = 0;
+        for (cam, color) in [(far, false), (far, true), (near, true)] {
+            let mut r = Renderer::new(RenderOptions {
+                color,
+                ..RenderOptions::default()
+            })
+            .unwrap();
+            let fa = r.render(&a, &cam).unwrap().clone();
+            let fb = r.render(&b, &cam).unwrap();
+            assert_eq!(fa.ids(), fb.ids());
+            assert!(fa.ids().iter().filter(|&&i| i != 0).count() > 5_000);
+            let bits = |f: &Frame| f.depth().iter().map(|d| d.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&fa), bits(fb));
+            assert_eq!(fa.color(), fb.color());
+            assert_eq!(fa.stats(), fb.stats());
+            clipped += fa.stats().clipped;
+        }
+        assert!(clipped > 0, "the near view clips");
+    }
+}

@@ -3,7 +3,8 @@
 //! layer or lower, and no files import each other around a circle.
 //!
 //! The test reads the source as text: each `crate::…` and `super::…` path
-//! outside comments and before the file's unit tests, resolved to the file
+//! outside comments and before the file's unit tests (an inline
+//! `#[cfg(test)] mod tests` or a sibling `tests.rs`), resolved to the file
 //! that defines it. A path through the crate root's re-exports
 //! (`crate::Frame`) hides its layer, so it is refused too.
 
@@ -56,7 +57,10 @@ fn modules(dir: &Path, prefix: &[String], out: &mut BTreeMap<Vec<String>, PathBu
             if stem != "mod" {
                 m.push(stem.to_string());
             }
-            if m.is_empty() || m == ["lib"] || m == ["test_util"] {
+            // the crate root re-exports everything; unit tests (`tests.rs`
+            // beside the code, declared `#[cfg(test)] mod tests;`) and the
+            // test helpers may use any layer
+            if m.is_empty() || m == ["lib"] || m == ["test_util"] || stem == "tests" {
                 continue;
             }
             out.insert(m, p);

@@ -90,12 +90,12 @@ fn sweep(
     }
     let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
     let frame = render(scene, &cam, RenderOptions::default()).expect("render");
-    let _ = frame.pick_id_ray(scene, 0, 0); // the frame's ray setup, once
+    let _ = frame.pick_id_ray(scene, 0, 0).unwrap(); // the frame's ray setup, once
     g.bench_function(format!("pick_id_ray_360x360/{name}"), |b| {
         b.iter(|| {
             (0..360i64)
                 .flat_map(|y| (0..360i64).map(move |x| (x, y)))
-                .filter(|&(x, y)| frame.pick_id_ray(scene, x, y).is_some())
+                .filter(|&(x, y)| frame.pick_id_ray(scene, x, y).unwrap().is_some())
                 .count()
         })
     });

@@ -51,7 +51,7 @@ fn bench(c: &mut Criterion) {
             let mut n = 0u32;
             for y in 0..360 {
                 for x in 0..360 {
-                    n += u32::from(f.pick_id(&scene, x, y).is_some());
+                    n += u32::from(f.pick_id(&scene, x, y).unwrap().is_some());
                 }
             }
             n

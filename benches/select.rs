@@ -38,6 +38,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("rect_full_visible", |b| {
         b.iter(|| {
             f.select_rect(&scene, 0, 0, x1, y1, SelectMode::Visible)
+                .unwrap()
                 .triangles
                 .len()
         })
@@ -45,6 +46,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("rect_full_through", |b| {
         b.iter(|| {
             f.select_rect(&scene, 0, 0, x1, y1, SelectMode::Through)
+                .unwrap()
                 .triangles
                 .len()
         })
@@ -52,6 +54,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("rect_200x200_through", |b| {
         b.iter(|| {
             f.select_rect(&scene, 860, 440, 1059, 639, SelectMode::Through)
+                .unwrap()
                 .triangles
                 .len()
         })
@@ -59,6 +62,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("lasso_octagon_visible", |b| {
         b.iter(|| {
             f.select_lasso(&scene, &lasso, SelectMode::Visible)
+                .unwrap()
                 .triangles
                 .len()
         })
@@ -66,6 +70,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("lasso_octagon_through", |b| {
         b.iter(|| {
             f.select_lasso(&scene, &lasso, SelectMode::Through)
+                .unwrap()
                 .triangles
                 .len()
         })

@@ -20,9 +20,9 @@ fn main() -> Result<(), softpick::Error> {
     for y in 0..i64::from(frame.height()) {
         for x in 0..i64::from(frame.width()) {
             // buffer: a lookup in the ID buffer, then the hit record
-            let buffer = frame.pick(&scene, x, y);
+            let buffer = frame.pick(&scene, x, y)?;
             // direct: the rasterizer's own edge test at the pixel centre
-            let direct = frame.pick_direct(&scene, x, y);
+            let direct = frame.pick_direct(&scene, x, y)?;
             // the two run the same test, so they agree exactly, everywhere
             assert_eq!(buffer, direct, "buffer and direct differ at ({x},{y})");
             let Some(hit) = buffer else { continue };
@@ -32,7 +32,7 @@ fn main() -> Result<(), softpick::Error> {
             // from the edges it names the same triangle.
             if away_from_edges(frame, x, y) {
                 ray_checked += 1;
-                let ray = frame.pick_ray(&scene, x, y);
+                let ray = frame.pick_ray(&scene, x, y)?;
                 if ray.map(|r| r.global_triangle) == Some(hit.global_triangle) {
                     ray_agrees += 1;
                 }
@@ -54,7 +54,7 @@ fn main() -> Result<(), softpick::Error> {
 
     // A few hits in full: mesh, triangle, world position, depth.
     for (x, y) in [(180, 300), (60, 100), (250, 200), (5, 5)] {
-        print_hit(&scene, frame, x, y);
+        print_hit(&scene, frame, x, y)?;
     }
     Ok(())
 }
@@ -66,8 +66,9 @@ fn away_from_edges(frame: &Frame, x: i64, y: i64) -> bool {
     (-1..=1).all(|dy| (-1..=1).all(|dx| id(x + dx, y + dy) == centre))
 }
 
-fn print_hit(scene: &Scene, frame: &Frame, x: i64, y: i64) {
-    match frame.pick(scene, x, y) {
+/// Picks pixel (x, y) and prints what is there.
+fn print_hit(scene: &Scene, frame: &Frame, x: i64, y: i64) -> Result<(), softpick::Error> {
+    match frame.pick(scene, x, y)? {
         Some(h) => println!(
             "({x},{y}): {} triangle {} at {:.3} (depth {:.4}, {} face)",
             h.mesh_name,
@@ -78,4 +79,5 @@ fn print_hit(scene: &Scene, frame: &Frame, x: i64, y: i64) {
         ),
         None => println!("({x},{y}): background"),
     }
+    Ok(())
 }

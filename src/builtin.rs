@@ -17,9 +17,9 @@ use crate::geometry::Aabb;
 use crate::scene::{Mesh, Scene, Transform};
 
 /// The OBJ text of the built-in scene.
-pub const BUILTIN_OBJ: &str = include_str!("../models/builtin.obj");
+pub(crate) const BUILTIN_OBJ: &str = include_str!("../models/builtin.obj");
 /// Its material library.
-pub const BUILTIN_MTL: &str = include_str!("../models/builtin.mtl");
+pub(crate) const BUILTIN_MTL: &str = include_str!("../models/builtin.mtl");
 
 /// The built-in scene (362 triangles, 22 meshes, two zero-area triangles).
 #[must_use]

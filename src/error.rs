@@ -124,6 +124,10 @@ pub enum Error {
     /// No window could be opened.
     #[error("{0}")]
     Window(String),
+    /// A frame was picked with a scene it was not rendered from, or with its
+    /// scene after that scene changed (render again first).
+    #[error("the frame was rendered from {0}; render it again from this scene before picking")]
+    StaleFrame(&'static str),
 }
 
 impl Error {

@@ -15,7 +15,7 @@
 //! let camera = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
 //! let mut renderer = Renderer::new(RenderOptions::default())?;
 //! let frame = renderer.render(&scene, &camera)?;
-//! if let Some(hit) = frame.pick(&scene, 180, 300) {
+//! if let Some(hit) = frame.pick(&scene, 180, 300)? {
 //!     println!("{} triangle {} at {}", hit.mesh_name, hit.triangle, hit.position);
 //! }
 //! # Ok::<(), softpick::Error>(())
@@ -24,16 +24,16 @@
 //! Conventions (NDC depth range, y direction, winding, fill rules) are all
 //! in [`rules`].
 
-// Safe Rust throughout, except `pick::dispatch`: the one `unsafe` call runs
-// the AVX2 build of a row of ray picks after checking the CPU (measured win
-// in BENCHMARKS.md); no other module may use `unsafe`.
+// Safe Rust throughout, except `cpu` (CPU-feature checks, prefetch and
+// huge-page hints) and `pick::simd` (the AVX2 build of a block of ray
+// picks, run after checking the CPU); no other module may use `unsafe`.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 // `!(a > b)` is deliberate throughout: it is true for NaN, which must be rejected.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 mod accel;
-mod analysis;
+pub mod analysis;
 mod builtin;
 mod camera;
 mod collide;
@@ -55,13 +55,9 @@ mod test_util;
 pub mod viewer;
 
 pub use accel::bvh::Bvh;
-pub use accel::triangle::{RayPrecomp, TriHit};
-pub use analysis::{
-    analyze_rules, analyze_rules_with, zero_area_triangles, RuleReport, MASK_CLAIM, MASK_DOUBLE,
-    MASK_GAP,
-};
-pub use builtin::{builtin_scene, BUILTIN_MTL, BUILTIN_OBJ};
-pub use camera::{clip_to_window, Camera, Projection};
+pub use analysis::{analyze_rules, RuleReport};
+pub use builtin::builtin_scene;
+pub use camera::{Camera, Projection};
 pub use collide::{
     first_blocker, ground_below, ground_height, line_of_sight, plan_sweep, sweep_move, SweepResult,
 };

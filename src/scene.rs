@@ -209,14 +209,55 @@ pub struct Node {
 }
 
 /// Meshes placed by a node hierarchy.
+///
+/// Every scene value has its own identity (a clone gets a new one) and a
+/// revision that each change of its geometry or transforms advances: a
+/// [`crate::Frame`] remembers both ([`crate::Frame::check_scene`]), so that picking it
+/// with another scene, or after its scene changed, is an error instead of a
+/// wrong answer.
 #[derive(Clone, Debug, Default)]
 pub struct Scene {
+    identity: Identity,
+    revision: u64,
     meshes: Vec<Mesh>,
     nodes: Vec<Node>,
     mesh_node: Vec<NodeId>,
     tri_offset: Vec<u32>,
     framing: Option<Aabb>,
     flat: FlatBvh,
+}
+
+/// Which scene value, in which state: its identity and revision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SceneStamp {
+    id: u64,
+    revision: u64,
+}
+
+impl SceneStamp {
+    /// Do both stamps name the same scene value (in any state)?
+    pub(crate) fn same_scene(&self, other: &SceneStamp) -> bool {
+        self.id == other.id
+    }
+}
+
+/// A scene value's identity: new for every scene made or cloned in this
+/// process, so a copy, which changes independently, never passes for the
+/// original.
+#[derive(Debug)]
+struct Identity(u64);
+
+impl Default for Identity {
+    fn default() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Self(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl Clone for Identity {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 /// The lazily built BVH over all of a scene's triangles ([`Scene::flat_bvh`]).
@@ -241,6 +282,19 @@ impl Scene {
         }
     }
 
+    /// The identity and revision of this scene as it is now.
+    pub(crate) fn stamp(&self) -> SceneStamp {
+        SceneStamp {
+            id: self.identity.0,
+            revision: self.revision,
+        }
+    }
+
+    /// Records a change of the geometry or transforms that frames see.
+    fn changed(&mut self) {
+        self.revision += 1;
+    }
+
     /// Adds a node (without mesh). `parent` must be an existing node.
     ///
     /// # Panics
@@ -260,6 +314,7 @@ impl Scene {
         if parent.is_some_and(|p| p as usize >= self.nodes.len()) {
             return None;
         }
+        self.changed();
         self.nodes.push(Node {
             name: name.to_string(),
             local,
@@ -328,6 +383,7 @@ impl Scene {
         match self.nodes.get_mut(node as usize) {
             Some(n) => {
                 n.local = t;
+                self.changed();
                 true
             }
             None => false,
@@ -339,6 +395,7 @@ impl Scene {
         match self.nodes.get_mut(node as usize) {
             Some(n) => {
                 n.local.translation += delta;
+                self.changed();
                 true
             }
             None => false,

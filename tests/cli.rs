@@ -238,7 +238,7 @@ fn pick_json_matches_the_library() {
             assert_eq!(j["x"], x);
             assert_eq!(j["y"], y);
             assert_eq!(j["method"], method);
-            let lib = frame.pick(&scene, i64::from(x), i64::from(y));
+            let lib = frame.pick(&scene, i64::from(x), i64::from(y)).unwrap();
             let Some(h) = lib else {
                 assert!(j["mesh"].is_null() && j["global_triangle"].is_null(), "{j}");
                 continue;
@@ -260,7 +260,7 @@ fn pick_json_matches_the_library() {
         assert_ok(&o, "pick --all");
         let j = json(&o);
         let hits = j["hits"].as_array().expect("hits array");
-        match frame.pick(&scene, i64::from(x), i64::from(y)) {
+        match frame.pick(&scene, i64::from(x), i64::from(y)).unwrap() {
             Some(h) => assert_eq!(hits[0]["global_triangle"], h.global_triangle),
             None => assert!(hits.is_empty()),
         }
@@ -315,14 +315,17 @@ fn select_json_matches_the_library() {
     let mut cases: Vec<(Vec<String>, [Selection; 2])> = Vec::new();
     for r in rects {
         let arg = format!("{},{},{},{}", r[0], r[1], r[2], r[3]);
-        let lib = [SelectMode::Visible, SelectMode::Through]
-            .map(|m| frame.select_rect(&scene, r[0], r[1], r[2], r[3], m));
+        let lib = [SelectMode::Visible, SelectMode::Through].map(|m| {
+            frame
+                .select_rect(&scene, r[0], r[1], r[2], r[3], m)
+                .unwrap()
+        });
         cases.push((vec!["--rect".into(), arg], lib));
     }
     for l in lassos {
         let arg: Vec<String> = l.iter().flatten().map(|c| c.to_string()).collect();
-        let lib =
-            [SelectMode::Visible, SelectMode::Through].map(|m| frame.select_lasso(&scene, l, m));
+        let lib = [SelectMode::Visible, SelectMode::Through]
+            .map(|m| frame.select_lasso(&scene, l, m).unwrap());
         cases.push((vec!["--lasso".into(), arg.join(",")], lib));
     }
     let mut differ = 0;
@@ -411,6 +414,7 @@ fn pick_radius_finds_the_nearest_covered_pixel() {
     let at = format!("{bx},{by}");
     let want = frame
         .pick_near(&scene, i64::from(bx), i64::from(by), 12.0)
+        .unwrap()
         .expect("pick_near finds it");
     for method in ["buffer", "direct"] {
         let o = run_in(

@@ -298,7 +298,7 @@ impl Camera {
 /// `z = ndc.z*0.5+0.5`.
 #[inline]
 #[must_use]
-pub fn clip_to_window(clip: Vec4, w: f32, h: f32) -> Vec3 {
+pub(crate) fn clip_to_window(clip: Vec4, w: f32, h: f32) -> Vec3 {
     // the three divisions and the `* 0.5 + 0.5` lane by lane: the same
     // operations as one coordinate at a time, so the same values (the
     // vertex stage's one division instead of three)

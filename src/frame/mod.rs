@@ -10,12 +10,14 @@ pub(crate) mod ray_setup;
 pub(crate) mod render;
 
 use crate::camera::Camera;
+use crate::error::Error;
 use crate::geometry::CullMode;
 use crate::raster::bin::BinnedChunk;
 use crate::raster::rules::{DepthTest, FillRule, MAX_FRAME_SIDE};
 pub use crate::raster::tile::{BACKGROUND, NO_TRIANGLE};
 pub use crate::raster::vertex::ScreenVertex;
 use crate::raster::{StageTimes, Stats};
+use crate::scene::{Scene, SceneStamp};
 use direct_index::DirectCache;
 
 /// Color, depth and ID buffers of one view, and the data picks need.
@@ -30,6 +32,9 @@ pub struct Frame {
     pub(crate) ids: Vec<u32>,
     pub(crate) has_color: bool,
     pub(crate) camera: Option<Camera>,
+    /// The scene, and its state, of the last render (`None` before the
+    /// first one and for 2D triangles): picks check it.
+    pub(crate) scene: Option<SceneStamp>,
     pub(crate) inv_view_proj: DMat4,
     pub(crate) rule: FillRule,
     pub(crate) cull: CullMode,
@@ -73,6 +78,7 @@ impl Frame {
             ids: vec![NO_TRIANGLE; n],
             has_color: false,
             camera: None,
+            scene: None,
             inv_view_proj: DMat4::IDENTITY,
             rule: FillRule::default(),
             cull: CullMode::default(),
@@ -196,6 +202,42 @@ impl Frame {
     #[must_use]
     pub fn world_matrices(&self) -> &[Mat4] {
         &self.worlds
+    }
+
+    /// `Ok` when this frame was rendered from `scene` as it is now. Picking
+    /// a frame needs the scene it was rendered from, unchanged: every pick
+    /// and selection call checks this first, so that picking with another
+    /// scene, or after moving a node or adding a mesh, is an error rather
+    /// than an answer about geometry that is not drawn.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use softpick::{builtin_scene, Camera, Error, RenderOptions, Renderer};
+    ///
+    /// let mut scene = builtin_scene();
+    /// let camera = Camera::auto_frame(&scene.framing_bounds(), 90, 90);
+    /// let mut renderer = Renderer::new(RenderOptions::default())?;
+    /// renderer.render(&scene, &camera)?;
+    /// assert!(renderer.frame().check_scene(&scene).is_ok());
+    /// let node = scene.mesh_node(0).unwrap();
+    /// scene.translate(node, Vec3::X);
+    /// assert!(matches!(renderer.frame().pick(&scene, 45, 45), Err(Error::StaleFrame(_))));
+    /// renderer.render(&scene, &camera)?; // render again: picks work
+    /// assert!(renderer.frame().pick(&scene, 45, 45).is_ok());
+    /// # Ok::<(), softpick::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`] naming what the frame was rendered from.
+    pub fn check_scene(&self, scene: &Scene) -> Result<(), Error> {
+        match self.scene {
+            Some(s) if s == scene.stamp() => Ok(()),
+            Some(s) if s.same_scene(&scene.stamp()) => {
+                Err(Error::StaleFrame("this scene before it changed"))
+            }
+            Some(_) => Err(Error::StaleFrame("another scene")),
+            None => Err(Error::StaleFrame("no scene (2D triangles, or nothing yet)")),
+        }
     }
 
     /// Linear index of pixel (x, y) in the buffers; `None` outside the

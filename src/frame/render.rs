@@ -67,8 +67,9 @@ struct VertexScratch<'a> {
 /// let camera = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
 /// let mut r = Renderer::new(RenderOptions::default()).unwrap();
 /// let frame = r.render(&scene, &camera).unwrap();
-/// let hit = frame.pick(&scene, 180, 300).expect("the floor is there");
-/// assert_eq!(frame.pick_direct(&scene, 180, 300).unwrap().global_triangle, hit.global_triangle);
+/// let hit = frame.pick(&scene, 180, 300)?.expect("the floor is there");
+/// assert_eq!(frame.pick_direct(&scene, 180, 300)?.unwrap().global_triangle, hit.global_triangle);
+/// # Ok::<(), softpick::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Renderer {
@@ -172,6 +173,7 @@ fn render_into(
     frame.resize(w, h);
     frame.direct.reset();
     frame.camera = Some(*camera);
+    frame.scene = Some(scene.stamp());
     frame.inv_view_proj = camera.inverse_view_proj();
     frame.rule = opts.rule;
     frame.cull = opts.cull;
@@ -405,8 +407,8 @@ mod tests {
         for y in 0..i64::from(a.height()) {
             for x in 0..i64::from(a.width()) {
                 assert_eq!(
-                    a.pick_id_with(PickMethod::Direct, scene, x, y),
-                    b.pick_id_with(PickMethod::Direct, scene, x, y),
+                    a.pick_id_with(PickMethod::Direct, scene, x, y).unwrap(),
+                    b.pick_id_with(PickMethod::Direct, scene, x, y).unwrap(),
                     "{what} at ({x}, {y})"
                 );
             }

@@ -1,5 +1,6 @@
 //! Buffer picks: one lookup in the ID buffer per pixel.
 
+use crate::error::Error;
 use crate::frame::{Frame, NO_TRIANGLE};
 use crate::pick::{Hit, PickId};
 use crate::scene::Scene;
@@ -8,9 +9,19 @@ impl Frame {
     /// What is under pixel (x, y), compactly: an O(1) lookup in the ID and
     /// depth buffers. `None` on background or outside the frame (negative
     /// or too large coordinates included), never a panic.
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn pick_id(&self, scene: &Scene, x: i64, y: i64) -> Result<Option<PickId>, Error> {
+        self.check_scene(scene)?;
+        Ok(self.pick_id_unchecked(scene, x, y))
+    }
+
+    /// [`Frame::pick_id`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
     #[inline]
-    #[must_use]
-    pub fn pick_id(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
+    pub(crate) fn pick_id_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
         let i = self.index(x, y)?;
         let id = self.ids[i];
         if id == NO_TRIANGLE {
@@ -23,10 +34,20 @@ impl Frame {
     /// hit record (mesh, triangle, depth, world position, barycentrics).
     /// `None` on background or outside the frame (negative or too large
     /// coordinates included), never a panic.
-    #[must_use]
-    pub fn pick(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
-        let id = self.pick_id(scene, x, y)?;
-        self.hit(scene, id, x, y)
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn pick(&self, scene: &Scene, x: i64, y: i64) -> Result<Option<Hit>, Error> {
+        self.check_scene(scene)?;
+        Ok(self.pick_unchecked(scene, x, y))
+    }
+
+    /// [`Frame::pick`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn pick_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
+        let id = self.pick_id_unchecked(scene, x, y)?;
+        self.hit_unchecked(scene, id, x, y)
     }
 
     /// The buffer method's picks of a run of pixels (as

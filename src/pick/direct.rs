@@ -4,6 +4,7 @@
 //! depth test and draw-order ties as the rasterizer, so the answer equals
 //! the ID buffer's at every pixel.
 
+use crate::error::Error;
 use crate::frame::direct_index::DirectIndex;
 use crate::frame::Frame;
 use crate::pick::{Hit, PickId};
@@ -45,24 +46,54 @@ impl Frame {
 
     /// Like [`Frame::pick_id`], but by point-in-triangle tests on the
     /// screen-space triangles instead of the ID buffer.
-    #[must_use]
-    pub fn pick_id_direct(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn pick_id_direct(&self, scene: &Scene, x: i64, y: i64) -> Result<Option<PickId>, Error> {
+        self.check_scene(scene)?;
+        Ok(self.pick_id_direct_unchecked(scene, x, y))
+    }
+
+    /// [`Frame::pick_id_direct`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn pick_id_direct_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
         let (g, z) = self.triangle_at_direct(x, y)?;
         PickId::locate(scene, g, z)
     }
 
     /// Like [`Frame::pick`], but by point-in-triangle tests on the
     /// screen-space triangles instead of the ID buffer.
-    #[must_use]
-    pub fn pick_direct(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
-        let id = self.pick_id_direct(scene, x, y)?;
-        self.hit(scene, id, x, y)
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn pick_direct(&self, scene: &Scene, x: i64, y: i64) -> Result<Option<Hit>, Error> {
+        self.check_scene(scene)?;
+        Ok(self.pick_direct_unchecked(scene, x, y))
+    }
+
+    /// [`Frame::pick_direct`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn pick_direct_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
+        let id = self.pick_id_direct_unchecked(scene, x, y)?;
+        self.hit_unchecked(scene, id, x, y)
     }
 
     /// Every triangle whose coverage includes pixel (x, y), near to far
     /// (ties in draw order), one entry per triangle, depth test ignored.
-    #[must_use]
-    pub fn pick_all(&self, scene: &Scene, x: i64, y: i64) -> Vec<Hit> {
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn pick_all(&self, scene: &Scene, x: i64, y: i64) -> Result<Vec<Hit>, Error> {
+        self.check_scene(scene)?;
+        Ok(self.pick_all_unchecked(scene, x, y))
+    }
+
+    /// [`Frame::pick_all`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn pick_all_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Vec<Hit> {
         let (Ok(ux), Ok(uy)) = (u32::try_from(x), u32::try_from(y)) else {
             return Vec::new();
         };

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
+use crate::error::Error;
 use crate::frame::Frame;
 use crate::scene::{MeshId, Scene};
 
@@ -62,8 +63,8 @@ impl PickMethod {
 /// let camera = Camera::auto_frame(&scene.framing_bounds(), 120, 120);
 /// let mut renderer = Renderer::new(RenderOptions::default())?;
 /// let frame = renderer.render(&scene, &camera)?;
-/// let id = frame.pick_id(&scene, 60, 100).expect("the floor is under the centre");
-/// let hit = frame.hit(&scene, id, 60, 100).expect("same triangle, expanded");
+/// let id = frame.pick_id(&scene, 60, 100)?.expect("the floor is under the centre");
+/// let hit = frame.hit(&scene, id, 60, 100)?.expect("same triangle, expanded");
 /// assert_eq!((hit.mesh, hit.global_triangle), (id.mesh, id.global_triangle));
 /// # Ok::<(), softpick::Error>(())
 /// ```
@@ -156,11 +157,30 @@ impl Frame {
     /// let mut renderer = Renderer::new(RenderOptions::default())?;
     /// let frame = renderer.render(&scene, &camera)?;
     /// let mut row = vec![None; 120];
-    /// frame.pick_id_span(PickMethod::Buffer, &scene, 0, 60, &mut row);
-    /// assert_eq!(row[50], frame.pick_id(&scene, 50, 60));
+    /// frame.pick_id_span(PickMethod::Buffer, &scene, 0, 60, &mut row)?;
+    /// assert_eq!(row[50], frame.pick_id(&scene, 50, 60)?);
     /// # Ok::<(), softpick::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
     pub fn pick_id_span(
+        &self,
+        method: PickMethod,
+        scene: &Scene,
+        x: i64,
+        y: i64,
+        out: &mut [Option<PickId>],
+    ) -> Result<(), Error> {
+        self.check_scene(scene)?;
+        self.pick_id_span_unchecked(method, scene, x, y, out);
+        Ok(())
+    }
+
+    /// [`Frame::pick_id_span`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn pick_id_span_unchecked(
         &self,
         method: PickMethod,
         scene: &Scene,
@@ -192,7 +212,12 @@ impl Frame {
         }
         if method != PickMethod::Buffer {
             for (k, o) in out.iter_mut().enumerate() {
-                *o = self.pick_id_with(method, scene, i64::from(x) + k as i64, i64::from(y));
+                *o = self.pick_id_with_unchecked(
+                    method,
+                    scene,
+                    i64::from(x) + k as i64,
+                    i64::from(y),
+                );
             }
             return;
         }
@@ -217,11 +242,31 @@ impl Frame {
     /// let mut raw = vec![0u32; 120];
     /// frame.pick_id_span_with(PickMethod::Buffer, &scene, 0, 60, &mut raw, |p| {
     ///     p.map_or(NO_TRIANGLE, |p| p.global_triangle + 1)
-    /// });
+    /// })?;
     /// assert_eq!(&raw[..], &frame.ids()[60 * 120..61 * 120]);
     /// # Ok::<(), softpick::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
     pub fn pick_id_span_with<T>(
+        &self,
+        method: PickMethod,
+        scene: &Scene,
+        x: i64,
+        y: i64,
+        out: &mut [T],
+        cell: impl Fn(Option<PickId>) -> T,
+    ) -> Result<(), Error> {
+        self.check_scene(scene)?;
+        self.pick_id_span_with_unchecked(method, scene, x, y, out, cell);
+        Ok(())
+    }
+
+    /// [`Frame::pick_id_span_with`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn pick_id_span_with_unchecked<T>(
         &self,
         method: PickMethod,
         scene: &Scene,
@@ -276,11 +321,31 @@ impl Frame {
     /// let frame = renderer.render(&scene, &camera)?;
     /// // rows 40 to 43 of the pixels 10 to 109
     /// let mut block = vec![None; 100 * 4];
-    /// frame.pick_id_block(PickMethod::Ray, &scene, 10, 40, 100, &mut block);
-    /// assert_eq!(block[2 * 100 + 50], frame.pick_id_ray(&scene, 60, 42));
+    /// frame.pick_id_block(PickMethod::Ray, &scene, 10, 40, 100, &mut block)?;
+    /// assert_eq!(block[2 * 100 + 50], frame.pick_id_ray(&scene, 60, 42)?);
     /// # Ok::<(), softpick::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
     pub fn pick_id_block(
+        &self,
+        method: PickMethod,
+        scene: &Scene,
+        x: i64,
+        y: i64,
+        width: usize,
+        out: &mut [Option<PickId>],
+    ) -> Result<(), Error> {
+        self.check_scene(scene)?;
+        self.pick_id_block_unchecked(method, scene, x, y, width, out);
+        Ok(())
+    }
+
+    /// [`Frame::pick_id_block`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn pick_id_block_unchecked(
         &self,
         method: PickMethod,
         scene: &Scene,
@@ -302,7 +367,7 @@ impl Frame {
             // `None`), or below or right of `u32::MAX` (every pixel `None`)
             for (k, row) in rest.chunks_mut(width).enumerate() {
                 let row_y = i64::try_from(k).map_or(i64::MAX, |k| y.max(0).saturating_add(k));
-                self.pick_id_span(method, scene, x, row_y, row);
+                self.pick_id_span_unchecked(method, scene, x, row_y, row);
             }
             return;
         };
@@ -334,8 +399,24 @@ impl Frame {
     }
 
     /// The compact pick at pixel (x, y) with the chosen method.
-    #[must_use]
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
     pub fn pick_id_with(
+        &self,
+        method: PickMethod,
+        scene: &Scene,
+        x: i64,
+        y: i64,
+    ) -> Result<Option<PickId>, Error> {
+        self.check_scene(scene)?;
+        Ok(self.pick_id_with_unchecked(method, scene, x, y))
+    }
+
+    /// [`Frame::pick_id_with`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn pick_id_with_unchecked(
         &self,
         method: PickMethod,
         scene: &Scene,
@@ -343,19 +424,41 @@ impl Frame {
         y: i64,
     ) -> Option<PickId> {
         match method {
-            PickMethod::Buffer => self.pick_id(scene, x, y),
-            PickMethod::Direct => self.pick_id_direct(scene, x, y),
-            PickMethod::Ray => self.pick_id_ray(scene, x, y),
+            PickMethod::Buffer => self.pick_id_unchecked(scene, x, y),
+            PickMethod::Direct => self.pick_id_direct_unchecked(scene, x, y),
+            PickMethod::Ray => self.pick_id_ray_unchecked(scene, x, y),
         }
     }
 
     /// The full pick at pixel (x, y) with the chosen method.
-    #[must_use]
-    pub fn pick_with(&self, method: PickMethod, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn pick_with(
+        &self,
+        method: PickMethod,
+        scene: &Scene,
+        x: i64,
+        y: i64,
+    ) -> Result<Option<Hit>, Error> {
+        self.check_scene(scene)?;
+        Ok(self.pick_with_unchecked(method, scene, x, y))
+    }
+
+    /// [`Frame::pick_with`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn pick_with_unchecked(
+        &self,
+        method: PickMethod,
+        scene: &Scene,
+        x: i64,
+        y: i64,
+    ) -> Option<Hit> {
         match method {
-            PickMethod::Buffer => self.pick(scene, x, y),
-            PickMethod::Direct => self.pick_direct(scene, x, y),
-            PickMethod::Ray => self.pick_ray(scene, x, y),
+            PickMethod::Buffer => self.pick_unchecked(scene, x, y),
+            PickMethod::Direct => self.pick_direct_unchecked(scene, x, y),
+            PickMethod::Ray => self.pick_ray_unchecked(scene, x, y),
         }
     }
 
@@ -363,8 +466,18 @@ impl Frame {
     /// (world position at the pick's depth, barycentrics, normal, name).
     /// `None` outside the frame, before the first render, or when `id`
     /// names no triangle of `scene`.
-    #[must_use]
-    pub fn hit(&self, scene: &Scene, id: PickId, x: i64, y: i64) -> Option<Hit> {
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn hit(&self, scene: &Scene, id: PickId, x: i64, y: i64) -> Result<Option<Hit>, Error> {
+        self.check_scene(scene)?;
+        Ok(self.hit_unchecked(scene, id, x, y))
+    }
+
+    /// [`Frame::hit`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn hit_unchecked(&self, scene: &Scene, id: PickId, x: i64, y: i64) -> Option<Hit> {
         let (x, y) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
         self.pixel_index(x, y)?;
         self.hit_at(

@@ -6,8 +6,8 @@ use glam::{Quat, Vec3};
 
 use super::{PickId, PickMethod};
 use crate::camera::Camera;
-use crate::frame::Frame;
 use crate::frame::render::{render, RenderOptions};
+use crate::frame::Frame;
 use crate::scene::{Mesh, Scene, Transform};
 use crate::test_util::Rng;
 
@@ -47,7 +47,7 @@ fn single(
 ) -> Option<PickId> {
     let x = x.checked_add(i64::try_from(dx).ok()?)?;
     let y = y.checked_add(i64::try_from(dy).ok()?)?;
-    f.pick_id_with(m, s, x, y)
+    f.pick_id_with(m, s, x, y).unwrap()
 }
 
 #[test]
@@ -55,7 +55,7 @@ fn rows_and_blocks_from_any_start_equal_single_picks() {
     let (s, f) = scene_and_frame();
     let covered = (0..36i64)
         .flat_map(|y| (0..48i64).map(move |x| (x, y)))
-        .filter(|&(x, y)| f.pick_id(&s, x, y).is_some())
+        .filter(|&(x, y)| f.pick_id(&s, x, y).unwrap().is_some())
         .count();
     assert!(covered > 150, "{covered} covered pixels");
     let starts = [
@@ -85,11 +85,12 @@ fn rows_and_blocks_from_any_start_equal_single_picks() {
         for &(x, y) in &starts {
             for len in [0usize, 1, 5, 53, 70, 130] {
                 let mut row = vec![Some(stale); len];
-                f.pick_id_span(m, &s, x, y, &mut row);
+                f.pick_id_span(m, &s, x, y, &mut row).unwrap();
                 let mut raw = vec![(7u32, 7u32); len];
                 f.pick_id_span_with(m, &s, x, y, &mut raw, |p| {
                     p.map_or((u32::MAX, 0), |p| (p.global_triangle, p.depth.to_bits()))
-                });
+                })
+                .unwrap();
                 for (k, (got, raw)) in row.iter().zip(&raw).enumerate() {
                     let want = single(&f, &s, m, (x, y), (k, 0));
                     assert_eq!(*got, want, "{m:?} row from ({x},{y}) +{k}");
@@ -100,7 +101,7 @@ fn rows_and_blocks_from_any_start_equal_single_picks() {
             }
             for (width, rows) in [(0usize, 3usize), (1, 4), (9, 5), (50, 3), (13, 40)] {
                 let mut block = vec![Some(stale); width.max(1) * rows + width / 2];
-                f.pick_id_block(m, &s, x, y, width, &mut block);
+                f.pick_id_block(m, &s, x, y, width, &mut block).unwrap();
                 for (k, got) in block.iter().enumerate() {
                     let want = (width > 0)
                         .then(|| single(&f, &s, m, (x, y), (k % width, k / width)))

@@ -164,7 +164,7 @@ pub fn snapped_area(v: [[i64; 2]; 3]) -> i64 {
 /// Floor of `a / b` for `b > 0`.
 #[inline]
 #[must_use]
-pub fn floor_div(a: i64, b: i64) -> i64 {
+pub(crate) fn floor_div(a: i64, b: i64) -> i64 {
     a.div_euclid(b)
 }
 

@@ -15,6 +15,7 @@ mod overlap;
 use glam::Vec4;
 use rayon::prelude::*;
 
+use crate::error::Error;
 use crate::frame::{Frame, NO_TRIANGLE};
 use crate::pick::Hit;
 use crate::raster::clip::{Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
@@ -145,8 +146,31 @@ impl PickCycle {
     /// A click at pixel (x, y): the hit of the next mesh in the stack under
     /// it (see [`PickCycle`]); `None` (and a reset) on background or outside
     /// the frame.
-    pub fn click(&mut self, frame: &Frame, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
-        let hits = frame.pick_stack(scene, x, y);
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn click(
+        &mut self,
+        frame: &Frame,
+        scene: &Scene,
+        x: i64,
+        y: i64,
+    ) -> Result<Option<Hit>, Error> {
+        frame.check_scene(scene)?;
+        Ok(self.click_unchecked(frame, scene, x, y))
+    }
+
+    /// [`PickCycle::click`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn click_unchecked(
+        &mut self,
+        frame: &Frame,
+        scene: &Scene,
+        x: i64,
+        y: i64,
+    ) -> Option<Hit> {
+        let hits = frame.pick_stack_unchecked(scene, x, y);
         if hits.is_empty() {
             self.reset();
             return None;
@@ -255,21 +279,53 @@ impl Frame {
     /// What is under pixel (x, y), or else at the nearest covered pixel
     /// within `radius_px` (see [`Frame::nearest_covered`]): the hit at that
     /// pixel, as [`Frame::pick`] returns it there.
-    #[must_use]
-    pub fn pick_near(&self, scene: &Scene, x: i64, y: i64, radius_px: f32) -> Option<Hit> {
-        if let Some(hit) = self.pick(scene, x, y) {
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn pick_near(
+        &self,
+        scene: &Scene,
+        x: i64,
+        y: i64,
+        radius_px: f32,
+    ) -> Result<Option<Hit>, Error> {
+        self.check_scene(scene)?;
+        Ok(self.pick_near_unchecked(scene, x, y, radius_px))
+    }
+
+    /// [`Frame::pick_near`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn pick_near_unchecked(
+        &self,
+        scene: &Scene,
+        x: i64,
+        y: i64,
+        radius_px: f32,
+    ) -> Option<Hit> {
+        if let Some(hit) = self.pick_unchecked(scene, x, y) {
             return Some(hit);
         }
         let near = self.nearest_covered(x, y, radius_px)?;
-        self.pick(scene, i64::from(near.x), i64::from(near.y))
+        self.pick_unchecked(scene, i64::from(near.x), i64::from(near.y))
     }
 
     /// The meshes under pixel (x, y), near to far: [`Frame::pick_all`] with
     /// only the first (nearest) hit of each mesh kept.
-    #[must_use]
-    pub fn pick_stack(&self, scene: &Scene, x: i64, y: i64) -> Vec<Hit> {
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn pick_stack(&self, scene: &Scene, x: i64, y: i64) -> Result<Vec<Hit>, Error> {
+        self.check_scene(scene)?;
+        Ok(self.pick_stack_unchecked(scene, x, y))
+    }
+
+    /// [`Frame::pick_stack`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn pick_stack_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Vec<Hit> {
         let mut seen = Vec::new();
-        self.pick_all(scene, x, y)
+        self.pick_all_unchecked(scene, x, y)
             .into_iter()
             .filter(|h| {
                 let new = !seen.contains(&h.mesh);
@@ -284,8 +340,26 @@ impl Frame {
     /// frame (a rectangle entirely outside selects nothing). `Visible`
     /// reads the ID buffer; `Through` also finds occluded and sub-pixel
     /// triangles; the exact rules are on [`SelectMode`].
-    #[must_use]
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
     pub fn select_rect(
+        &self,
+        scene: &Scene,
+        x0: i64,
+        y0: i64,
+        x1: i64,
+        y1: i64,
+        mode: SelectMode,
+    ) -> Result<Selection, Error> {
+        self.check_scene(scene)?;
+        Ok(self.select_rect_unchecked(scene, x0, y0, x1, y1, mode))
+    }
+
+    /// [`Frame::select_rect`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn select_rect_unchecked(
         &self,
         scene: &Scene,
         x0: i64,
@@ -320,8 +394,28 @@ impl Frame {
     /// takes pixels 2..=5 in x and y (left and top in, right and bottom out).
     /// Fewer than three vertices or a non-finite coordinate select nothing.
     /// The modes are as for rectangles ([`SelectMode`]).
-    #[must_use]
-    pub fn select_lasso(&self, scene: &Scene, polygon: &[[f32; 2]], mode: SelectMode) -> Selection {
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn select_lasso(
+        &self,
+        scene: &Scene,
+        polygon: &[[f32; 2]],
+        mode: SelectMode,
+    ) -> Result<Selection, Error> {
+        self.check_scene(scene)?;
+        Ok(self.select_lasso_unchecked(scene, polygon, mode))
+    }
+
+    /// [`Frame::select_lasso`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn select_lasso_unchecked(
+        &self,
+        scene: &Scene,
+        polygon: &[[f32; 2]],
+        mode: SelectMode,
+    ) -> Selection {
         match Lasso::new(polygon, self.width, self.height) {
             Some(l) => self.select_region(scene, &Region::Lasso(l), mode),
             None => Selection::default(),

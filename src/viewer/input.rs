@@ -563,7 +563,7 @@ impl ViewerState {
     /// answers again.
     pub(super) fn click(&mut self, frame: &Frame, scene: &Scene, x: i64, y: i64) -> String {
         let before = self.cycle.position();
-        let stacked = self.cycle.click(frame, scene, x, y);
+        let stacked = self.cycle.click_unchecked(frame, scene, x, y);
         let now = self.cycle.position();
         let repeat = match (before, now) {
             (Some((k, n)), Some((k2, n2))) => {
@@ -597,8 +597,10 @@ impl ViewerState {
     ) -> String {
         let mode = self.select_mode();
         let sel = match region {
-            SelectRegion::Rect(r) => frame.select_rect(scene, r[0], r[1], r[2], r[3], mode),
-            SelectRegion::Lasso(p) => frame.select_lasso(scene, p, mode),
+            SelectRegion::Rect(r) => {
+                frame.select_rect_unchecked(scene, r[0], r[1], r[2], r[3], mode)
+            }
+            SelectRegion::Lasso(p) => frame.select_lasso_unchecked(scene, p, mode),
         };
         self.apply_selection(op, &sel.meshes);
         select_line(mode, &self.selection, scene)
@@ -694,8 +696,8 @@ fn rect_of(a: (f32, f32), b: (f32, f32)) -> [i64; 4] {
 /// The answer of `method` at pixel (x, y).
 fn do_pick(frame: &Frame, scene: &Scene, method: PickMethod, x: i64, y: i64) -> Option<Hit> {
     match method {
-        PickMethod::Buffer => frame.pick(scene, x, y),
-        PickMethod::Direct => frame.pick_direct(scene, x, y),
-        PickMethod::Ray => frame.pick_ray(scene, x, y),
+        PickMethod::Buffer => frame.pick_unchecked(scene, x, y),
+        PickMethod::Direct => frame.pick_direct_unchecked(scene, x, y),
+        PickMethod::Ray => frame.pick_ray_unchecked(scene, x, y),
     }
 }

@@ -123,10 +123,10 @@ use std::path::PathBuf;
 
 use crate::camera::Camera;
 use crate::error::Error;
+use crate::frame::render::{RenderOptions, Renderer};
 use crate::geometry::CullMode;
 use crate::pick::PickMethod;
 use crate::raster::rules::{FillRule, MAX_FRAME_SIDE};
-use crate::frame::render::{RenderOptions, Renderer};
 
 use input::ViewerState;
 

@@ -6,11 +6,11 @@ use minifb::Key;
 
 use crate::camera::{Camera, Projection};
 use crate::collide::SweepResult;
+use crate::frame::render::RenderOptions;
 use crate::frame::Frame;
 use crate::geometry::Aabb;
 use crate::pick::{Hit, PickMethod};
 use crate::raster::rules::FillRule;
-use crate::frame::render::RenderOptions;
 use crate::scene::{MeshId, Scene};
 use crate::select::SelectMode;
 
@@ -388,8 +388,12 @@ fn scene_state() -> (Scene, Frame, ViewerState) {
 fn select_region_equals_the_library() {
     let (scene, frame, mut s) = scene_state();
     let region = SelectRegion::Rect([0, 0, 319, 239]);
-    let vis = frame.select_rect(&scene, 0, 0, 319, 239, SelectMode::Visible);
-    let thr = frame.select_rect(&scene, 0, 0, 319, 239, SelectMode::Through);
+    let vis = frame
+        .select_rect(&scene, 0, 0, 319, 239, SelectMode::Visible)
+        .unwrap();
+    let thr = frame
+        .select_rect(&scene, 0, 0, 319, 239, SelectMode::Through)
+        .unwrap();
     assert_ne!(vis.meshes, thr.meshes, "x-ray finds hidden meshes");
     let line = s.select_region(&frame, &scene, &region, SelectOp::Replace);
     assert_eq!(line, select_line(SelectMode::Visible, &vis.meshes, &scene));
@@ -407,7 +411,9 @@ fn select_region_equals_the_library() {
     );
     // lasso: the library's select_lasso; Ctrl removes exactly those meshes
     let poly = vec![[40.5, 30.5], [280.5, 60.5], [160.5, 220.5]];
-    let las = frame.select_lasso(&scene, &poly, SelectMode::Through);
+    let las = frame
+        .select_lasso(&scene, &poly, SelectMode::Through)
+        .unwrap();
     assert!(!las.meshes.is_empty());
     s.select_region(&frame, &scene, &SelectRegion::Lasso(poly), SelectOp::Remove);
     let want: Vec<MeshId> = thr
@@ -434,12 +440,17 @@ fn repeated_clicks_cycle_through_the_stack() {
     let (x, y, stack) = (0..320 * 240)
         .map(|i| (i % 320, i / 320))
         .find_map(|(x, y)| {
-            let st = frame.pick_stack(&scene, x, y);
+            let st = frame.pick_stack(&scene, x, y).unwrap();
             (st.len() >= 2).then_some((x, y, st))
         })
         .expect("overlapping meshes in the built-in scene");
     let n = stack.len();
-    let first = pick_line(PickMethod::Buffer, x, y, frame.pick(&scene, x, y).as_ref());
+    let first = pick_line(
+        PickMethod::Buffer,
+        x,
+        y,
+        frame.pick(&scene, x, y).unwrap().as_ref(),
+    );
     assert_eq!(s.click(&frame, &scene, x, y), first);
     assert!(!first.contains("cycle="));
     assert!(s.title().contains(&format!("1 of {n} under the cursor")));
@@ -470,7 +481,7 @@ fn repeated_clicks_cycle_through_the_stack() {
     // a single mesh under the pixel: nothing to cycle, no field
     let single = (0..320 * 240)
         .map(|i| (i % 320, i / 320))
-        .find(|&(a, b)| frame.pick_stack(&scene, a, b).len() == 1)
+        .find(|&(a, b)| frame.pick_stack(&scene, a, b).unwrap().len() == 1)
         .unwrap();
     for _ in 0..3 {
         assert!(!s
@@ -480,7 +491,7 @@ fn repeated_clicks_cycle_through_the_stack() {
     // another pixel restarts the cycle; so does background
     let other = (0..320 * 240)
         .map(|i| (i % 320, i / 320))
-        .find(|&(a, b)| (a, b) != (x, y) && frame.pick(&scene, a, b).is_some())
+        .find(|&(a, b)| (a, b) != (x, y) && frame.pick(&scene, a, b).unwrap().is_some())
         .unwrap();
     assert!(!s.click(&frame, &scene, other.0, other.1).contains("cycle="));
     assert_eq!(s.click(&frame, &scene, x, y), first);
@@ -493,7 +504,7 @@ fn repeated_clicks_cycle_through_the_stack() {
         PickMethod::Direct,
         x,
         y,
-        frame.pick_direct(&scene, x, y).as_ref(),
+        frame.pick_direct(&scene, x, y).unwrap().as_ref(),
     );
     assert_eq!(s.click(&frame, &scene, x, y), direct);
     assert!(s
@@ -818,7 +829,9 @@ fn compose_tints_the_selection_and_draws_the_band() {
     let mesh_of = mesh_of_triangles(&scene);
     let mut plain = Vec::new();
     compose(&frame, &scene, &mesh_of, &Overlay::default(), &mut plain);
-    let sel = frame.select_rect(&scene, 0, 0, 319, 239, SelectMode::Visible);
+    let sel = frame
+        .select_rect(&scene, 0, 0, 319, 239, SelectMode::Visible)
+        .unwrap();
     let (picked, chosen) = (sel.meshes[0], sel.meshes[1..].to_vec());
     let ov = Overlay {
         selection: sel.meshes.clone(),

@@ -14,8 +14,8 @@ use minifb::{InputCallback, Key, MouseButton, MouseMode, Window, WindowOptions};
 use crate::collide::sweep_move;
 use crate::error::Error;
 use crate::export::write_png;
-use crate::frame::Frame;
 use crate::frame::render::{RenderOptions, Renderer};
+use crate::frame::Frame;
 use crate::scene::{MeshId, Scene};
 
 use super::input::{Action, Event, ViewerState};

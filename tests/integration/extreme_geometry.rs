@@ -653,7 +653,10 @@ fn a_million_sub_pixel_triangles() {
             .map(|t| (t, f.depth()[(y * 256 + x) as usize]));
         assert_eq!(a, f.triangle_at_direct(x.into(), y.into()), "({x},{y})");
         let (x, y) = (i64::from(x), i64::from(y));
-        assert_eq!(f.pick(&scene, x, y), f.pick_direct(&scene, x, y));
+        assert_eq!(
+            f.pick(&scene, x, y).unwrap(),
+            f.pick_direct(&scene, x, y).unwrap()
+        );
     }
 }
 
@@ -674,12 +677,15 @@ fn picks_agree(scene: &Scene, f: &Frame) -> (usize, usize) {
     for y in 0..f.height() {
         for x in 0..f.width() {
             let (xi, yi) = (i64::from(x), i64::from(y));
-            let a = f.pick(scene, xi, yi);
-            let b = f.pick_direct(scene, xi, yi);
+            let a = f.pick(scene, xi, yi).unwrap();
+            let b = f.pick_direct(scene, xi, yi).unwrap();
             assert_eq!(a, b, "({x},{y})");
             if interior(f, x, y) {
                 checked += 1;
-                let r = f.pick_ray(scene, xi, yi).map(|h| h.global_triangle);
+                let r = f
+                    .pick_ray(scene, xi, yi)
+                    .unwrap()
+                    .map(|h| h.global_triangle);
                 agree += usize::from(r == a.map(|h| h.global_triangle));
             }
         }

@@ -258,9 +258,9 @@ fn non_finite_vertices_drop_their_triangles_only() {
                 seen.insert(t);
             }
             for h in [
-                f.pick(&scene, x, y),
-                f.pick_direct(&scene, x, y),
-                f.pick_ray(&scene, x, y),
+                f.pick(&scene, x, y).unwrap(),
+                f.pick_direct(&scene, x, y).unwrap(),
+                f.pick_ray(&scene, x, y).unwrap(),
             ]
             .into_iter()
             .flatten()
@@ -463,8 +463,11 @@ fn a_100_mb_file_loads_renders_and_picks() {
     let covered = f.ids().iter().filter(|&&i| i != 0).count();
     assert!(covered > 360 * 240 / 10, "covered {covered}");
     for (x, y) in [(180, 120), (90, 100), (270, 140)] {
-        let a = f.pick(&scene, x, y).map(|h| h.global_triangle);
-        let b = f.pick_direct(&scene, x, y).map(|h| h.global_triangle);
+        let a = f.pick(&scene, x, y).unwrap().map(|h| h.global_triangle);
+        let b = f
+            .pick_direct(&scene, x, y)
+            .unwrap()
+            .map(|h| h.global_triangle);
         assert_eq!(a, b, "({x},{y})");
     }
     println!(

@@ -4,9 +4,10 @@
 //! panic.
 
 use glam::Vec3;
+use softpick::Error;
 use softpick::{
     builtin_scene, render, render_2d, Camera, CullMode, DepthTest, FillRule, Frame, Mesh, PickId,
-    PickMethod, Projection, RenderOptions, Renderer, Scene, Transform, NO_TRIANGLE,
+    PickMethod, Projection, RenderOptions, Renderer, Scene, SelectMode, Transform, NO_TRIANGLE,
 };
 
 use crate::support::Rng;
@@ -30,7 +31,10 @@ fn assert_direct_equals_buffer(scene: &Scene, f: &Frame, what: &str) {
         (f.width() / 3, f.height() * 2 / 3),
     ] {
         let (x, y) = (i64::from(x), i64::from(y));
-        assert_eq!(f.pick(scene, x, y), f.pick_direct(scene, x, y));
+        assert_eq!(
+            f.pick(scene, x, y).unwrap(),
+            f.pick_direct(scene, x, y).unwrap()
+        );
     }
 }
 
@@ -56,19 +60,28 @@ fn builtin_frame(w: u32, h: u32) -> (Scene, Frame) {
 
 /// Every pick method answers nothing at (x, y).
 pub fn assert_all_none(scene: &Scene, f: &Frame, x: i64, y: i64) {
-    assert!(f.pick(scene, x, y).is_none(), "pick ({x},{y})");
+    assert!(f.pick(scene, x, y).unwrap().is_none(), "pick ({x},{y})");
     assert!(
-        f.pick_direct(scene, x, y).is_none(),
+        f.pick_direct(scene, x, y).unwrap().is_none(),
         "pick_direct ({x},{y})"
     );
-    assert!(f.pick_ray(scene, x, y).is_none(), "pick_ray ({x},{y})");
-    assert!(f.pick_all(scene, x, y).is_empty(), "pick_all ({x},{y})");
+    assert!(
+        f.pick_ray(scene, x, y).unwrap().is_none(),
+        "pick_ray ({x},{y})"
+    );
+    assert!(
+        f.pick_all(scene, x, y).unwrap().is_empty(),
+        "pick_all ({x},{y})"
+    );
     assert!(
         f.triangle_at_direct(x, y).is_none(),
         "triangle_at_direct ({x},{y})"
     );
     for m in PickMethod::ALL {
-        assert!(f.pick_id_with(m, scene, x, y).is_none(), "{m:?} ({x},{y})");
+        assert!(
+            f.pick_id_with(m, scene, x, y).unwrap().is_none(),
+            "{m:?} ({x},{y})"
+        );
     }
 }
 
@@ -211,8 +224,8 @@ fn compact_picks_equal_full_picks_every_method() {
     for (k, m) in PickMethod::ALL.into_iter().enumerate() {
         for y in 0..72 {
             for x in 0..96 {
-                let full = f.pick_with(m, &scene, x, y);
-                let id = f.pick_id_with(m, &scene, x, y);
+                let full = f.pick_with(m, &scene, x, y).unwrap();
+                let id = f.pick_id_with(m, &scene, x, y).unwrap();
                 assert_eq!(id.is_some(), full.is_some(), "{m:?} ({x},{y})");
                 let (Some(full), Some(id)) = (full, id) else {
                     continue;
@@ -225,7 +238,11 @@ fn compact_picks_equal_full_picks_every_method() {
                 );
                 assert_eq!(id.depth.to_bits(), full.depth.to_bits(), "{m:?} ({x},{y})");
                 if m != PickMethod::Ray {
-                    assert_eq!(f.hit(&scene, id, x, y), Some(full), "{m:?} ({x},{y})");
+                    assert_eq!(
+                        f.hit(&scene, id, x, y).unwrap(),
+                        Some(full),
+                        "{m:?} ({x},{y})"
+                    );
                 }
             }
         }
@@ -251,15 +268,19 @@ fn compact_picks_equal_full_picks_every_method() {
                 (u32::MAX - 70, 140),
             ] {
                 let mut row = vec![None; len];
-                f.pick_id_span(m, &scene, i64::from(x), i64::from(y), &mut row);
+                f.pick_id_span(m, &scene, i64::from(x), i64::from(y), &mut row)
+                    .unwrap();
                 let mut raw = vec![(9u32, 9u32); len];
                 f.pick_id_span_with(m, &scene, i64::from(x), i64::from(y), &mut raw, |p| {
                     p.map_or((NO_TRIANGLE, 0), |p| {
                         (p.global_triangle + 1, p.depth.to_bits())
                     })
-                });
+                })
+                .unwrap();
                 for (k, (got, raw)) in row.iter().zip(&raw).enumerate() {
-                    let want = f.pick_id_with(m, &scene, i64::from(x) + k as i64, i64::from(y));
+                    let want = f
+                        .pick_id_with(m, &scene, i64::from(x) + k as i64, i64::from(y))
+                        .unwrap();
                     assert_eq!(*got, want, "{m:?} span at ({x},{y}) +{k}");
                     let want_raw = want.map_or((NO_TRIANGLE, 0), |p| {
                         (p.global_triangle + 1, p.depth.to_bits())
@@ -287,12 +308,14 @@ fn compact_picks_equal_full_picks_every_method() {
                 depth: 0.5,
             };
             let mut block = vec![Some(stale); width.max(1) * rows];
-            f.pick_id_block(m, &scene, i64::from(x), i64::from(y), width, &mut block);
+            f.pick_id_block(m, &scene, i64::from(x), i64::from(y), width, &mut block)
+                .unwrap();
             for (k, got) in block.iter().enumerate() {
                 let want = (width > 0)
                     .then(|| {
                         let (dx, dy) = ((k % width) as i64, (k / width) as i64);
                         f.pick_id_with(m, &scene, i64::from(x) + dx, i64::from(y) + dy)
+                            .unwrap()
                     })
                     .flatten();
                 assert_eq!(*got, want, "{m:?} block at ({x},{y}) +{k}");
@@ -310,7 +333,7 @@ fn out_of_frame_coordinates_are_none_for_every_method() {
     // a covered pixel, to be sure the frame is not empty
     let covered = (0..64i64)
         .flat_map(|y| (0..96i64).map(move |x| (x, y)))
-        .find(|&(x, y)| f.pick(&scene, x, y).is_some())
+        .find(|&(x, y)| f.pick(&scene, x, y).unwrap().is_some())
         .expect("something is drawn");
     for &x in &EXTREMES {
         for &y in &EXTREMES {
@@ -333,7 +356,10 @@ fn out_of_frame_coordinates_are_none_for_every_method() {
         assert_all_none(&scene, &f, x, y);
     }
     // the top-left corner is background
-    assert!(f.pick(&scene, 0, 0).is_none(), "corner is background");
+    assert!(
+        f.pick(&scene, 0, 0).unwrap().is_none(),
+        "corner is background"
+    );
     // the buffer accessors
     for (x, y) in [
         (96, 0),
@@ -349,13 +375,14 @@ fn out_of_frame_coordinates_are_none_for_every_method() {
     }
 }
 
-/// A frame picked with another scene than the one it rendered, or a 2D
-/// frame (no camera), answers without panicking: any hit names a triangle
-/// of the scene asked, nothing comes from an empty scene, and a 2D frame
-/// gives IDs but no full hits.
+/// A frame picked with another scene than the one it rendered, with its
+/// scene after that scene changed, or (2D triangles) with any scene, is an
+/// error from every pick and selection call, never an answer: the frame's
+/// IDs would name triangles of geometry that is not drawn.
 #[test]
-fn picking_with_the_wrong_scene_or_no_camera_never_panics() {
+fn picking_with_another_or_a_changed_scene_is_an_error() {
     let (scene, f) = builtin_frame(64, 48);
+    assert!(f.check_scene(&scene).is_ok());
     let empty = Scene::new();
     let mut smaller = Scene::new();
     smaller.add_mesh(
@@ -369,30 +396,79 @@ fn picking_with_the_wrong_scene_or_no_camera_never_panics() {
         softpick::Transform::IDENTITY,
         None,
     );
+    // a copy is another scene too: it may change independently
+    let copy = scene.clone();
+    let stale = |e: Error| matches!(e, Error::StaleFrame(_));
     let mut drawn = 0;
-    for y in 0..48i64 {
-        for x in 0..64i64 {
-            drawn += usize::from(f.pick(&scene, x, y).is_some());
-            for other in [&empty, &smaller] {
-                // the IDs index another scene: any hit names a triangle of
-                // the scene asked, never one it does not have
-                let n = other.triangle_count();
-                let hits = [
-                    f.pick(other, x, y),
-                    f.pick_direct(other, x, y),
-                    f.pick_ray(other, x, y),
-                ];
-                let all = f.pick_all(other, x, y);
-                for h in hits.iter().flatten().chain(&all) {
-                    assert!(h.global_triangle < n, "({x},{y}): {h:?}");
-                    assert!(other.mesh(h.mesh).is_some(), "({x},{y}): {h:?}");
-                }
+    for y in (0..48i64).step_by(3) {
+        for x in (0..64i64).step_by(3) {
+            drawn += usize::from(f.pick(&scene, x, y).unwrap().is_some());
+            for other in [&empty, &smaller, &copy] {
+                assert!(stale(f.pick(other, x, y).unwrap_err()));
+                assert!(stale(f.pick_id(other, x, y).unwrap_err()));
+                assert!(stale(f.pick_direct(other, x, y).unwrap_err()));
+                assert!(stale(f.pick_ray(other, x, y).unwrap_err()));
+                assert!(stale(f.pick_all(other, x, y).unwrap_err()));
+                assert!(stale(f.pick_near(other, x, y, 3.0).unwrap_err()));
+                assert!(stale(f.pick_stack(other, x, y).unwrap_err()));
             }
-            assert!(f.pick(&empty, x, y).is_none());
         }
     }
     assert!(drawn > 0);
-    // a 2D frame has no camera: full hits are None, IDs still answer
+    let mut row = vec![None; 64];
+    assert!(stale(
+        f.pick_id_span(PickMethod::Buffer, &copy, 0, 5, &mut row)
+            .unwrap_err()
+    ));
+    assert!(stale(
+        f.pick_id_block(PickMethod::Ray, &copy, 0, 5, 8, &mut row)
+            .unwrap_err()
+    ));
+    assert!(stale(
+        f.select_rect(&copy, 0, 0, 63, 47, SelectMode::Visible)
+            .unwrap_err()
+    ));
+    assert!(stale(
+        f.select_lasso(
+            &copy,
+            &[[0.0, 0.0], [60.0, 0.0], [0.0, 40.0]],
+            SelectMode::Through
+        )
+        .unwrap_err()
+    ));
+    assert!(stale(f.prepare_rays(&copy).unwrap_err()));
+    assert!(
+        f.to_owned().check_scene(&scene).is_ok(),
+        "a cloned frame keeps its scene"
+    );
+
+    // the same scene after a change: every change of what is drawn counts
+    let mut moved = scene.clone();
+    let cam = Camera::auto_frame(&moved.framing_bounds(), 64, 48);
+    let f = render(&moved, &cam, RenderOptions::default()).unwrap();
+    assert!(f.pick(&moved, 32, 24).is_ok());
+    let node = moved.mesh_node(0).unwrap();
+    moved.translate(node, Vec3::new(0.0, 0.1, 0.0));
+    let err = f.pick(&moved, 32, 24).unwrap_err();
+    assert!(err.to_string().contains("before it changed"), "{err}");
+    let f = render(&moved, &cam, RenderOptions::default()).unwrap();
+    moved.set_local(node, softpick::Transform::IDENTITY);
+    assert!(stale(f.pick(&moved, 32, 24).unwrap_err()));
+    let f = render(&moved, &cam, RenderOptions::default()).unwrap();
+    moved.add_node("empty", softpick::Transform::IDENTITY, None);
+    assert!(stale(f.pick(&moved, 32, 24).unwrap_err()));
+    let f = render(&moved, &cam, RenderOptions::default()).unwrap();
+    moved.add_mesh(
+        smaller.meshes()[0].clone(),
+        softpick::Transform::IDENTITY,
+        None,
+    );
+    assert!(stale(f.pick(&moved, 32, 24).unwrap_err()));
+    // rendered again, it answers
+    let f = render(&moved, &cam, RenderOptions::default()).unwrap();
+    assert!(f.pick(&moved, 32, 24).is_ok());
+
+    // a 2D frame was rendered from no scene: IDs answer, scene picks refuse
     let f2 = render_2d(
         16,
         16,
@@ -403,9 +479,9 @@ fn picking_with_the_wrong_scene_or_no_camera_never_panics() {
     assert_eq!(f2.triangle_at(2, 2), Some(0));
     assert_eq!(f2.triangle_at_direct(2, 2).map(|t| t.0), Some(0));
     for (x, y) in [(2, 2), (-1, 2), (i64::MAX, 0)] {
-        assert!(f2.pick(&smaller, x, y).is_none());
-        assert!(f2.pick_direct(&smaller, x, y).is_none());
-        assert!(f2.pick_ray(&smaller, x, y).is_none());
+        assert!(stale(f2.pick(&smaller, x, y).unwrap_err()));
+        assert!(stale(f2.pick_direct(&smaller, x, y).unwrap_err()));
+        assert!(stale(f2.pick_ray(&smaller, x, y).unwrap_err()));
     }
     // render_2d with invalid sizes
     assert!(render_2d(0, 5, &[], FillRule::TopLeft).is_none());
@@ -421,8 +497,8 @@ fn pick_all_is_sorted_and_starts_with_the_visible_triangle() {
     let mut stacked = 0;
     for y in (0..360).step_by(3) {
         for x in (0..360).step_by(3) {
-            let all = f.pick_all(&scene, x, y);
-            let top = f.pick(&scene, x, y);
+            let all = f.pick_all(&scene, x, y).unwrap();
+            let top = f.pick(&scene, x, y).unwrap();
             assert_eq!(
                 all.first().map(|h| h.global_triangle),
                 top.as_ref().map(|h| h.global_triangle)
@@ -442,7 +518,7 @@ fn hit_records_are_consistent() {
     let mut n = 0;
     for y in (0..360).step_by(7) {
         for x in (0..360).step_by(7) {
-            let Some(h) = f.pick(&scene, x, y) else {
+            let Some(h) = f.pick(&scene, x, y).unwrap() else {
                 continue;
             };
             n += 1;
@@ -500,7 +576,10 @@ fn cull_modes_keep_front_or_back_faces() {
     let (mut n, mut odd) = (0, 0);
     for y in 0..120 {
         for x in 0..120 {
-            let (hb, hf) = (back.pick(&scene, x, y), front.pick(&scene, x, y));
+            let (hb, hf) = (
+                back.pick(&scene, x, y).unwrap(),
+                front.pick(&scene, x, y).unwrap(),
+            );
             assert_eq!(hb.is_some(), hf.is_some(), "same silhouette at ({x},{y})");
             let (Some(hb), Some(hf)) = (hb, hf) else {
                 continue;

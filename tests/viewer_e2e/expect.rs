@@ -203,8 +203,9 @@ impl View {
     pub fn background_pixel(&self) -> (u32, u32) {
         for y in 2..H - 2 {
             for x in 2..W - 2 {
-                let clear = (y - 2..=y + 2)
-                    .all(|b| (x - 2..=x + 2).all(|a| self.frame.triangle_at(a.into(), b.into()).is_none()));
+                let clear = (y - 2..=y + 2).all(|b| {
+                    (x - 2..=x + 2).all(|a| self.frame.triangle_at(a.into(), b.into()).is_none())
+                });
                 if clear {
                     return (x, y);
                 }
@@ -217,9 +218,9 @@ impl View {
     pub fn pick(&self, method: PickMethod, (x, y): (u32, u32)) -> Option<Hit> {
         let (x, y) = (i64::from(x), i64::from(y));
         match method {
-            PickMethod::Buffer => self.frame.pick(&self.scene, x, y),
-            PickMethod::Direct => self.frame.pick_direct(&self.scene, x, y),
-            PickMethod::Ray => self.frame.pick_ray(&self.scene, x, y),
+            PickMethod::Buffer => self.frame.pick(&self.scene, x, y).unwrap(),
+            PickMethod::Direct => self.frame.pick_direct(&self.scene, x, y).unwrap(),
+            PickMethod::Ray => self.frame.pick_ray(&self.scene, x, y).unwrap(),
         }
     }
 
@@ -231,6 +232,7 @@ impl View {
         );
         self.frame
             .select_rect(&self.scene, a.0, a.1, b.0, b.1, mode)
+            .unwrap()
             .meshes
     }
 
@@ -241,7 +243,10 @@ impl View {
             .iter()
             .map(|&(x, y)| [x as f32 + 0.5, y as f32 + 0.5])
             .collect();
-        self.frame.select_lasso(&self.scene, &poly, mode).meshes
+        self.frame
+            .select_lasso(&self.scene, &poly, mode)
+            .unwrap()
+            .meshes
     }
 
     /// The window image of `look` without the outline: the shaded render,

@@ -342,7 +342,7 @@ fn repeated_clicks_cycle_through_the_meshes_under_a_pixel() {
     let (x, y, stack) = (0..W * H)
         .map(|i| (i64::from(i % W), i64::from(i / W)))
         .find_map(|(x, y)| {
-            let st = view.frame.pick_stack(&view.scene, x, y);
+            let st = view.frame.pick_stack(&view.scene, x, y).unwrap();
             (st.len() >= 2).then_some((x, y, st))
         })
         .expect("overlapping meshes in the test view");
@@ -351,7 +351,7 @@ fn repeated_clicks_cycle_through_the_meshes_under_a_pixel() {
         PickMethod::Buffer,
         x,
         y,
-        view.frame.pick(&view.scene, x, y).as_ref(),
+        view.frame.pick(&view.scene, x, y).unwrap().as_ref(),
     );
     let Some(v) = Viewer::start(&view) else {
         return;

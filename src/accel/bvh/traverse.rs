@@ -216,7 +216,7 @@ impl Bvh {
     /// loop over all (valid) triangles. Allocation-free. The tree tests its
     /// own leaf-ordered copy of the triangles (made from the mesh's arrays
     /// at build time), so it needs nothing else.
-    pub fn first_hit(
+    pub(crate) fn first_hit(
         &self,
         ray: &RayPrecomp,
         t_min: f32,
@@ -373,7 +373,7 @@ impl Bvh {
     /// `out` by `(t, triangle index)` (the whole of `out`, so pass an empty
     /// vector unless merging is intended). Reads the leaves' triangle
     /// packs, not the mesh arrays.
-    pub fn all_hits(
+    pub(crate) fn all_hits(
         &self,
         ray: &RayPrecomp,
         t_min: f32,

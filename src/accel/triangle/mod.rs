@@ -159,12 +159,6 @@ impl RayPrecomp {
         self.origin
     }
 
-    /// Ray direction as given (not normalized; `t` is measured in units of
-    /// it).
-    pub fn dir(&self) -> Vec3 {
-        self.dir
-    }
-
     /// `1.0 / dir` per component (`±inf` for `±0` components), for slab
     /// tests such as [`crate::geometry::Aabb::ray_interval`].
     pub fn inv_dir(&self) -> Vec3 {
@@ -180,17 +174,13 @@ impl RayPrecomp {
         self.valid
     }
 
-    /// The point `origin + t * dir`.
-    pub fn at(&self, t: f32) -> Vec3 {
-        self.origin + t * self.dir
-    }
-
     /// The axis permutation `[kx, ky, kz]`.
     pub fn axes(&self) -> [usize; 3] {
         self.axes.map(usize::from)
     }
 
     /// The shear constants `(Sx, Sy, Sz)` (NaN for an invalid ray).
+    #[cfg(test)]
     pub fn shear(&self) -> Vec3 {
         self.shear
     }

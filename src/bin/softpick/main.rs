@@ -404,8 +404,8 @@ fn pickmap_pixels(
     frame: &softpick::Frame,
     method: PickMethod,
     by: ByArg,
-) -> (Vec<u32>, Vec<u32>) {
-    let hits = sweep::pick_grid(frame, &s.scene, method, &|_| {});
+) -> Res<(Vec<u32>, Vec<u32>)> {
+    let hits = sweep::pick_grid(frame, &s.scene, method, &|_| {})?;
     let pixels = hits
         .iter()
         .map(|h| {
@@ -416,13 +416,13 @@ fn pickmap_pixels(
         })
         .collect();
     let ids = hits.iter().map(|h| h.map_or(0, |(_, g)| g + 1)).collect();
-    (pixels, ids)
+    Ok((pixels, ids))
 }
 
 fn pickmap_cmd(a: &PickmapCmd) -> Res<()> {
     let s = Setup::new(&a.scene, Some(&a.raster))?;
     let frame = s.render_ids()?;
-    let (pixels, ids) = pickmap_pixels(&s, &frame, a.method.method(), a.by);
+    let (pixels, ids) = pickmap_pixels(&s, &frame, a.method.method(), a.by)?;
     let mut out = Outputs::default();
     let path = default_output(a.output.as_deref(), "pickmap.png")?;
     out.png(&path, frame.width(), frame.height(), &pixels)?;
@@ -524,7 +524,7 @@ fn demo(a: &DemoArgs) -> Res<()> {
         label: "built-in scene".into(),
     };
     let frame = softpick::render(&s.scene, &s.camera, s.opts)?;
-    let (pick_px, _) = pickmap_pixels(&s, &frame, PickMethod::Buffer, ByArg::Mesh);
+    let (pick_px, _) = pickmap_pixels(&s, &frame, PickMethod::Buffer, ByArg::Mesh)?;
     let reports = softpick::analyze_rules(&s.scene, &s.camera)?;
     let (rw, rh, rules_px) = rules::compose(&s.scene, &reports, 360, 360);
     let mut out = Outputs::default();

@@ -162,13 +162,13 @@ fn pick_all(
     cull: CullMode,
     x: u32,
     y: u32,
-) -> Vec<Hit> {
+) -> Res<Vec<Hit>> {
     let Some(cam) = frame.camera() else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
-    match method {
+    Ok(match method {
         PickMethod::Buffer | PickMethod::Direct => {
-            frame.pick_all(scene, i64::from(x), i64::from(y))
+            frame.pick_all(scene, i64::from(x), i64::from(y))?
         }
         PickMethod::Ray => {
             // the same ray and range as Frame::pick_ray
@@ -186,7 +186,7 @@ fn pick_all(
             }
             hits
         }
-    }
+    })
 }
 
 /// `softpick pick`.
@@ -241,11 +241,11 @@ pub fn pick_cmd(
         _ => String::new(),
     };
     if all {
-        let mut hits = pick_all(method, &frame, &s.scene, s.opts.cull, x, y);
+        let mut hits = pick_all(method, &frame, &s.scene, s.opts.cull, x, y)?;
         let near = near_of(!hits.is_empty());
         let (fx, fy) = from(&near);
         if (fx, fy) != (x, y) {
-            hits = pick_all(method, &frame, &s.scene, s.opts.cull, fx, fy);
+            hits = pick_all(method, &frame, &s.scene, s.opts.cull, fx, fy)?;
         }
         if json_out {
             let j = PickAllJson {
@@ -273,17 +273,17 @@ pub fn pick_cmd(
     let (ix, iy) = (i64::from(x), i64::from(y));
     let (hit, near) = match (method, radius) {
         (PickMethod::Buffer, Some(r)) => {
-            let hit = frame.pick_near(&s.scene, ix, iy, r);
+            let hit = frame.pick_near(&s.scene, ix, iy, r)?;
             (hit, Some(frame.nearest_covered(ix, iy, r)))
         }
         _ => {
-            let hit = frame.pick_with(method, &s.scene, ix, iy);
+            let hit = frame.pick_with(method, &s.scene, ix, iy)?;
             let near = near_of(hit.is_some());
             let (fx, fy) = from(&near);
             if (fx, fy) == (x, y) {
                 (hit, near)
             } else {
-                let h = frame.pick_with(method, &s.scene, i64::from(fx), i64::from(fy));
+                let h = frame.pick_with(method, &s.scene, i64::from(fx), i64::from(fy))?;
                 (h, near)
             }
         }

@@ -9,7 +9,8 @@
 //! names the rule and gives the three counts in the same colors.
 
 use serde_json::json;
-use softpick::{id_color, RuleReport, Scene, MASK_CLAIM, MASK_DOUBLE, MASK_GAP};
+use softpick::analysis::{MASK_CLAIM, MASK_DOUBLE, MASK_GAP};
+use softpick::{id_color, RuleReport, Scene};
 
 use crate::common::{say, Res};
 use crate::font::{Canvas, GLYPH_H};

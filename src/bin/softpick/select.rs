@@ -164,8 +164,8 @@ pub fn select_cmd(
     };
     let frame = s.render_ids()?;
     let sel = match &region {
-        Region::Rect(r) => frame.select_rect(&s.scene, r[0], r[1], r[2], r[3], mode),
-        Region::Lasso(p) => frame.select_lasso(&s.scene, p, mode),
+        Region::Rect(r) => frame.select_rect(&s.scene, r[0], r[1], r[2], r[3], mode)?,
+        Region::Lasso(p) => frame.select_lasso(&s.scene, p, mode)?,
     };
     let name = |m: u32| s.scene.mesh(m).map_or("?", |m| m.name());
     if json_out {

@@ -22,12 +22,12 @@ pub fn pick_grid(
     scene: &Scene,
     method: PickMethod,
     on_rows: &(dyn Fn(u64) + Sync),
-) -> Vec<Option<(u32, u32)>> {
+) -> Res<Vec<Option<(u32, u32)>>> {
     let mut out = vec![None; frame.width() as usize * frame.height() as usize];
     pick_rows(frame, scene, method, &mut out, on_rows, |p| {
         p.map(|h| (h.mesh, h.global_triangle))
-    });
-    out
+    })?;
+    Ok(out)
 }
 
 /// The timed sweep: every pixel of `frame` picked with the compact pick,
@@ -45,10 +45,10 @@ pub fn sweep_into(
     method: PickMethod,
     out: &mut [u32],
     on_rows: &(dyn Fn(u64) + Sync),
-) {
+) -> Res<()> {
     pick_rows(frame, scene, method, out, on_rows, |p| {
         p.map_or(softpick::NO_TRIANGLE, |h| h.global_triangle + 1)
-    });
+    })
 }
 
 /// Most repetitions `--min-time` adds to a method (cheap sweeps of tiny
@@ -65,7 +65,8 @@ const ROWS_PER_TASK: usize = 8;
 /// methods row by row with [`Frame::pick_id_span_with`], without one;
 /// `on_rows(n)` after each task of `n` rows. The direct method's cell
 /// index is built first, on all threads (a first pick inside the rows
-/// would build it on one).
+/// would build it on one). Fails when `frame` was not rendered from
+/// `scene` as it is now, before any row is picked.
 fn pick_rows<T: Send>(
     frame: &Frame,
     scene: &Scene,
@@ -73,7 +74,8 @@ fn pick_rows<T: Send>(
     out: &mut [T],
     on_rows: &(dyn Fn(u64) + Sync),
     cell: impl Fn(Option<PickId>) -> T + Sync,
-) {
+) -> Res<()> {
+    frame.check_scene(scene)?;
     if method == PickMethod::Direct {
         frame.prepare_direct();
     }
@@ -85,17 +87,22 @@ fn pick_rows<T: Send>(
             if method == PickMethod::Ray {
                 // (rays go in 4×2-pixel blocks, through a buffer of picks)
                 picks.resize(rows.len(), None);
-                frame.pick_id_block(method, scene, 0, y0 as i64, w, picks);
+                frame
+                    .pick_id_block(method, scene, 0, y0 as i64, w, picks)
+                    .expect("the scene was checked before the rows");
                 for (c, &p) in rows.iter_mut().zip(picks.iter()) {
                     *c = cell(p);
                 }
             } else {
                 for (k, row) in rows.chunks_mut(w).enumerate() {
-                    frame.pick_id_span_with(method, scene, 0, (y0 + k) as i64, row, &cell);
+                    frame
+                        .pick_id_span_with(method, scene, 0, (y0 + k) as i64, row, &cell)
+                        .expect("the scene was checked before the rows");
                 }
             }
             on_rows((rows.len() / w) as u64);
         });
+    Ok(())
 }
 
 /// The result of one method (also the `--json` line).
@@ -211,20 +218,20 @@ pub fn run(
                     }
                     setup = rendered + index;
                     let t = Instant::now();
-                    sweep_into(frame, scene, method, &mut grid, &tick);
+                    sweep_into(frame, scene, method, &mut grid, &tick)?;
                     sweep = t.elapsed();
                 }
                 PickMethod::Ray => {
                     // a fresh copy has no BVHs yet, a fresh render no top-level
                     // BVH: time building those the ray picks walk
                     let fresh = scene.clone();
-                    let frame = renderer.render(scene, camera)?;
+                    let frame = renderer.render(&fresh, camera)?;
                     let t = Instant::now();
                     fresh.build_bvhs();
-                    frame.prepare_rays(scene);
+                    frame.prepare_rays(&fresh)?;
                     setup = t.elapsed();
                     let t = Instant::now();
-                    sweep_into(frame, &fresh, method, &mut grid, &tick);
+                    sweep_into(frame, &fresh, method, &mut grid, &tick)?;
                     sweep = t.elapsed();
                 }
             }

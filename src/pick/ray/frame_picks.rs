@@ -9,6 +9,7 @@ use super::query::{flat_bvh_for, NearestHit, RayOptions};
 use super::walk::{first_t, first_t_in, RayScratch};
 use super::RayCaster;
 use crate::cpu::Avx2;
+use crate::error::Error;
 use crate::frame::ray_setup::{MeshTransforms, ViewRays};
 use crate::frame::Frame;
 use crate::geometry::Ray;
@@ -86,7 +87,19 @@ impl Frame {
     /// rendered). The BVHs over the triangles are built by
     /// [`Scene::build_bvhs`] (or on first use). Optional: for timing and for
     /// a first pick without the one-off cost.
-    pub fn prepare_rays(&self, scene: &Scene) {
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn prepare_rays(&self, scene: &Scene) -> Result<(), Error> {
+        self.check_scene(scene)?;
+        self.prepare_rays_unchecked(scene);
+        Ok(())
+    }
+
+    /// [`Frame::prepare_rays`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn prepare_rays_unchecked(&self, scene: &Scene) {
         let transforms = self.mesh_transforms(scene);
         if !transforms.identity {
             let _ = transforms.top();
@@ -101,8 +114,18 @@ impl Frame {
     /// world matrices it used). `Hit::depth` is the window depth of the
     /// hit point. `None` on background or outside the frame (negative or
     /// too large coordinates included).
-    #[must_use]
-    pub fn pick_ray(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn pick_ray(&self, scene: &Scene, x: i64, y: i64) -> Result<Option<Hit>, Error> {
+        self.check_scene(scene)?;
+        Ok(self.pick_ray_unchecked(scene, x, y))
+    }
+
+    /// [`Frame::pick_ray`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn pick_ray_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
         let (ray, opts, view) = self.pixel_ray(x, y)?;
         let caster = RayCaster::with_transforms(scene, self.mesh_transforms(scene));
         let nearest = first_t(scene, &caster.transforms, &ray, 0.0, 1.0, &opts)?;
@@ -114,8 +137,18 @@ impl Frame {
     /// Like [`Frame::pick_ray`], compactly: the mesh, triangle and window
     /// depth of the first hit (the same as [`Frame::pick_ray`]'s), without
     /// building the full hit record.
-    #[must_use]
-    pub fn pick_id_ray(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
+    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
+    pub fn pick_id_ray(&self, scene: &Scene, x: i64, y: i64) -> Result<Option<PickId>, Error> {
+        self.check_scene(scene)?;
+        Ok(self.pick_id_ray_unchecked(scene, x, y))
+    }
+
+    /// [`Frame::pick_id_ray`] without the scene check, for callers that
+    /// rendered the frame from this very scene.
+    pub(crate) fn pick_id_ray_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
         self.pick_id_ray_in(scene, x, y, &mut RayScratch::new())
     }
 

@@ -177,14 +177,15 @@ fn ray_rows_and_blocks_equal_single_ray_picks() {
                 i64::from(y0),
                 width,
                 &mut block,
-            );
+            )
+            .unwrap();
             let mut base = vec![None; width * rows];
             f.ray_block(&s, (x0, y0, width), &mut base, None);
             assert_eq!(block, base, "round {round} block at ({x0},{y0})");
             for (k, got) in block.iter().enumerate() {
                 let x = i64::from(x0) + (k % width) as i64;
                 let y = i64::from(y0) + (k / width) as i64;
-                let want = f.pick_id_ray(&s, x, y);
+                let want = f.pick_id_ray(&s, x, y).unwrap();
                 assert_eq!(*got, want, "round {round} block ({x},{y})");
                 hits += usize::from(want.is_some());
             }
@@ -198,7 +199,8 @@ fn ray_rows_and_blocks_equal_single_ray_picks() {
                     i64::from(x0),
                     i64::from(y),
                     &mut row,
-                );
+                )
+                .unwrap();
                 // the baseline build of the row equals the one run
                 // (the AVX2 build where the CPU has it)
                 let mut base = vec![None; len];
@@ -206,7 +208,7 @@ fn ray_rows_and_blocks_equal_single_ray_picks() {
                 assert_eq!(row, base, "round {round} row {y} from {x0}");
                 for (k, got) in row.iter().enumerate() {
                     let x = i64::from(x0) + k as i64;
-                    let want = f.pick_id_ray(&s, x, i64::from(y));
+                    let want = f.pick_id_ray(&s, x, i64::from(y)).unwrap();
                     assert_eq!(*got, want, "round {round} ({x},{y})");
                     hits += usize::from(want.is_some());
                 }

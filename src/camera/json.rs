@@ -9,7 +9,7 @@ use super::{Camera, Projection};
 use crate::error::{CameraError, Error};
 use crate::geometry::Aabb;
 
-/// The camera JSON of `../shared/peers/CONVENTIONS.md`; every field optional.
+/// The camera JSON shared with the peer harnesses (docs/conventions.md); every field optional.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CameraJson {

@@ -362,13 +362,8 @@ mod tests {
     /// exactly, ±0, negative w) and on non-finite ones.
     #[test]
     fn outcode_equals_the_plane_by_plane_one() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::test_util::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.next_u64();
         let special = [
             0.0,
             -0.0,

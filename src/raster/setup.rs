@@ -758,20 +758,7 @@ fn depth_plane(q: &[[f64; 3]; 3]) -> Option<(f64, f64, f64)> {
 mod tests {
     use super::*;
     use crate::raster::rules::snap;
-
-    /// A tiny deterministic generator (xorshift64*).
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn range(&mut self, a: f32, b: f32) -> f32 {
-            a + (b - a) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
-        }
-    }
+    use crate::test_util::Rng;
 
     fn win(x: f32, y: f32) -> WinVertex {
         WinVertex {
@@ -902,7 +889,7 @@ mod tests {
             ]
         };
         for i in 0..20_000u64 {
-            let bits = rng.next();
+            let bits = rng.next_u64();
             let mask = match i % 4 {
                 0 => bits,
                 1 => bits & (bits >> 7) & (bits >> 13),

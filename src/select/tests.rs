@@ -3,28 +3,14 @@
 use super::lasso::{inside_even_odd, Lasso};
 use super::overlap::{segment_meets_open_tri, tri_overlaps_box};
 use crate::raster::rules::snapped_area;
-
-/// SplitMix64.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
-    }
-}
+use crate::test_util::Rng;
 
 #[test]
 fn lasso_spans_equal_pointwise_even_odd() {
     let mut rng = Rng(7);
     let (w, h) = (37u32, 23u32);
     for case in 0..300 {
-        let n = 3 + (rng.next() % 9) as usize;
+        let n = 3 + (rng.next_u64() % 9) as usize;
         let poly: Vec<[f32; 2]> = (0..n)
             .map(|_| {
                 if case % 3 == 0 {

@@ -42,7 +42,7 @@ fn at_line(line: Option<usize>) -> String {
     line.map(|l| format!(" at line {l}")).unwrap_or_default()
 }
 
-/// A model file format softpick reads ([`crate::load_model`] chooses one by
+/// A model file format softpick reads (`load_model` chooses one by
 /// the file's extension, then by its first bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ModelFormat {

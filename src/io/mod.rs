@@ -33,7 +33,7 @@ use crate::scene::Scene;
 #[cfg(any(feature = "stl", feature = "ply"))]
 use crate::scene::{Mesh, Transform};
 
-/// Largest STL or PLY file [`crate::load_stl`], [`crate::load_ply`] and
+/// Largest STL or PLY file `load_stl`, `load_ply` and
 /// their `_bytes` variants accept, in bytes (1 GiB, as for OBJ files:
 /// [`crate::limits::MAX_OBJ_BYTES`]). A binary STL of this size holds
 /// about 21 million facets. Triangle counts are limited by
@@ -124,9 +124,9 @@ fn disabled(path: &Path, format: ModelFormat, why: String) -> Error {
 
 /// Loads a model file, choosing the format by the extension (`.obj`,
 /// `.stl`, `.ply`, any case) and otherwise by the first bytes (see the
-/// module docs and [`sniff_model_format`]); the loaders are [`crate::load_obj`] (which
-/// reads `.mtl` libraries beside the file), [`crate::load_stl`] and
-/// [`crate::load_ply`]. A format whose cargo feature is off is an
+/// module docs and [`sniff_model_format`]); the loaders are `load_obj` (which
+/// reads `.mtl` libraries beside the file), `load_stl` and
+/// `load_ply`. A format whose cargo feature is off is an
 /// [`Error::FormatDisabled`] naming the file and the feature.
 pub fn load_model(path: &Path) -> Result<(Scene, LoadReport), Error> {
     let (format, why) = match by_extension(path) {

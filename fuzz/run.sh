@@ -17,16 +17,17 @@ command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 # FUZZ_JOBS=N runs N processes per target (libFuzzer then logs to fuzz-<i>.log)
 jobs=()
 if [ "${FUZZ_JOBS:-1}" -gt 1 ]; then jobs=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS"); fi
-for target in obj_load_render_pick triangles_rasterize_pick; do
+for target in obj_load_render_pick triangles_rasterize_pick stl_ply_load_render_pick; do
     mkdir -p "fuzz/corpus/$target"
     echo "== $target: ${secs}s"
     cargo fuzz run -s none "$target" "fuzz/corpus/$target" -- \
         -max_total_time="$secs" -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
         "${jobs[@]}" -print_final_stats=1
-    # minimize; OBJ inputs are cut to 384 bytes so the committed corpus
-    # stays under 200 KB (the seeds are all shorter)
+    # minimize; OBJ, STL and PLY inputs are cut to 384 bytes so the
+    # committed corpus stays under 200 KB (the seeds are all shorter)
     keep=4096
     [ "$target" = obj_load_render_pick ] && keep=384
+    [ "$target" = stl_ply_load_render_pick ] && keep=384
     cargo fuzz cmin -s none "$target" "fuzz/corpus/$target" -- -max_len="$keep" >/dev/null 2>&1 \
         || echo "cmin failed for $target (corpus kept as is)"
     echo "== $target: $(ls "fuzz/corpus/$target" | wc -l) corpus files, $(cat "fuzz/corpus/$target"/* | wc -c) bytes"

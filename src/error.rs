@@ -42,6 +42,114 @@ fn at_line(line: Option<usize>) -> String {
     line.map(|l| format!(" at line {l}")).unwrap_or_default()
 }
 
+/// A model file format softpick reads (`load_model` chooses one by
+/// the file's extension, then by its first bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ModelFormat {
+    /// Wavefront OBJ (`.obj`), cargo feature `obj`.
+    Obj,
+    /// STL, binary or ASCII (`.stl`), cargo feature `stl`.
+    Stl,
+    /// PLY, ASCII or binary (`.ply`), cargo feature `ply`.
+    Ply,
+}
+
+impl ModelFormat {
+    /// Every format, in the order of the docs.
+    pub const ALL: [ModelFormat; 3] = [ModelFormat::Obj, ModelFormat::Stl, ModelFormat::Ply];
+
+    /// The format's name as the docs write it: `"OBJ"`, `"STL"`, `"PLY"`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelFormat::Obj => "OBJ",
+            ModelFormat::Stl => "STL",
+            ModelFormat::Ply => "PLY",
+        }
+    }
+
+    /// The cargo feature that reads the format: `"obj"`, `"stl"`, `"ply"`.
+    #[must_use]
+    pub fn feature(self) -> &'static str {
+        match self {
+            ModelFormat::Obj => "obj",
+            ModelFormat::Stl => "stl",
+            ModelFormat::Ply => "ply",
+        }
+    }
+
+    /// The format a file extension names (`obj`, `stl`, `ply`, any case,
+    /// without the dot); `None` for any other.
+    #[must_use]
+    pub fn from_extension(ext: &str) -> Option<ModelFormat> {
+        ModelFormat::ALL
+            .into_iter()
+            .find(|f| ext.eq_ignore_ascii_case(f.feature()))
+    }
+
+    /// Is this build able to read the format (its cargo feature on)?
+    #[must_use]
+    pub fn enabled(self) -> bool {
+        match self {
+            ModelFormat::Obj => cfg!(feature = "obj"),
+            ModelFormat::Stl => cfg!(feature = "stl"),
+            ModelFormat::Ply => cfg!(feature = "ply"),
+        }
+    }
+}
+
+impl std::fmt::Display for ModelFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What was wrong with an STL or PLY file (OBJ files have [`ObjErrorKind`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ModelErrorKind {
+    /// The file does not exist.
+    #[error("file not found")]
+    NotFound,
+    /// The path is a directory or otherwise not a regular file.
+    #[error("not a regular file")]
+    NotAFile,
+    /// The file has no bytes, or no facets / faces.
+    #[error("empty model: {0}")]
+    Empty(String),
+    /// The bytes are not this format at all (another format, HTML, text).
+    #[error("not a{n} {fmt} file: {msg}", n = an(*.0), fmt = .0, msg = .1)]
+    WrongFormat(ModelFormat, String),
+    /// The file ends before the data its header declares.
+    #[error("truncated: {0}")]
+    Truncated(String),
+    /// A header, line or record the reader rejected.
+    #[error("malformed {fmt}{line}: {msg}", fmt = .0, line = at_line(*.1), msg = .2)]
+    Parse(ModelFormat, Option<usize>, String),
+    /// A face refers to a vertex that does not exist.
+    #[error("face index out of range{line}: {msg}", line = at_line(*.0), msg = .1)]
+    IndexOutOfRange(Option<usize>, String),
+    /// Triangles exist but none is usable (every one touches a non-finite vertex).
+    #[error("no usable triangles ({0} dropped: non-finite vertices or fewer than 3 vertices)")]
+    NoTriangles(usize),
+    /// The file is above a size limit (checked before allocating for it).
+    #[error("too large: {size} {what} (the limit is {limit})")]
+    TooLarge {
+        /// What was counted: `"bytes"`, `"vertices"` or `"triangles"`.
+        what: &'static str,
+        /// How many there are.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+}
+
+fn an(f: ModelFormat) -> &'static str {
+    match f {
+        ModelFormat::Obj | ModelFormat::Stl => "n",
+        ModelFormat::Ply => "",
+    }
+}
+
 /// What was wrong with a camera.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CameraError {
@@ -99,6 +207,27 @@ pub enum Error {
         /// What was wrong.
         kind: ObjErrorKind,
     },
+    /// An STL or PLY file could not be loaded.
+    #[error("{}: {kind}", path.display())]
+    Model {
+        /// The file.
+        path: PathBuf,
+        /// Its format (as chosen by extension or content).
+        format: ModelFormat,
+        /// What was wrong.
+        kind: ModelErrorKind,
+    },
+    /// A model file is in a format whose cargo feature is off in this build
+    /// (or in no format softpick reads).
+    #[error("{}: {format} files need softpick's cargo feature `{feature}`, which this build lacks{why}", path.display(), feature = format.feature())]
+    FormatDisabled {
+        /// The file.
+        path: PathBuf,
+        /// The format it is (or would be read as).
+        format: ModelFormat,
+        /// How the format was chosen, e.g. " (chosen by the extension `.stl`)".
+        why: String,
+    },
     /// A camera file was invalid.
     #[error("{}: {source}", path.display())]
     Camera {
@@ -136,6 +265,17 @@ impl Error {
     pub fn obj_kind(&self) -> Option<&ObjErrorKind> {
         match self {
             Error::Obj { kind, .. } => Some(kind),
+            _ => None,
+        }
+    }
+}
+
+impl Error {
+    /// The STL/PLY error kind, if this is one.
+    #[must_use]
+    pub fn model_kind(&self) -> Option<&ModelErrorKind> {
+        match self {
+            Error::Model { kind, .. } => Some(kind),
             _ => None,
         }
     }

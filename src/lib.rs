@@ -42,7 +42,7 @@ mod error;
 mod export;
 mod frame;
 mod geometry;
-#[cfg(feature = "obj")]
+#[cfg(any(feature = "obj", feature = "stl", feature = "ply"))]
 mod io;
 pub mod limits;
 mod pick;
@@ -61,7 +61,7 @@ pub use camera::{Camera, Projection};
 pub use collide::{
     first_blocker, ground_below, ground_height, line_of_sight, plan_sweep, sweep_move, SweepResult,
 };
-pub use error::{CameraError, Error, ObjErrorKind, Result};
+pub use error::{CameraError, Error, ModelErrorKind, ModelFormat, ObjErrorKind, Result};
 #[cfg(feature = "png")]
 pub use export::{encode_png, read_png, write_png};
 pub use export::{id_color, read_raw_u32, write_atomic, write_raw_f32, write_raw_u32};
@@ -69,7 +69,13 @@ pub use frame::render::{render, render_2d, RenderOptions, Renderer};
 pub use frame::{Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
 pub use geometry::{Aabb, CullMode, Ray};
 #[cfg(feature = "obj")]
-pub use io::obj::{load_obj, load_obj_bytes, LoadReport};
+pub use io::obj::{load_obj, load_obj_bytes};
+#[cfg(feature = "ply")]
+pub use io::ply::{load_ply, load_ply_bytes};
+#[cfg(feature = "stl")]
+pub use io::stl::{load_stl, load_stl_bytes};
+#[cfg(any(feature = "obj", feature = "stl", feature = "ply"))]
+pub use io::{load_model, load_model_bytes, sniff_model_format, LoadReport, MAX_MODEL_BYTES};
 pub use pick::ray::{raycast_all, raycast_first, RayCaster, RayOptions};
 pub use pick::{Hit, PickId, PickMethod};
 pub use raster::rules;

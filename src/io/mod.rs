@@ -1,4 +1,357 @@
-//! File input.
+//! File input: Wavefront OBJ (feature `obj`), STL (feature `stl`) and PLY
+//! (feature `ply`) models, and [`load_model`], which chooses among them.
+//!
+//! Every loader returns a [`Scene`] and a [`LoadReport`]; every error names
+//! the file. [`load_model`] chooses the format by the file's extension
+//! (`.obj`, `.stl`, `.ply`, any case) and, when the extension is another or
+//! missing, by the first bytes ([`sniff_model_format`]): `ply` on the first line is PLY;
+//! `solid` followed by `facet` within the first KiB, or a binary STL whose
+//! size is exactly 84 + 50 · its facet count, is STL; anything else is OBJ.
+//! A format whose cargo feature is off gives [`Error::FormatDisabled`].
 
+#[cfg(feature = "obj")]
 pub mod obj;
+#[cfg(feature = "ply")]
+pub mod ply;
+#[cfg(feature = "stl")]
+pub mod stl;
+#[cfg(feature = "obj")]
 pub(crate) mod text;
+
+use std::io::Read;
+use std::path::Path;
+
+#[cfg(any(feature = "stl", feature = "ply"))]
+use glam::Vec3;
+
+#[cfg(any(feature = "stl", feature = "ply"))]
+use crate::error::ModelErrorKind;
+use crate::error::{Error, ModelFormat};
+#[cfg(any(feature = "stl", feature = "ply"))]
+use crate::geometry::Aabb;
+use crate::scene::Scene;
+#[cfg(any(feature = "stl", feature = "ply"))]
+use crate::scene::{Mesh, Transform};
+
+/// Largest STL or PLY file `load_stl`, `load_ply` and
+/// their `_bytes` variants accept, in bytes (1 GiB, as for OBJ files:
+/// [`crate::limits::MAX_OBJ_BYTES`]). A binary STL of this size holds
+/// about 21 million facets. Triangle counts are limited by
+/// [`crate::limits::MAX_TRIANGLES`], PLY vertex counts by the same number.
+pub const MAX_MODEL_BYTES: u64 = 1 << 30;
+
+/// Most triangles (and PLY vertices) a model may declare.
+#[cfg(any(feature = "stl", feature = "ply"))]
+pub(crate) const MAX_MODEL_TRIANGLES: u64 = crate::limits::MAX_TRIANGLES;
+
+/// What a load found besides the scene.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoadReport {
+    /// Meshes loaded.
+    pub meshes: usize,
+    /// Triangles loaded (including unusable ones, so numbering follows the file).
+    pub triangles: usize,
+    /// Triangles touching a non-finite vertex: kept for numbering, never drawn or hit.
+    pub invalid_triangles: usize,
+    /// Faces with fewer than 3 vertices, skipped.
+    pub skipped_faces: usize,
+    /// Non-fatal problems (e.g. a missing or broken `.mtl`), each naming the file.
+    pub warnings: Vec<String>,
+}
+
+/// How many first bytes [`sniff_model_format`] looks at for text signatures.
+const SNIFF_BYTES: usize = 1024;
+
+/// The format of a file by its first bytes (at least the first 1 KiB when
+/// the file is that long; 84 bytes suffice for a binary STL) and its size:
+/// `ply` alone on the first line → PLY; `solid` and whitespace, then the
+/// word `facet` within the first KiB → (ASCII) STL; a size of exactly
+/// 84 + 50 · the little-endian facet count at bytes 80..84 → (binary) STL;
+/// `None` otherwise (OBJ has no signature).
+#[must_use]
+pub fn sniff_model_format(head: &[u8], file_size: u64) -> Option<ModelFormat> {
+    if head.starts_with(b"ply\n") || head.starts_with(b"ply\r\n") {
+        return Some(ModelFormat::Ply);
+    }
+    let text = &head[..head.len().min(SNIFF_BYTES)];
+    if text.len() > 5
+        && text.starts_with(b"solid")
+        && text[5].is_ascii_whitespace()
+        && text.windows(5).any(|w| w == b"facet")
+    {
+        return Some(ModelFormat::Stl);
+    }
+    if file_size >= 84 && head.len() >= 84 {
+        let count = u32::from_le_bytes([head[80], head[81], head[82], head[83]]);
+        if file_size == 84 + 50 * u64::from(count) {
+            return Some(ModelFormat::Stl);
+        }
+    }
+    None
+}
+
+/// The extension of `path` as a model format, if it names one.
+fn by_extension(path: &Path) -> Option<ModelFormat> {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .and_then(ModelFormat::from_extension)
+}
+
+/// The format to read `path` as, and why (for messages): the extension,
+/// else `sniff_model_format(head, size)`, else OBJ.
+fn choose(path: &Path, head: &[u8], size: u64) -> (ModelFormat, String) {
+    if let Some(f) = by_extension(path) {
+        let ext = path.extension().unwrap_or_default().to_string_lossy();
+        return (f, format!(" (chosen by the extension `.{ext}`)"));
+    }
+    match sniff_model_format(head, size) {
+        Some(f) => (f, " (chosen by the file's first bytes)".to_string()),
+        None => (
+            ModelFormat::Obj,
+            " (the extension and first bytes name no other format, so it would be read as OBJ)"
+                .to_string(),
+        ),
+    }
+}
+
+fn disabled(path: &Path, format: ModelFormat, why: String) -> Error {
+    Error::FormatDisabled {
+        path: path.to_path_buf(),
+        format,
+        why,
+    }
+}
+
+/// Loads a model file, choosing the format by the extension (`.obj`,
+/// `.stl`, `.ply`, any case) and otherwise by the first bytes (see the
+/// module docs and [`sniff_model_format`]); the loaders are `load_obj` (which
+/// reads `.mtl` libraries beside the file), `load_stl` and
+/// `load_ply`. A format whose cargo feature is off is an
+/// [`Error::FormatDisabled`] naming the file and the feature.
+pub fn load_model(path: &Path) -> Result<(Scene, LoadReport), Error> {
+    let (format, why) = match by_extension(path) {
+        Some(_) => choose(path, &[], 0),
+        None => {
+            // read only the first KiB to sniff; the loader reads the file
+            let io = |source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            };
+            let meta = std::fs::metadata(path).map_err(io)?;
+            let mut head = Vec::with_capacity(SNIFF_BYTES);
+            if meta.is_file() {
+                std::fs::File::open(path)
+                    .map_err(io)?
+                    .take(SNIFF_BYTES as u64)
+                    .read_to_end(&mut head)
+                    .map_err(io)?;
+            }
+            choose(path, &head, meta.len())
+        }
+    };
+    match format {
+        #[cfg(feature = "obj")]
+        ModelFormat::Obj => obj::load_obj(path),
+        #[cfg(feature = "stl")]
+        ModelFormat::Stl => stl::load_stl(path),
+        #[cfg(feature = "ply")]
+        ModelFormat::Ply => ply::load_ply(path),
+        #[allow(unreachable_patterns)]
+        f => Err(disabled(path, f, why)),
+    }
+}
+
+/// Loads a model held in memory; `path` names it in messages and its
+/// extension chooses the format, else the bytes do (as [`load_model`]).
+/// An OBJ's `mtllib` libraries are not read (a warning; palette colors).
+pub fn load_model_bytes(path: &Path, bytes: &[u8]) -> Result<(Scene, LoadReport), Error> {
+    let (format, why) = choose(path, bytes, bytes.len() as u64);
+    match format {
+        #[cfg(feature = "obj")]
+        ModelFormat::Obj => {
+            obj::load_obj_bytes(path, bytes, |_| Err(tobj::LoadError::OpenFileFailed))
+        }
+        #[cfg(feature = "stl")]
+        ModelFormat::Stl => stl::load_stl_bytes(path, bytes),
+        #[cfg(feature = "ply")]
+        ModelFormat::Ply => ply::load_ply_bytes(path, bytes),
+        #[allow(unreachable_patterns)]
+        f => Err(disabled(path, f, why)),
+    }
+}
+
+#[cfg(any(feature = "stl", feature = "ply"))]
+pub(crate) fn model_err(path: &Path, format: ModelFormat, kind: ModelErrorKind) -> Error {
+    Error::Model {
+        path: path.to_path_buf(),
+        format,
+        kind,
+    }
+}
+
+#[cfg(any(feature = "stl", feature = "ply"))]
+pub(crate) fn too_large(
+    path: &Path,
+    format: ModelFormat,
+    what: &'static str,
+    size: u64,
+    limit: u64,
+) -> Error {
+    model_err(path, format, ModelErrorKind::TooLarge { what, size, limit })
+}
+
+/// Reads a whole STL or PLY file after checking that it exists, is a
+/// regular file and is within [`MAX_MODEL_BYTES`].
+#[cfg(any(feature = "stl", feature = "ply"))]
+pub(crate) fn read_model_file(path: &Path, format: ModelFormat) -> Result<Vec<u8>, Error> {
+    let meta = std::fs::metadata(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            model_err(path, format, ModelErrorKind::NotFound)
+        } else {
+            Error::Io {
+                path: path.to_path_buf(),
+                source: e,
+            }
+        }
+    })?;
+    if !meta.is_file() {
+        return Err(model_err(path, format, ModelErrorKind::NotAFile));
+    }
+    if meta.len() > MAX_MODEL_BYTES {
+        return Err(too_large(
+            path,
+            format,
+            "bytes",
+            meta.len(),
+            MAX_MODEL_BYTES,
+        ));
+    }
+    std::fs::read(path).map_err(|e| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    })
+}
+
+/// The first bytes of a file for a message: up to 32 characters of its
+/// first line, non-printable bytes escaped, in backquotes.
+#[cfg(any(feature = "stl", feature = "ply"))]
+pub(crate) fn preview(bytes: &[u8]) -> String {
+    let line = bytes
+        .split(|&b| b == b'\n' || b == b'\r')
+        .next()
+        .unwrap_or_default();
+    let mut s = String::new();
+    for &b in line.iter().take(32) {
+        if b.is_ascii_graphic() || b == b' ' {
+            s.push(char::from(b));
+        } else {
+            s.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    if line.len() > 32 {
+        s.push('…');
+    }
+    format!("`{s}`")
+}
+
+/// A multi-line message of a reader made one line (the CLI prints every
+/// error on one line).
+#[cfg(any(feature = "stl", feature = "ply"))]
+pub(crate) fn one_line(msg: &str) -> String {
+    msg.split(['\n', '\r'])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The scene of a single-mesh model (STL, PLY): one mesh named after the
+/// file stem on a root node of the same name; framing bounds: the box of
+/// every finite vertex. Fails when there is no triangle or none is usable;
+/// adds the warnings for skipped faces and non-finite triangles.
+#[cfg(any(feature = "stl", feature = "ply"))]
+pub(crate) fn single_mesh_scene(
+    path: &Path,
+    format: ModelFormat,
+    positions: Vec<Vec3>,
+    triangles: Vec<[u32; 3]>,
+    color: [u8; 3],
+    mut report: LoadReport,
+) -> Result<(Scene, LoadReport), Error> {
+    let stem = path
+        .file_stem()
+        .map_or_else(|| "scene".to_string(), |s| s.to_string_lossy().into_owned());
+    if triangles.is_empty() {
+        return Err(model_err(
+            path,
+            format,
+            ModelErrorKind::NoTriangles(report.skipped_faces),
+        ));
+    }
+    let mut bounds = Aabb::empty();
+    for p in positions.iter().filter(|p| p.is_finite()) {
+        bounds.grow(*p);
+    }
+    let mesh = Mesh::new(stem.as_str(), positions, triangles, color)
+        .map_err(|msg| model_err(path, format, ModelErrorKind::IndexOutOfRange(None, msg)))?;
+    report.triangles = mesh.triangles().len();
+    report.invalid_triangles = mesh.invalid_triangles();
+    report.meshes = 1;
+    if report.invalid_triangles == report.triangles {
+        return Err(model_err(
+            path,
+            format,
+            ModelErrorKind::NoTriangles(report.invalid_triangles),
+        ));
+    }
+    if report.invalid_triangles > 0 {
+        report.warnings.push(format!(
+            "{}: {} triangles touch non-finite vertices and are dropped",
+            path.display(),
+            report.invalid_triangles
+        ));
+    }
+    if report.skipped_faces > 0 {
+        report.warnings.push(format!(
+            "{}: {} faces with fewer than 3 vertices skipped",
+            path.display(),
+            report.skipped_faces
+        ));
+    }
+    let mut scene = Scene::new();
+    let root = scene.add_node(&stem, Transform::IDENTITY, None);
+    scene.add_mesh(mesh, Transform::IDENTITY, Some(root));
+    scene.set_framing_bounds(Some(bounds));
+    Ok((scene, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_format_whose_feature_is_off_is_an_error_naming_the_file_and_feature() {
+        let files: [(&str, &[u8]); 3] = [
+            ("m.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"),
+            ("m.stl", b"solid x\nendsolid x\n"),
+            ("m.ply", b"ply\nformat ascii 1.0\nend_header\n"),
+        ];
+        for (name, bytes) in files {
+            let format = by_extension(Path::new(name)).unwrap();
+            match load_model_bytes(Path::new(name), bytes) {
+                Err(e @ Error::FormatDisabled { .. }) => {
+                    assert!(!format.enabled(), "{name}");
+                    let msg = e.to_string();
+                    assert!(msg.starts_with("m."), "{msg}");
+                    assert!(msg.contains(&format!("`{}`", format.feature())), "{msg}");
+                }
+                // enabled: loads or fails on the content, as that format
+                Ok(_) => assert!(format.enabled(), "{name}"),
+                Err(e) => {
+                    assert!(format.enabled(), "{name}: {e}");
+                    assert!(!matches!(e, Error::FormatDisabled { .. }));
+                }
+            }
+        }
+    }
+}

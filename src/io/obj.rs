@@ -43,22 +43,8 @@ use crate::error::{Error, ObjErrorKind};
 use crate::geometry::Aabb;
 use crate::scene::{palette_color, Mesh, Scene, Transform};
 
+pub use super::LoadReport;
 pub use crate::limits::{MAX_MTL_BYTES, MAX_OBJ_BYTES, MAX_TRIANGLES};
-
-/// What a load found besides the scene.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LoadReport {
-    /// Meshes loaded.
-    pub meshes: usize,
-    /// Triangles loaded (including unusable ones, so numbering follows the file).
-    pub triangles: usize,
-    /// Triangles touching a non-finite vertex: kept for numbering, never drawn or hit.
-    pub invalid_triangles: usize,
-    /// Faces with fewer than 3 vertices, skipped.
-    pub skipped_faces: usize,
-    /// Non-fatal problems (e.g. a missing or broken `.mtl`), each naming the file.
-    pub warnings: Vec<String>,
-}
 
 fn obj_err(path: &Path, kind: ObjErrorKind) -> Error {
     Error::Obj {

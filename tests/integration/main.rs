@@ -6,6 +6,7 @@ mod extreme_geometry;
 mod golden;
 mod layers;
 mod llvmpipe;
+mod mesh_formats;
 mod obj_encodings;
 mod obj_loading;
 mod picks;

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use softpick::{builtin_scene, load_obj, Camera, CullMode, FillRule, RenderOptions, Scene};
+use softpick::{builtin_scene, load_model, Camera, CullMode, FillRule, RenderOptions, Scene};
 
 use crate::RasterArgs;
 
@@ -67,7 +67,7 @@ pub fn say(args: fmt::Arguments<'_>) -> Res<()> {
 /// The model, camera and thread options shared by the commands.
 #[derive(Args, Debug, Clone)]
 pub struct SceneArgs {
-    /// Wavefront OBJ model [default: the built-in 362-triangle scene]
+    /// Model file: OBJ, STL or PLY, by extension (else by content) [default: the built-in 362-triangle scene]
     #[arg(value_name = "MODEL")]
     pub model: Option<PathBuf>,
     /// Camera JSON (see README, "Conventions") [default: automatic framing]
@@ -108,23 +108,14 @@ impl Setup {
         let (scene, label) = match &args.model {
             None => (builtin_scene(), "built-in scene".to_string()),
             Some(path) => {
-                let (scene, report) = load_obj(path)?;
-                let name = path.display();
+                // OBJ, STL or PLY: by extension, else by the first bytes
+                let (scene, report) = load_model(path)?;
+                // each warning names the file (skipped faces and non-finite
+                // triangles included)
                 for w in &report.warnings {
-                    eprintln!("softpick: warning: {name}: {w}");
+                    eprintln!("softpick: warning: {w}");
                 }
-                if report.skipped_faces > 0 {
-                    eprintln!(
-                        "softpick: warning: {name}: {} faces with fewer than 3 vertices skipped",
-                        report.skipped_faces
-                    );
-                }
-                if report.invalid_triangles > 0 {
-                    eprintln!(
-                        "softpick: warning: {name}: {} triangles touch non-finite vertices and are never drawn",
-                        report.invalid_triangles
-                    );
-                }
+                let name = path.display();
                 (scene, name.to_string())
             }
         };

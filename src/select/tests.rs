@@ -15,8 +15,9 @@ fn lasso_spans_equal_pointwise_even_odd() {
             .map(|_| {
                 if case % 3 == 0 {
                     // half-integer and integer coordinates: centres on edges
-                    let q =
-                        |r: &mut Rng, m: u32| (r.next() % (2 * m as u64 + 8)) as f32 * 0.5 - 2.0;
+                    let q = |r: &mut Rng, m: u32| {
+                        (r.next_u64() % (2 * m as u64 + 8)) as f32 * 0.5 - 2.0
+                    };
                     [q(&mut rng, w), q(&mut rng, h)]
                 } else {
                     [

@@ -205,7 +205,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
         return Err(no_display("neither DISPLAY nor WAYLAND_DISPLAY is set"));
     }
     let scene = match &opts.model {
-        Some(p) => crate::io::obj::load_obj(p)?.0,
+        Some(p) => crate::io::load_model(p)?.0,
         None => crate::builtin::builtin_scene(),
     };
     let camera = match &opts.camera {

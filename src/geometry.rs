@@ -241,3 +241,198 @@ pub(crate) fn plane_f64(p: [DVec3; 3]) -> (DVec3, DVec3) {
     let [a, b, c] = [p[(long + 2) % 3], p[long], p[(long + 1) % 3]];
     (a, (b - a).cross(c - a))
 }
+
+#[cfg(test)]
+mod tests {
+    //! The box operations and the one ray–box slab test.
+
+    use glam::Vec3;
+
+    use super::Aabb;
+    use crate::accel::triangle::RayPrecomp;
+    use crate::test_util::{in_box, Rng};
+
+    #[test]
+    fn aabb_basics() {
+        let mut b = Aabb::empty();
+        assert!(b.is_empty());
+        assert_eq!(b.surface_area(), 0.0);
+        b.grow(Vec3::new(1.0, 2.0, 3.0));
+        assert!(!b.is_empty());
+        assert_eq!(b.surface_area(), 0.0);
+        b.grow(Vec3::new(2.0, 4.0, 6.0));
+        assert_eq!(b.min, Vec3::new(1.0, 2.0, 3.0));
+        assert_eq!(b.max, Vec3::new(2.0, 4.0, 6.0));
+        assert_eq!(b.surface_area(), 2.0 * (2.0 + 6.0 + 3.0));
+        assert_eq!(b.centroid(), Vec3::new(1.5, 3.0, 4.5));
+        let c = Aabb {
+            min: Vec3::splat(-1.0),
+            max: Vec3::ZERO,
+        };
+        let u = b.union(&c);
+        assert_eq!(
+            (u.min, u.max),
+            (Vec3::splat(-1.0), Vec3::new(2.0, 4.0, 6.0))
+        );
+        assert_eq!(b.union(&Aabb::empty()), b);
+        assert!(u.contains(&b) && u.contains(&c) && !b.contains(&u));
+        let huge = Aabb {
+            min: Vec3::splat(-3e38),
+            max: Vec3::splat(3e38),
+        };
+        assert_eq!(huge.centroid(), Vec3::ZERO);
+    }
+
+    fn unit_box() -> Aabb {
+        Aabb {
+            min: Vec3::ZERO,
+            max: Vec3::ONE,
+        }
+    }
+
+    fn interval(b: &Aabb, o: Vec3, d: Vec3, t_min: f32, t_max: f32) -> Option<(f32, f32)> {
+        b.ray_interval(o, d.recip(), t_min, t_max)
+    }
+
+    fn close(a: f32, b: f32) -> bool {
+        (a - b).abs() <= 1e-5 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn slab_basic_and_origin_inside() {
+        let b = unit_box();
+        let inf = f32::INFINITY;
+        let (n, f) = interval(&b, Vec3::new(-1.0, 0.5, 0.5), Vec3::X, 0.0, inf).unwrap();
+        assert!(n == 1.0 && close(f, 2.0) && f >= 2.0);
+        let (n, f) = interval(&b, Vec3::new(-1.0, -1.0, -1.0), Vec3::ONE, 0.0, inf).unwrap();
+        assert!(n == 1.0 && close(f, 2.0));
+        // Negative direction.
+        let (n, f) = interval(&b, Vec3::new(3.0, 0.5, 0.5), -Vec3::X, 0.0, inf).unwrap();
+        assert!(n == 2.0 && close(f, 3.0));
+        // Pointing away; outside in another axis; t range clipping.
+        assert_eq!(
+            interval(&b, Vec3::new(-1.0, 0.5, 0.5), -Vec3::X, 0.0, inf),
+            None
+        );
+        assert_eq!(
+            interval(&b, Vec3::new(-1.0, 2.0, 0.5), Vec3::X, 0.0, inf),
+            None
+        );
+        assert_eq!(
+            interval(&b, Vec3::new(-1.0, 0.5, 0.5), Vec3::X, 0.0, 0.5),
+            None
+        );
+        assert_eq!(
+            interval(&b, Vec3::new(-1.0, 0.5, 0.5), Vec3::X, 2.5, inf),
+            None
+        );
+        let (n, f) = interval(&b, Vec3::new(-1.0, 0.5, 0.5), Vec3::X, 1.5, 1.75).unwrap();
+        assert!(n == 1.5 && f == 1.75);
+        // Origin inside: enter is clamped to t_min, or negative without clamp.
+        let o = Vec3::new(0.25, 0.5, 0.75);
+        let (n, f) = interval(&b, o, Vec3::X, 0.0, inf).unwrap();
+        assert!(n == 0.0 && close(f, 0.75));
+        let (n, f) = interval(&b, o, Vec3::new(1.0, -2.0, 0.5), f32::NEG_INFINITY, inf).unwrap();
+        assert!(close(n, -0.25) && close(f, 0.25));
+        // Empty box never hits.
+        assert_eq!(interval(&Aabb::empty(), o, Vec3::X, 0.0, inf), None);
+    }
+
+    #[test]
+    fn slab_zero_direction_components() {
+        let b = unit_box();
+        let inf = f32::INFINITY;
+        for zero in [0.0f32, -0.0] {
+            for axis in 0..3 {
+                let mut d = Vec3::splat(1.0);
+                d[axis] = zero;
+                let mut o = Vec3::splat(-1.0);
+                for (c, expect) in [
+                    (0.5, true),
+                    (0.0, true),
+                    (1.0, true),
+                    (-0.5, false),
+                    (1.5, false),
+                    (1.0f32.next_up(), false),
+                    (0.0f32.next_down(), false),
+                ] {
+                    o[axis] = c;
+                    let r = interval(&b, o, d, 0.0, inf);
+                    assert_eq!(r.is_some(), expect, "axis {axis} zero {zero} coord {c}");
+                    if let Some((n, f)) = r {
+                        assert!(n == 1.0 && close(f, 2.0), "{n} {f}");
+                    }
+                }
+            }
+            // Two zero components: a ray along one axis.
+            for (o, expect) in [
+                (Vec3::new(0.5, 0.5, -2.0), Some(2.0)),
+                (Vec3::new(0.0, 1.0, -2.0), Some(2.0)),
+                (Vec3::new(1.0, 1.0, -2.0), Some(2.0)),
+                (Vec3::new(1.5, 0.5, -2.0), None),
+            ] {
+                let d = Vec3::new(zero, -zero, 1.0);
+                let r = interval(&b, o, d, 0.0, inf);
+                assert_eq!(r.map(|x| x.0), expect, "{o:?}");
+                if let Some((_, f)) = r {
+                    assert!(close(f, 3.0));
+                }
+            }
+        }
+        // Zero-thickness box hit along its plane and across it.
+        let flat = Aabb {
+            min: Vec3::new(0.0, 0.0, 0.5),
+            max: Vec3::new(1.0, 1.0, 0.5),
+        };
+        let r = interval(&flat, Vec3::new(-1.0, 0.5, 0.5), Vec3::X, 0.0, inf);
+        assert_eq!(r.map(|x| x.0), Some(1.0));
+        let r = interval(&flat, Vec3::new(0.3, 0.3, 2.0), -Vec3::Z, 0.0, inf).unwrap();
+        assert!(r.0 == 1.5 && r.1 >= 1.5);
+    }
+
+    #[test]
+    fn slab_origin_on_boundary() {
+        let b = unit_box();
+        let inf = f32::INFINITY;
+        // On the max x face, pointing out: touches at t = 0 only.
+        let r = interval(&b, Vec3::new(1.0, 0.5, 0.5), Vec3::X, 0.0, inf).unwrap();
+        assert!(r.0 == 0.0 && r.1 >= 0.0 && r.1 < 1e-6);
+        // Pointing in.
+        let r = interval(&b, Vec3::new(1.0, 0.5, 0.5), -Vec3::X, 0.0, inf).unwrap();
+        assert!(r.0 == 0.0 && close(r.1, 1.0));
+        // On a corner, going diagonally through.
+        let r = interval(&b, Vec3::ZERO, Vec3::ONE, 0.0, inf).unwrap();
+        assert!(r.0 == 0.0 && close(r.1, 1.0));
+        // On an edge, grazing along a face.
+        let r = interval(&b, Vec3::new(0.0, 0.0, -1.0), Vec3::Z, 0.0, inf).unwrap();
+        assert!(r.0 == 1.0 && close(r.1, 2.0));
+    }
+
+    #[test]
+    fn slab_is_conservative_for_rays_through_boundary_points() {
+        let mut rng = Rng(11);
+        for _ in 0..20000 {
+            let c = rng.vec3(-100.0, 100.0);
+            let e = rng.vec3(0.0, 10.0);
+            let b = Aabb {
+                min: c - e,
+                max: c + e,
+            };
+            // A corner, an edge point or a face point.
+            let mut p = in_box(&mut rng, &b);
+            for k in 0..3 {
+                if rng.below(2) == 0 {
+                    p[k] = if rng.below(2) == 0 {
+                        b.min[k]
+                    } else {
+                        b.max[k]
+                    };
+                }
+            }
+            let o = rng.vec3(-300.0, 300.0);
+            let r = RayPrecomp::new(o, p - o);
+            let iv = b.ray_interval(r.origin(), r.inv_dir(), 0.0, f32::INFINITY);
+            assert!(iv.is_some(), "box {b:?} point {p:?} origin {o:?}");
+        }
+    }
+}

@@ -57,10 +57,12 @@ fn modules(dir: &Path, prefix: &[String], out: &mut BTreeMap<Vec<String>, PathBu
             if stem != "mod" {
                 m.push(stem.to_string());
             }
-            // the crate root re-exports everything; unit tests (`tests.rs`
-            // beside the code, declared `#[cfg(test)] mod tests;`) and the
-            // test helpers may use any layer
-            if m.is_empty() || m == ["lib"] || m == ["test_util"] || stem == "tests" {
+            // the crate root re-exports everything; unit tests (a `tests.rs`
+            // or `tests/` folder beside the code, declared
+            // `#[cfg(test)] mod tests;`) and the test helpers may use any
+            // layer
+            if m.is_empty() || m == ["lib"] || m == ["test_util"] || m.iter().any(|c| c == "tests")
+            {
                 continue;
             }
             out.insert(m, p);

@@ -59,6 +59,34 @@ pub struct LoadReport {
     pub warnings: Vec<String>,
 }
 
+/// The name of a loaded file's root node (and of a one-mesh file's mesh):
+/// the file stem, or `scene` when the path has none.
+pub(crate) fn scene_name(path: &Path) -> String {
+    path.file_stem()
+        .map_or_else(|| "scene".to_string(), |s| s.to_string_lossy().into_owned())
+}
+
+impl LoadReport {
+    /// The warnings every loader gives for what it dropped: triangles
+    /// touching non-finite vertices, and faces of fewer than 3 vertices.
+    pub(crate) fn warn_dropped(&mut self, path: &Path) {
+        if self.invalid_triangles > 0 {
+            self.warnings.push(format!(
+                "{}: {} triangles touch non-finite vertices and are dropped",
+                path.display(),
+                self.invalid_triangles
+            ));
+        }
+        if self.skipped_faces > 0 {
+            self.warnings.push(format!(
+                "{}: {} faces with fewer than 3 vertices skipped",
+                path.display(),
+                self.skipped_faces
+            ));
+        }
+    }
+}
+
 /// How many first bytes [`sniff_model_format`] looks at for text signatures.
 const SNIFF_BYTES: usize = 1024;
 
@@ -278,9 +306,7 @@ pub(crate) fn single_mesh_scene(
     color: [u8; 3],
     mut report: LoadReport,
 ) -> Result<(Scene, LoadReport), Error> {
-    let stem = path
-        .file_stem()
-        .map_or_else(|| "scene".to_string(), |s| s.to_string_lossy().into_owned());
+    let stem = scene_name(path);
     if triangles.is_empty() {
         return Err(model_err(
             path,
@@ -304,20 +330,7 @@ pub(crate) fn single_mesh_scene(
             ModelErrorKind::NoTriangles(report.invalid_triangles),
         ));
     }
-    if report.invalid_triangles > 0 {
-        report.warnings.push(format!(
-            "{}: {} triangles touch non-finite vertices and are dropped",
-            path.display(),
-            report.invalid_triangles
-        ));
-    }
-    if report.skipped_faces > 0 {
-        report.warnings.push(format!(
-            "{}: {} faces with fewer than 3 vertices skipped",
-            path.display(),
-            report.skipped_faces
-        ));
-    }
+    report.warn_dropped(path);
     let mut scene = Scene::new();
     let root = scene.add_node(&stem, Transform::IDENTITY, None);
     scene.add_mesh(mesh, Transform::IDENTITY, Some(root));

@@ -156,9 +156,7 @@ pub fn load_obj_bytes(
     }
     let materials = materials.unwrap_or_default();
     let mut scene = Scene::new();
-    let stem = path
-        .file_stem()
-        .map_or_else(|| "scene".to_string(), |s| s.to_string_lossy().into_owned());
+    let stem = super::scene_name(path);
     let root = scene.add_node(&stem, Transform::IDENTITY, None);
     for (i, model) in models.iter().enumerate() {
         let m = &model.mesh;
@@ -204,20 +202,7 @@ pub fn load_obj_bytes(
             ObjErrorKind::NoTriangles(report.invalid_triangles),
         ));
     }
-    if report.invalid_triangles > 0 {
-        report.warnings.push(format!(
-            "{}: {} triangles touch non-finite vertices and are dropped",
-            path.display(),
-            report.invalid_triangles
-        ));
-    }
-    if scan.skipped_faces > 0 {
-        report.warnings.push(format!(
-            "{}: {} faces with fewer than 3 vertices skipped",
-            path.display(),
-            scan.skipped_faces
-        ));
-    }
+    report.warn_dropped(path);
     if scan.polylines > 0 {
         report.warnings.push(format!(
             "{}: {} polylines (`l`) ignored",

@@ -32,10 +32,13 @@ pub(crate) fn decode(bytes: &[u8]) -> Found<'_> {
         let text: String = char::decode_utf16(units)
             .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
             .collect();
-        return match check(text.as_bytes(), true) {
-            Some(line) => Found::Binary(line),
-            None => Found::Text(Cow::Owned(unify_line_ends(&text).into_owned())),
-        };
+        if let Some(line) = check(text.as_bytes(), true) {
+            return Found::Binary(line);
+        }
+        return Found::Text(Cow::Owned(match unify_line_ends(&text) {
+            Cow::Borrowed(_) => text,
+            Cow::Owned(unified) => unified,
+        }));
     }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if let Some(line) = check(bytes, false) {

@@ -169,16 +169,7 @@ fn camera_files_name_the_file() {
 
 #[test]
 fn cameras_built_in_code_are_checked_before_rendering() {
-    let good = Camera {
-        eye: Vec3::new(0.0, 0.0, 5.0),
-        target: Vec3::ZERO,
-        up: Vec3::Y,
-        projection: Projection::Perspective { fov_y_deg: 60.0 },
-        near: 0.1,
-        far: 100.0,
-        width: 32,
-        height: 32,
-    };
+    let good = crate::support::cam(32, 32);
     assert!(good.validate().is_ok());
     let scene = Scene::new();
     let cases = [

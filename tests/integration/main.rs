@@ -3,9 +3,11 @@
 mod camera;
 mod clipping;
 mod extreme_geometry;
+mod far_and_thin_models;
 mod golden;
 mod layers;
 mod llvmpipe;
+mod mesh_format_errors;
 mod mesh_formats;
 mod obj_encodings;
 mod obj_loading;

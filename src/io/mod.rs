@@ -228,35 +228,49 @@ pub(crate) fn too_large(
     model_err(path, format, ModelErrorKind::TooLarge { what, size, limit })
 }
 
-/// Reads a whole STL or PLY file after checking that it exists, is a
-/// regular file and is within [`MAX_MODEL_BYTES`].
-#[cfg(any(feature = "stl", feature = "ply"))]
-pub(crate) fn read_model_file(path: &Path, format: ModelFormat) -> Result<Vec<u8>, Error> {
+/// Why a model file was not read: it does not exist, is not a regular file
+/// (a directory, a device), or is above the size limit (its size).
+pub(crate) enum Unreadable {
+    NotFound,
+    NotAFile,
+    TooLarge(u64),
+}
+
+/// Reads a whole model file after checking that it exists, is a regular
+/// file and holds at most `limit` bytes, before anything is allocated for
+/// it; `reject` makes the loader's own error of each refusal.
+pub(crate) fn read_model_file(
+    path: &Path,
+    limit: u64,
+    reject: impl Fn(Unreadable) -> Error,
+) -> Result<Vec<u8>, Error> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let meta = std::fs::metadata(path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            model_err(path, format, ModelErrorKind::NotFound)
+            reject(Unreadable::NotFound)
         } else {
-            Error::Io {
-                path: path.to_path_buf(),
-                source: e,
-            }
+            io(e)
         }
     })?;
     if !meta.is_file() {
-        return Err(model_err(path, format, ModelErrorKind::NotAFile));
+        return Err(reject(Unreadable::NotAFile));
     }
-    if meta.len() > MAX_MODEL_BYTES {
-        return Err(too_large(
-            path,
-            format,
-            "bytes",
-            meta.len(),
-            MAX_MODEL_BYTES,
-        ));
+    if meta.len() > limit {
+        return Err(reject(Unreadable::TooLarge(meta.len())));
     }
-    std::fs::read(path).map_err(|e| Error::Io {
-        path: path.to_path_buf(),
-        source: e,
+    std::fs::read(path).map_err(io)
+}
+
+/// [`read_model_file`] for STL and PLY, with their errors.
+#[cfg(any(feature = "stl", feature = "ply"))]
+pub(crate) fn read_mesh_file(path: &Path, format: ModelFormat) -> Result<Vec<u8>, Error> {
+    read_model_file(path, MAX_MODEL_BYTES, |why| match why {
+        Unreadable::NotFound => model_err(path, format, ModelErrorKind::NotFound),
+        Unreadable::NotAFile => model_err(path, format, ModelErrorKind::NotAFile),
+        Unreadable::TooLarge(size) => too_large(path, format, "bytes", size, MAX_MODEL_BYTES),
     })
 }
 

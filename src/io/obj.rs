@@ -39,6 +39,7 @@ use std::path::Path;
 use glam::Vec3;
 
 use super::text::{self, Found};
+use super::Unreadable;
 use crate::error::{Error, ObjErrorKind};
 use crate::geometry::Aabb;
 use crate::scene::{palette_color, Mesh, Scene, Transform};
@@ -67,25 +68,10 @@ fn too_large(path: &Path, bytes: u64) -> Error {
 /// Loads an OBJ file into a scene. Errors name the file (and the line when
 /// one is to blame); `.mtl` libraries are looked up next to the file.
 pub fn load_obj(path: &Path) -> Result<(Scene, LoadReport), Error> {
-    let meta = std::fs::metadata(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            obj_err(path, ObjErrorKind::NotFound)
-        } else {
-            Error::Io {
-                path: path.to_path_buf(),
-                source: e,
-            }
-        }
-    })?;
-    if !meta.is_file() {
-        return Err(obj_err(path, ObjErrorKind::NotAFile));
-    }
-    if meta.len() > MAX_OBJ_BYTES {
-        return Err(too_large(path, meta.len()));
-    }
-    let bytes = std::fs::read(path).map_err(|e| Error::Io {
-        path: path.to_path_buf(),
-        source: e,
+    let bytes = super::read_model_file(path, MAX_OBJ_BYTES, |why| match why {
+        Unreadable::NotFound => obj_err(path, ObjErrorKind::NotFound),
+        Unreadable::NotAFile => obj_err(path, ObjErrorKind::NotAFile),
+        Unreadable::TooLarge(size) => too_large(path, size),
     })?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     load_obj_bytes(path, &bytes, |mtl| read_mtl(&dir.join(mtl)))

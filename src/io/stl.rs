@@ -42,7 +42,7 @@ use std::path::Path;
 use glam::Vec3;
 
 use super::{
-    model_err, one_line, preview, read_model_file, single_mesh_scene, too_large, LoadReport,
+    model_err, one_line, preview, read_mesh_file, single_mesh_scene, too_large, LoadReport,
     MAX_MODEL_BYTES, MAX_MODEL_TRIANGLES,
 };
 use crate::error::{Error, ModelErrorKind, ModelFormat};
@@ -62,7 +62,7 @@ fn err(path: &Path, kind: ModelErrorKind) -> Error {
 /// Loads an STL file (binary or ASCII) into a scene of one mesh. Errors
 /// name the file (and the line of an ASCII file when one is to blame).
 pub fn load_stl(path: &Path) -> Result<(Scene, LoadReport), Error> {
-    let bytes = read_model_file(path, STL)?;
+    let bytes = read_mesh_file(path, STL)?;
     load_stl_bytes(path, &bytes)
 }
 

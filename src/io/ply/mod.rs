@@ -39,7 +39,7 @@ use ply_rs_bw::parser::{ParseError, Parser, Reader};
 use ply_rs_bw::ply::{ElementDef, Header, PropertyType, ScalarType};
 
 use super::{
-    model_err, one_line, preview, read_model_file, single_mesh_scene, too_large, LoadReport,
+    model_err, one_line, preview, read_mesh_file, single_mesh_scene, too_large, LoadReport,
     MAX_MODEL_BYTES, MAX_MODEL_TRIANGLES,
 };
 use crate::error::{Error, ModelErrorKind, ModelFormat};
@@ -103,7 +103,7 @@ fn quote(line: &str) -> String {
 /// Loads a PLY file (ASCII or binary) into a scene of one mesh. Errors name
 /// the file (and the line of a header or ASCII file when one is to blame).
 pub fn load_ply(path: &Path) -> Result<(Scene, LoadReport), Error> {
-    let bytes = read_model_file(path, PLY)?;
+    let bytes = read_mesh_file(path, PLY)?;
     load_ply_bytes(path, &bytes)
 }
 

@@ -81,5 +81,7 @@ pub use pick::{Hit, PickId, PickMethod};
 pub use raster::rules;
 pub use raster::rules::{DepthTest, FillRule};
 pub use raster::{StageTimes, Stats};
-pub use scene::{palette_color, Mesh, MeshId, Node, NodeId, Scene, Transform};
+pub use scene::{
+    palette_color, Instance, InstanceId, Mesh, MeshId, MeshOrigin, Node, NodeId, Scene, Transform,
+};
 pub use select::{NearPixel, PickCycle, SelectMode, Selection};

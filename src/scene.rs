@@ -16,6 +16,36 @@ pub use crate::geometry::Aabb;
 pub type MeshId = u32;
 /// Index of a node in a [`Scene`].
 pub type NodeId = u32;
+/// Index of an instance in a [`Scene`] ([`Scene::instances`]).
+pub type InstanceId = u32;
+
+/// One placement of one of a file's meshes: the node that places it and
+/// the mesh it draws. A glTF mesh used by three nodes has three instances;
+/// each OBJ, STL or PLY mesh, and each [`Scene::add_mesh`], has one of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instance {
+    /// The node whose world matrix places the instance.
+    pub node: NodeId,
+    /// That node's name.
+    pub name: Arc<str>,
+    /// The file's mesh it draws (glTF `meshes[i]`); for the other formats
+    /// and [`Scene::add_mesh`], the scene mesh id.
+    pub source_mesh: u32,
+}
+
+/// Where a scene mesh (one per primitive of each instance) comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MeshOrigin {
+    /// Its instance.
+    pub instance: InstanceId,
+    /// The instance's node.
+    pub node: NodeId,
+    /// The file's mesh ([`Instance::source_mesh`]).
+    pub source_mesh: u32,
+    /// The primitive of that mesh (glTF `meshes[i].primitives[j]`; 0 for
+    /// the other formats).
+    pub primitive: u32,
+}
 
 /// Translation, rotation, scale (applied scale first, then rotation, then translation).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -58,25 +88,35 @@ impl Transform {
     }
 }
 
-/// A triangle mesh in its local space.
-#[derive(Debug)]
+/// A triangle mesh in its local space: a handle on shared geometry (its
+/// positions, triangles and BVH) and its own name and color.
+///
+/// Cloning a mesh is cheap and shares the geometry and its BVH: that is how
+/// instances work ([`Scene::add_instance`]: every instance of a mesh walks
+/// the one BVH). [`Scene::clone_without_bvhs`] copies the geometry instead.
+#[derive(Clone, Debug)]
 pub struct Mesh {
     name: Arc<str>,
+    color: [u8; 3],
+    geometry: Arc<Geometry>,
+}
+
+/// The part of a [`Mesh`] its instances share.
+#[derive(Debug)]
+struct Geometry {
     positions: Vec<Vec3>,
     triangles: Vec<[u32; 3]>,
-    color: [u8; 3],
     invalid: usize,
     bounds: Aabb,
     bvh: OnceLock<Bvh>,
 }
 
-impl Clone for Mesh {
-    fn clone(&self) -> Self {
+impl Geometry {
+    /// The same positions and triangles, without the BVH.
+    fn unbuilt_copy(&self) -> Self {
         Self {
-            name: self.name.clone(),
             positions: self.positions.clone(),
             triangles: self.triangles.clone(),
-            color: self.color,
             invalid: self.invalid,
             bounds: self.bounds,
             bvh: OnceLock::new(),
@@ -118,12 +158,14 @@ impl Mesh {
             .count();
         Ok(Self {
             name: name.into(),
-            positions,
-            triangles,
             color,
-            invalid,
-            bounds,
-            bvh: OnceLock::new(),
+            geometry: Arc::new(Geometry {
+                positions,
+                triangles,
+                invalid,
+                bounds,
+                bvh: OnceLock::new(),
+            }),
         })
     }
 
@@ -142,13 +184,13 @@ impl Mesh {
     /// Local-space vertex positions.
     #[must_use]
     pub fn positions(&self) -> &[Vec3] {
-        &self.positions
+        &self.geometry.positions
     }
 
     /// Triangles as vertex index triples.
     #[must_use]
     pub fn triangles(&self) -> &[[u32; 3]] {
-        &self.triangles
+        &self.geometry.triangles
     }
 
     /// Diffuse color (sRGB bytes).
@@ -165,33 +207,40 @@ impl Mesh {
     /// Triangles that touch a non-finite vertex (never drawn or hit).
     #[must_use]
     pub fn invalid_triangles(&self) -> usize {
-        self.invalid
+        self.geometry.invalid
     }
 
     /// Local-space bounds of the finite vertices.
     #[must_use]
     pub fn bounds(&self) -> Aabb {
-        self.bounds
+        self.geometry.bounds
     }
 
     /// The three local-space corners of triangle `t`.
     #[must_use]
     pub fn triangle(&self, t: u32) -> [Vec3; 3] {
-        let [a, b, c] = self.triangles[t as usize];
+        let g = &self.geometry;
+        let [a, b, c] = g.triangles[t as usize];
         [
-            self.positions[a as usize],
-            self.positions[b as usize],
-            self.positions[c as usize],
+            g.positions[a as usize],
+            g.positions[b as usize],
+            g.positions[c as usize],
         ]
     }
 
     /// The mesh's BVH, built on first use (in parallel for large meshes) and
-    /// then reused; it lives in local space, so moving the mesh's node does
-    /// not invalidate it.
+    /// then reused by this mesh and every instance sharing its geometry; it
+    /// lives in local space, so moving the mesh's node does not invalidate it.
     #[must_use]
     pub fn bvh(&self) -> &Bvh {
-        self.bvh
-            .get_or_init(|| Bvh::build(&self.positions, &self.triangles))
+        let g = &*self.geometry;
+        g.bvh.get_or_init(|| Bvh::build(&g.positions, &g.triangles))
+    }
+
+    /// Do both meshes share one geometry (and so one BVH)?
+    #[must_use]
+    pub fn shares_geometry(&self, other: &Mesh) -> bool {
+        Arc::ptr_eq(&self.geometry, &other.geometry)
     }
 }
 
@@ -222,6 +271,8 @@ pub struct Scene {
     meshes: Vec<Mesh>,
     nodes: Vec<Node>,
     mesh_node: Vec<NodeId>,
+    instances: Vec<Instance>,
+    origins: Vec<MeshOrigin>,
     tri_offset: Vec<u32>,
     framing: Option<Aabb>,
     flat: FlatBvh,
@@ -260,17 +311,11 @@ impl Clone for Identity {
     }
 }
 
-/// The lazily built BVH over all of a scene's triangles ([`Scene::flat_bvh`]).
-/// A clone starts without it (like [`Mesh`]'s own BVH), so that a copy can
-/// time building it.
-#[derive(Debug, Default)]
-struct FlatBvh(OnceLock<Bvh>);
-
-impl Clone for FlatBvh {
-    fn clone(&self) -> Self {
-        Self::default()
-    }
-}
+/// The lazily built BVH over all of a scene's triangles ([`Scene::flat_bvh`]),
+/// shared by clones like the meshes' own BVHs; [`Scene::clone_without_bvhs`]
+/// starts without it.
+#[derive(Clone, Debug, Default)]
+struct FlatBvh(Arc<OnceLock<Bvh>>);
 
 impl Scene {
     /// An empty scene.
@@ -324,23 +369,117 @@ impl Scene {
         Some((self.nodes.len() - 1) as NodeId)
     }
 
-    /// Adds a mesh on a new node (named like the mesh) under `parent`.
+    /// Adds a mesh on a new node (named like the mesh) under `parent`, as an
+    /// instance of its own.
     ///
     /// # Panics
     /// When `parent` is not a node of this scene.
     pub fn add_mesh(&mut self, mesh: Mesh, local: Transform, parent: Option<NodeId>) -> MeshId {
         let node = self.add_node(&mesh.name.clone(), local, parent);
         let id = self.meshes.len() as MeshId;
+        let instance = self.push_instance(node, id);
+        self.push_mesh(mesh, instance, 0)
+    }
+
+    /// Adds an instance: `node` places the file's mesh `source_mesh`, whose
+    /// primitives [`Scene::add_primitive`] then adds. `None` when `node` does
+    /// not exist.
+    pub fn add_instance(&mut self, node: NodeId, source_mesh: u32) -> Option<InstanceId> {
+        ((node as usize) < self.nodes.len()).then(|| self.push_instance(node, source_mesh))
+    }
+
+    /// Adds a scene mesh drawing primitive `primitive` of `instance`, placed
+    /// by the instance's node. Instances of one file mesh pass clones of one
+    /// [`Mesh`], so they share its geometry and BVH. `None` when `instance`
+    /// does not exist.
+    pub fn add_primitive(
+        &mut self,
+        instance: InstanceId,
+        mesh: Mesh,
+        primitive: u32,
+    ) -> Option<MeshId> {
+        ((instance as usize) < self.instances.len())
+            .then(|| self.push_mesh(mesh, instance, primitive))
+    }
+
+    fn push_instance(&mut self, node: NodeId, source_mesh: u32) -> InstanceId {
+        self.instances.push(Instance {
+            node,
+            name: self.nodes[node as usize].name.as_str().into(),
+            source_mesh,
+        });
+        (self.instances.len() - 1) as InstanceId
+    }
+
+    fn push_mesh(&mut self, mesh: Mesh, instance: InstanceId, primitive: u32) -> MeshId {
+        self.changed();
+        let id = self.meshes.len() as MeshId;
+        let inst = &self.instances[instance as usize];
+        let node = inst.node;
+        self.origins.push(MeshOrigin {
+            instance,
+            node,
+            source_mesh: inst.source_mesh,
+            primitive,
+        });
         if self.tri_offset.is_empty() {
             self.tri_offset.push(0);
         }
         let last = *self.tri_offset.last().unwrap_or(&0);
-        self.tri_offset.push(last + mesh.triangles.len() as u32);
+        self.tri_offset
+            .push(last.saturating_add(mesh.triangles().len() as u32));
         self.meshes.push(mesh);
         self.flat = FlatBvh::default();
         self.mesh_node.push(node);
-        self.nodes[node as usize].mesh = Some(id);
+        let n = &mut self.nodes[node as usize];
+        n.mesh = n.mesh.or(Some(id));
         id
+    }
+
+    /// All instances, in the order they were added.
+    #[must_use]
+    pub fn instances(&self) -> &[Instance] {
+        &self.instances
+    }
+
+    /// Where scene mesh `id` comes from: its instance, node, file mesh and
+    /// primitive.
+    #[must_use]
+    pub fn mesh_origin(&self, id: MeshId) -> Option<MeshOrigin> {
+        self.origins.get(id as usize).copied()
+    }
+
+    /// The origin of scene mesh `id` and its instance's name, for hits.
+    pub(crate) fn hit_origin(&self, id: MeshId) -> (MeshOrigin, Arc<str>) {
+        let origin = self.mesh_origin(id).unwrap_or_default();
+        let name = self
+            .instances
+            .get(origin.instance as usize)
+            .map_or_else(|| Arc::from(""), |i| i.name.clone());
+        (origin, name)
+    }
+
+    /// A copy whose meshes do not share geometry or BVHs with this scene's
+    /// (instances within the copy still share theirs): for timing the BVH
+    /// builds of a scene already queried.
+    #[must_use]
+    pub fn clone_without_bvhs(&self) -> Scene {
+        let mut copy = self.clone();
+        copy.flat = FlatBvh::default();
+        let mut done: Vec<(*const Geometry, Arc<Geometry>)> = Vec::new();
+        for m in &mut copy.meshes {
+            let key = Arc::as_ptr(&m.geometry);
+            let g = match done.iter().find(|(k, _)| *k == key) {
+                Some((_, g)) => g.clone(),
+                None => {
+                    let g = Arc::new(m.geometry.unbuilt_copy());
+                    done.push((key, g.clone()));
+                    g
+                }
+            };
+            m.geometry = g;
+        }
+        copy
     }
 
     /// All meshes, in draw order.
@@ -511,15 +650,15 @@ impl Scene {
             return m.bvh();
         }
         self.flat.0.get_or_init(|| {
-            let vertices = self.meshes.iter().map(|m| m.positions.len()).sum();
+            let vertices = self.meshes.iter().map(|m| m.positions().len()).sum();
             let mut positions = Vec::with_capacity(vertices);
             let mut tris = Vec::with_capacity(self.triangle_count() as usize);
             for m in &self.meshes {
                 // (indices past u32 are excluded by the build as out of range)
                 let base = u32::try_from(positions.len()).unwrap_or(u32::MAX);
-                positions.extend_from_slice(&m.positions);
+                positions.extend_from_slice(m.positions());
                 tris.extend(
-                    m.triangles
+                    m.triangles()
                         .iter()
                         .map(|t| t.map(|v| v.saturating_add(base))),
                 );
@@ -565,7 +704,7 @@ impl Scene {
         let mut b = Aabb::empty();
         for (i, m) in self.meshes.iter().enumerate() {
             let w = self.mesh_world(i as MeshId);
-            for p in &m.positions {
+            for p in m.positions() {
                 let q = w.transform_point3(*p);
                 if q.is_finite() {
                     b.grow(q);

@@ -21,7 +21,7 @@ use glam::Vec3;
 
 use crate::error::Error;
 use crate::frame::Frame;
-use crate::scene::{MeshId, Scene};
+use crate::scene::{MeshId, MeshOrigin, Scene};
 
 /// Pick method.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -106,6 +106,11 @@ pub struct Hit {
     pub triangle: u32,
     /// Global triangle index (file order over all meshes).
     pub global_triangle: u32,
+    /// The mesh's instance, node, file mesh and primitive
+    /// ([`crate::Scene::mesh_origin`]); `triangle` counts within that primitive.
+    pub origin: MeshOrigin,
+    /// The instance's node name.
+    pub node_name: Arc<str>,
     /// Window depth 0..1 of the hit point.
     pub depth: f32,
     /// Distance along the pick ray from its origin.
@@ -518,11 +523,14 @@ impl Frame {
         } else {
             position
         };
+        let (origin, node_name) = scene.hit_origin(mesh);
         Some(Hit {
             mesh,
             mesh_name: m.name_arc().clone(),
             triangle: local,
             global_triangle: global,
+            origin,
+            node_name,
             depth,
             distance: (position - ray.origin).dot(ray.direction),
             position,

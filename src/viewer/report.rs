@@ -14,14 +14,18 @@ pub(super) fn pick_line(method: PickMethod, x: i64, y: i64, hit: Option<&Hit>) -
     match hit {
         None => format!("pick method={} x={x} y={y} none", method.name()),
         Some(h) => format!(
-            "pick method={} x={x} y={y} mesh={} name={} triangle={} global={} depth={:.6} position={}",
+            "pick method={} x={x} y={y} mesh={} name={} triangle={} global={} depth={:.6} position={} \
+             instance={} primitive={} node={}",
             method.name(),
             h.mesh,
             h.mesh_name,
             h.triangle,
             h.global_triangle,
             h.depth,
-            fmt_vec(h.position)
+            fmt_vec(h.position),
+            h.origin.instance,
+            h.origin.primitive,
+            h.node_name
         ),
     }
 }

@@ -47,7 +47,7 @@ pub fn pick_line(method: PickMethod, x: i64, y: i64, hit: Option<&Hit>) -> Strin
     let p = h.position;
     format!(
         "pick method={m} x={x} y={y} mesh={} name={} triangle={} global={} depth={:.6} \
-         position=({:.6},{:.6},{:.6})",
+         position=({:.6},{:.6},{:.6}) instance={} primitive={} node={}",
         h.mesh,
         h.mesh_name,
         h.triangle,
@@ -55,7 +55,10 @@ pub fn pick_line(method: PickMethod, x: i64, y: i64, hit: Option<&Hit>) -> Strin
         h.depth,
         p.x + 0.0,
         p.y + 0.0,
-        p.z + 0.0
+        p.z + 0.0,
+        h.origin.instance,
+        h.origin.primitive,
+        h.node_name
     )
 }
 

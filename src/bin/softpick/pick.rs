@@ -65,6 +65,14 @@ pub struct HitJson<'a> {
     pub mesh_name: &'a str,
     pub triangle: u32,
     pub global_triangle: u32,
+    /// The instance (`Scene::instances`), its node id and name.
+    pub instance: u32,
+    pub node: u32,
+    pub node_name: &'a str,
+    /// The file's mesh (glTF `meshes[i]`) and primitive; `triangle` counts
+    /// within that primitive.
+    pub source_mesh: u32,
+    pub primitive: u32,
     /// Window depth 0..1.
     pub depth: f32,
     /// Distance from the near-plane point of the pixel ray.
@@ -82,6 +90,11 @@ impl<'a> HitJson<'a> {
             mesh_name: &h.mesh_name,
             triangle: h.triangle,
             global_triangle: h.global_triangle,
+            instance: h.origin.instance,
+            node: h.origin.node,
+            node_name: &h.node_name,
+            source_mesh: h.origin.source_mesh,
+            primitive: h.origin.primitive,
             depth: h.depth,
             distance: h.distance,
             position: h.position.to_array(),

@@ -221,7 +221,7 @@ pub fn run(
                 PickMethod::Ray => {
                     // a fresh copy has no BVHs yet, a fresh render no top-level
                     // BVH: time building those the ray picks walk
-                    let fresh = scene.clone();
+                    let fresh = scene.clone_without_bvhs();
                     let frame = renderer.render(&fresh, camera)?;
                     let t = Instant::now();
                     fresh.build_bvhs();

@@ -54,11 +54,14 @@ fn make_hit(
     let p = m
         .triangle(triangle)
         .map(|q| transform.world.transform_point3(q));
+    let (origin, node_name) = scene.hit_origin(mesh);
     Hit {
         mesh,
         mesh_name: m.name_arc().clone(),
         triangle,
         global_triangle: scene.global_triangle(mesh, triangle),
+        origin,
+        node_name,
         depth: f32::NAN,
         distance: h.t * ray.direction.length(),
         position: ray.at(h.t),

@@ -45,6 +45,13 @@ fn pick_line_format() {
         mesh_name: "crate_1".into(),
         triangle: 7,
         global_triangle: 120,
+        origin: crate::scene::MeshOrigin {
+            instance: 3,
+            node: 4,
+            source_mesh: 3,
+            primitive: 0,
+        },
+        node_name: "crate_1".into(),
         depth: 0.812_345,
         distance: 1.0,
         position: Vec3::new(0.1, -0.2, 0.3),
@@ -55,7 +62,7 @@ fn pick_line_format() {
     assert_eq!(
         pick_line(PickMethod::Buffer, 123, 45, Some(&hit)),
         "pick method=buffer x=123 y=45 mesh=3 name=crate_1 triangle=7 global=120 \
-         depth=0.812345 position=(0.100000,-0.200000,0.300000)"
+         depth=0.812345 position=(0.100000,-0.200000,0.300000) instance=3 primitive=0 node=crate_1"
     );
     assert_eq!(
         pick_line(PickMethod::Ray, 1, 2, None),

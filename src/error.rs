@@ -26,6 +26,14 @@ pub enum ObjErrorKind {
     /// Faces exist but every triangle was dropped (degenerate or non-finite).
     #[error("no usable triangles ({0} dropped: non-finite vertices or fewer than 3 vertices)")]
     NoTriangles(usize),
+    /// A problem at a place in a glTF file, e.g.
+    /// `meshes[0].primitives[1].indices`.
+    #[error("{0}: {1}")]
+    At(String, String),
+    /// A glTF file requires an extension softpick does not read (the
+    /// extension, and where the file names it).
+    #[error("{1}: requires the extension `{0}`, which softpick does not read")]
+    UnsupportedExtension(String, String),
     /// The file is above a size limit (checked before allocating for it).
     #[error("too large: {size} {what} (the limit is {limit})")]
     TooLarge {
@@ -52,11 +60,18 @@ pub enum ModelFormat {
     Stl,
     /// PLY, ASCII or binary (`.ply`), cargo feature `ply`.
     Ply,
+    /// glTF 2.0 (`.gltf`, `.glb`), cargo feature `gltf`.
+    Gltf,
 }
 
 impl ModelFormat {
     /// Every format, in the order of the docs.
-    pub const ALL: [ModelFormat; 3] = [ModelFormat::Obj, ModelFormat::Stl, ModelFormat::Ply];
+    pub const ALL: [ModelFormat; 4] = [
+        ModelFormat::Obj,
+        ModelFormat::Stl,
+        ModelFormat::Ply,
+        ModelFormat::Gltf,
+    ];
 
     /// The format's name as the docs write it: `"OBJ"`, `"STL"`, `"PLY"`.
     #[must_use]
@@ -65,23 +80,28 @@ impl ModelFormat {
             ModelFormat::Obj => "OBJ",
             ModelFormat::Stl => "STL",
             ModelFormat::Ply => "PLY",
+            ModelFormat::Gltf => "glTF",
         }
     }
 
-    /// The cargo feature that reads the format: `"obj"`, `"stl"`, `"ply"`.
+    /// The cargo feature that reads the format: `"obj"`, `"stl"`, `"ply"`, `"gltf"`.
     #[must_use]
     pub fn feature(self) -> &'static str {
         match self {
             ModelFormat::Obj => "obj",
             ModelFormat::Stl => "stl",
             ModelFormat::Ply => "ply",
+            ModelFormat::Gltf => "gltf",
         }
     }
 
-    /// The format a file extension names (`obj`, `stl`, `ply`, any case,
-    /// without the dot); `None` for any other.
+    /// The format a file extension names (`obj`, `stl`, `ply`, `gltf`,
+    /// `glb`, any case, without the dot); `None` for any other.
     #[must_use]
     pub fn from_extension(ext: &str) -> Option<ModelFormat> {
+        if ext.eq_ignore_ascii_case("glb") {
+            return Some(ModelFormat::Gltf);
+        }
         ModelFormat::ALL
             .into_iter()
             .find(|f| ext.eq_ignore_ascii_case(f.feature()))
@@ -94,6 +114,7 @@ impl ModelFormat {
             ModelFormat::Obj => cfg!(feature = "obj"),
             ModelFormat::Stl => cfg!(feature = "stl"),
             ModelFormat::Ply => cfg!(feature = "ply"),
+            ModelFormat::Gltf => cfg!(feature = "gltf"),
         }
     }
 }
@@ -104,7 +125,7 @@ impl std::fmt::Display for ModelFormat {
     }
 }
 
-/// What was wrong with an STL or PLY file (OBJ files have [`ObjErrorKind`]).
+/// What was wrong with an STL, PLY or glTF file (OBJ files have [`ObjErrorKind`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ModelErrorKind {
     /// The file does not exist.
@@ -131,6 +152,14 @@ pub enum ModelErrorKind {
     /// Triangles exist but none is usable (every one touches a non-finite vertex).
     #[error("no usable triangles ({0} dropped: non-finite vertices or fewer than 3 vertices)")]
     NoTriangles(usize),
+    /// A problem at a place in a glTF file, e.g.
+    /// `meshes[0].primitives[1].indices`.
+    #[error("{0}: {1}")]
+    At(String, String),
+    /// A glTF file requires an extension softpick does not read (the
+    /// extension, and where the file names it).
+    #[error("{1}: requires the extension `{0}`, which softpick does not read")]
+    UnsupportedExtension(String, String),
     /// The file is above a size limit (checked before allocating for it).
     #[error("too large: {size} {what} (the limit is {limit})")]
     TooLarge {
@@ -146,7 +175,7 @@ pub enum ModelErrorKind {
 fn an(f: ModelFormat) -> &'static str {
     match f {
         ModelFormat::Obj | ModelFormat::Stl => "n",
-        ModelFormat::Ply => "",
+        ModelFormat::Ply | ModelFormat::Gltf => "",
     }
 }
 
@@ -227,6 +256,14 @@ pub enum Error {
         format: ModelFormat,
         /// How the format was chosen, e.g. " (chosen by the extension `.stl`)".
         why: String,
+    },
+    /// An option does not apply to the file (e.g. a glTF scene choice for an OBJ file).
+    #[error("{}: {message}", path.display())]
+    Option {
+        /// The file.
+        path: PathBuf,
+        /// What does not apply, and why.
+        message: String,
     },
     /// A camera file was invalid.
     #[error("{}: {source}", path.display())]

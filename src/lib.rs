@@ -57,6 +57,7 @@ pub mod viewer;
 pub use accel::bvh::Bvh;
 pub use analysis::{analyze_rules, RuleReport};
 pub use builtin::builtin_scene;
+pub use camera::file::{FileCamera, FileProjection};
 pub use camera::{Camera, Projection};
 pub use collide::{
     first_blocker, ground_below, ground_height, line_of_sight, plan_sweep, sweep_move, SweepResult,
@@ -68,14 +69,19 @@ pub use export::{id_color, read_raw_u32, write_atomic, write_raw_f32, write_raw_
 pub use frame::render::{render, render_2d, RenderOptions, Renderer};
 pub use frame::{Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
 pub use geometry::{Aabb, CullMode, Ray};
+#[cfg(any(feature = "obj", feature = "stl", feature = "ply"))]
+#[cfg(feature = "gltf")]
+pub use io::gltf::{load_gltf, load_gltf_bytes, load_gltf_with};
 #[cfg(feature = "obj")]
 pub use io::obj::{load_obj, load_obj_bytes};
 #[cfg(feature = "ply")]
 pub use io::ply::{load_ply, load_ply_bytes};
 #[cfg(feature = "stl")]
 pub use io::stl::{load_stl, load_stl_bytes};
-#[cfg(any(feature = "obj", feature = "stl", feature = "ply"))]
-pub use io::{load_model, load_model_bytes, sniff_model_format, LoadReport, MAX_MODEL_BYTES};
+pub use io::{
+    load_model, load_model_bytes, load_model_bytes_with, load_model_with, sniff_model_format,
+    LoadOptions, LoadReport, MAX_MODEL_BYTES,
+};
 pub use pick::ray::{raycast_all, raycast_first, RayCaster, RayOptions};
 pub use pick::{Hit, PickId, PickMethod};
 pub use raster::rules;

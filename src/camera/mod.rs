@@ -7,6 +7,7 @@
 
 use glam::{DMat4, DVec4, Mat4, Vec3, Vec4};
 
+pub mod file;
 #[cfg(feature = "json")]
 mod json;
 

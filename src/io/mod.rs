@@ -1,14 +1,19 @@
-//! File input: Wavefront OBJ (feature `obj`), STL (feature `stl`) and PLY
-//! (feature `ply`) models, and [`load_model`], which chooses among them.
+//! File input: Wavefront OBJ (feature `obj`), STL (feature `stl`), PLY
+//! (feature `ply`) and glTF 2.0 (feature `gltf`) models, and
+//! [`load_model`], which chooses among them.
 //!
 //! Every loader returns a [`Scene`] and a [`LoadReport`]; every error names
 //! the file. [`load_model`] chooses the format by the file's extension
-//! (`.obj`, `.stl`, `.ply`, any case) and, when the extension is another or
-//! missing, by the first bytes ([`sniff_model_format`]): `ply` on the first line is PLY;
+//! (`.obj`, `.stl`, `.ply`, `.gltf`, `.glb`, any case) and, when the
+//! extension is another or missing, by the first bytes
+//! ([`sniff_model_format`]): `glTF` (the GLB magic), or a `{` whose JSON has
+//! an `"asset"` key within the first KiB, is glTF; `ply` on the first line is PLY;
 //! `solid` followed by `facet` within the first KiB, or a binary STL whose
 //! size is exactly 84 + 50 · its facet count, is STL; anything else is OBJ.
 //! A format whose cargo feature is off gives [`Error::FormatDisabled`].
 
+#[cfg(feature = "gltf")]
+pub mod gltf;
 #[cfg(feature = "obj")]
 pub mod obj;
 #[cfg(feature = "ply")]
@@ -24,7 +29,7 @@ use std::path::Path;
 #[cfg(any(feature = "stl", feature = "ply"))]
 use glam::Vec3;
 
-#[cfg(any(feature = "stl", feature = "ply"))]
+#[cfg(any(feature = "stl", feature = "ply", feature = "gltf"))]
 use crate::error::ModelErrorKind;
 use crate::error::{Error, ModelFormat};
 #[cfg(any(feature = "stl", feature = "ply"))]
@@ -41,14 +46,36 @@ use crate::scene::{Mesh, Transform};
 pub const MAX_MODEL_BYTES: u64 = 1 << 30;
 
 /// Most triangles (and PLY vertices) a model may declare.
-#[cfg(any(feature = "stl", feature = "ply"))]
+#[cfg(any(feature = "stl", feature = "ply", feature = "gltf"))]
 pub(crate) const MAX_MODEL_TRIANGLES: u64 = crate::limits::MAX_TRIANGLES;
 
-/// What a load found besides the scene.
+/// What to load from a file that holds several scenes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The glTF scene, by index or name (`None`: the file's default scene,
+    /// else its first). Other formats have one scene and refuse this.
+    pub scene: Option<String>,
+}
+
+/// What a load found besides the scene.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LoadReport {
-    /// Meshes loaded.
+    /// Scene meshes loaded (for glTF, one per triangle primitive of each instance).
     pub meshes: usize,
+    /// Instances ([`Scene::instances`]): for glTF, the node–mesh placements
+    /// (and `EXT_mesh_gpu_instancing` rows); otherwise one per mesh.
+    pub instances: usize,
+    /// glTF primitives that are points or lines, skipped.
+    pub skipped_primitives: usize,
+    /// glTF skins, morph targets (over all primitives) and animations in
+    /// the file; the geometry loaded is the rest pose.
+    pub skins: usize,
+    /// See [`LoadReport::skins`].
+    pub morph_targets: usize,
+    /// See [`LoadReport::skins`].
+    pub animations: usize,
+    /// The file's cameras placed in the loaded scene (glTF).
+    pub cameras: Vec<crate::camera::file::FileCamera>,
     /// Triangles loaded (including unusable ones, so numbering follows the file).
     pub triangles: usize,
     /// Triangles touching a non-finite vertex: kept for numbering, never drawn or hit.
@@ -98,6 +125,18 @@ const SNIFF_BYTES: usize = 1024;
 /// `None` otherwise (OBJ has no signature).
 #[must_use]
 pub fn sniff_model_format(head: &[u8], file_size: u64) -> Option<ModelFormat> {
+    if head.starts_with(b"glTF") {
+        return Some(ModelFormat::Gltf);
+    }
+    let start = head.trim_ascii_start();
+    let start = start.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(start);
+    if start.starts_with(b"{")
+        && head[..head.len().min(SNIFF_BYTES)]
+            .windows(7)
+            .any(|w| w == b"\"asset\"")
+    {
+        return Some(ModelFormat::Gltf);
+    }
     if head.starts_with(b"ply\n") || head.starts_with(b"ply\r\n") {
         return Some(ModelFormat::Ply);
     }
@@ -157,6 +196,12 @@ fn disabled(path: &Path, format: ModelFormat, why: String) -> Error {
 /// `load_ply`. A format whose cargo feature is off is an
 /// [`Error::FormatDisabled`] naming the file and the feature.
 pub fn load_model(path: &Path) -> Result<(Scene, LoadReport), Error> {
+    load_model_with(path, &LoadOptions::default())
+}
+
+/// [`load_model`] with options: which glTF scene. A scene choice for a
+/// format that has one scene is an error naming the file.
+pub fn load_model_with(path: &Path, opts: &LoadOptions) -> Result<(Scene, LoadReport), Error> {
     let (format, why) = match by_extension(path) {
         Some(_) => choose(path, &[], 0),
         None => {
@@ -177,7 +222,10 @@ pub fn load_model(path: &Path) -> Result<(Scene, LoadReport), Error> {
             choose(path, &head, meta.len())
         }
     };
+    check_options(path, format, opts)?;
     match format {
+        #[cfg(feature = "gltf")]
+        ModelFormat::Gltf => gltf::load_gltf_with(path, opts),
         #[cfg(feature = "obj")]
         ModelFormat::Obj => obj::load_obj(path),
         #[cfg(feature = "stl")]
@@ -193,8 +241,21 @@ pub fn load_model(path: &Path) -> Result<(Scene, LoadReport), Error> {
 /// extension chooses the format, else the bytes do (as [`load_model`]).
 /// An OBJ's `mtllib` libraries are not read (a warning; palette colors).
 pub fn load_model_bytes(path: &Path, bytes: &[u8]) -> Result<(Scene, LoadReport), Error> {
+    load_model_bytes_with(path, bytes, &LoadOptions::default())
+}
+
+/// [`load_model_bytes`] with options (see [`load_model_with`]). A glTF
+/// file's external buffers are not read: only GLB and data-URI buffers load.
+pub fn load_model_bytes_with(
+    path: &Path,
+    bytes: &[u8],
+    opts: &LoadOptions,
+) -> Result<(Scene, LoadReport), Error> {
     let (format, why) = choose(path, bytes, bytes.len() as u64);
+    check_options(path, format, opts)?;
     match format {
+        #[cfg(feature = "gltf")]
+        ModelFormat::Gltf => gltf::load_gltf_bytes(path, bytes, opts),
         #[cfg(feature = "obj")]
         ModelFormat::Obj => {
             obj::load_obj_bytes(path, bytes, |_| Err(tobj::LoadError::OpenFileFailed))
@@ -208,7 +269,18 @@ pub fn load_model_bytes(path: &Path, bytes: &[u8]) -> Result<(Scene, LoadReport)
     }
 }
 
-#[cfg(any(feature = "stl", feature = "ply"))]
+/// Refuses a scene choice for a format with one scene.
+fn check_options(path: &Path, format: ModelFormat, opts: &LoadOptions) -> Result<(), Error> {
+    match &opts.scene {
+        Some(s) if format != ModelFormat::Gltf => Err(Error::Option {
+            path: path.to_path_buf(),
+            message: format!("a scene (`{s}`) can be chosen in glTF files only; this is {format}"),
+        }),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(any(feature = "stl", feature = "ply", feature = "gltf"))]
 pub(crate) fn model_err(path: &Path, format: ModelFormat, kind: ModelErrorKind) -> Error {
     Error::Model {
         path: path.to_path_buf(),
@@ -217,7 +289,7 @@ pub(crate) fn model_err(path: &Path, format: ModelFormat, kind: ModelErrorKind) 
     }
 }
 
-#[cfg(any(feature = "stl", feature = "ply"))]
+#[cfg(any(feature = "stl", feature = "ply", feature = "gltf"))]
 pub(crate) fn too_large(
     path: &Path,
     format: ModelFormat,
@@ -264,8 +336,8 @@ pub(crate) fn read_model_file(
     std::fs::read(path).map_err(io)
 }
 
-/// [`read_model_file`] for STL and PLY, with their errors.
-#[cfg(any(feature = "stl", feature = "ply"))]
+/// [`read_model_file`] for STL, PLY and glTF, with their errors.
+#[cfg(any(feature = "stl", feature = "ply", feature = "gltf"))]
 pub(crate) fn read_mesh_file(path: &Path, format: ModelFormat) -> Result<Vec<u8>, Error> {
     read_model_file(path, MAX_MODEL_BYTES, |why| match why {
         Unreadable::NotFound => model_err(path, format, ModelErrorKind::NotFound),
@@ -358,7 +430,8 @@ mod tests {
 
     #[test]
     fn a_format_whose_feature_is_off_is_an_error_naming_the_file_and_feature() {
-        let files: [(&str, &[u8]); 3] = [
+        let files: [(&str, &[u8]); 4] = [
+            ("m.gltf", b"{\"asset\":{\"version\":\"2.0\"}}"),
             ("m.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"),
             ("m.stl", b"solid x\nendsolid x\n"),
             ("m.ply", b"ply\nformat ascii 1.0\nend_header\n"),

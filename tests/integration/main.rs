@@ -4,6 +4,8 @@ mod camera;
 mod clipping;
 mod extreme_geometry;
 mod far_and_thin_models;
+mod gltf;
+mod gltf_errors;
 mod golden;
 mod layers;
 mod llvmpipe;

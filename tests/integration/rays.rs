@@ -179,7 +179,7 @@ fn ray_picks_refuse_a_scene_moved_after_the_render_and_follow_a_new_render() {
     assert!(picks(&moved, &s).iter().all(Result::is_err));
 }
 
-fn agreement(scene: &Scene, f: &Frame) -> (usize, usize) {
+pub(crate) fn agreement(scene: &Scene, f: &Frame) -> (usize, usize) {
     let (w, h) = (f.width() as i64, f.height() as i64);
     let id = |x: i64, y: i64| f.triangle_at(x, y);
     let (mut agree, mut covered) = (0, 0);

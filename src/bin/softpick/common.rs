@@ -6,7 +6,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use softpick::{builtin_scene, load_model, Camera, CullMode, FillRule, RenderOptions, Scene};
+use softpick::{
+    builtin_scene, load_model_with, Camera, CullMode, FileCamera, FillRule, LoadOptions,
+    LoadReport, RenderOptions, Scene,
+};
 
 use crate::RasterArgs;
 
@@ -67,11 +70,14 @@ pub fn say(args: fmt::Arguments<'_>) -> Res<()> {
 /// The model, camera and thread options shared by the commands.
 #[derive(Args, Debug, Clone)]
 pub struct SceneArgs {
-    /// Model file: OBJ, STL or PLY, by extension (else by content) [default: the built-in 362-triangle scene]
+    /// Model file: OBJ, STL, PLY, glTF or GLB, by extension (else by content) [default: the built-in 362-triangle scene]
     #[arg(value_name = "MODEL")]
     pub model: Option<PathBuf>,
-    /// Camera JSON (see README, "Conventions") [default: automatic framing]
-    #[arg(long, value_name = "CAM.json")]
+    /// The glTF scene to load, by index or name [default: the file's default scene]
+    #[arg(long, value_name = "N|NAME")]
+    pub scene: Option<String>,
+    /// Camera JSON (see README, "Conventions"), or `gltf:N` / `gltf:NAME` for a camera of the glTF file [default: automatic framing]
+    #[arg(long, value_name = "CAM.json|gltf:N")]
     pub camera: Option<PathBuf>,
     /// Frame size; overrides the camera file's size [default: 360x360]
     #[arg(long, value_name = "WxH")]
@@ -105,31 +111,33 @@ impl Setup {
         // parse cheap options first, so a bad --size fails before any loading
         let size = args.size.as_deref().map(parse_size).transpose()?;
         init_threads(args.threads)?;
-        let (scene, label) = match &args.model {
-            None => (builtin_scene(), "built-in scene".to_string()),
+        let load = LoadOptions {
+            scene: args.scene.clone(),
+        };
+        let (scene, report, label) = match &args.model {
+            None if args.scene.is_some() => {
+                return Err(CliError(
+                    "--scene chooses a scene of a glTF file; no model file was given".into(),
+                ))
+            }
+            None => (
+                builtin_scene(),
+                LoadReport::default(),
+                "built-in scene".to_string(),
+            ),
             Some(path) => {
-                // OBJ, STL or PLY: by extension, else by the first bytes
-                let (scene, report) = load_model(path)?;
+                // OBJ, STL, PLY or glTF: by extension, else by the first bytes
+                let (scene, report) = load_model_with(path, &load)?;
                 // each warning names the file (skipped faces and non-finite
                 // triangles included)
                 for w in &report.warnings {
                     eprintln!("softpick: warning: {w}");
                 }
                 let name = path.display();
-                (scene, name.to_string())
+                (scene, report, name.to_string())
             }
         };
-        let bounds = scene.framing_bounds();
-        let camera = match &args.camera {
-            Some(path) => Camera::load(path, &bounds)?,
-            None => Camera::auto_frame(&bounds, DEFAULT_SIZE.0, DEFAULT_SIZE.1),
-        };
-        let camera = match size {
-            Some((w, h)) => camera
-                .try_with_size(w, h)
-                .map_err(|e| CliError(format!("--size {w}x{h}: {e}")))?,
-            None => camera,
-        };
+        let camera = scene_camera(args.camera.as_deref(), size, &scene, &report, &label)?;
         let mut opts = RenderOptions {
             threads: args.threads.map(|n| n as usize),
             ..RenderOptions::default()
@@ -144,6 +152,52 @@ impl Setup {
             opts,
             label,
         })
+    }
+}
+
+/// The camera of `--camera`: a camera JSON file, `gltf:N` / `gltf:NAME`
+/// (a camera of the loaded glTF file, see [`FileCamera::find`]), or
+/// automatic framing; `size` (`--size`) overrides the size.
+pub fn scene_camera(
+    given: Option<&Path>,
+    size: Option<(u32, u32)>,
+    scene: &Scene,
+    report: &LoadReport,
+    label: &str,
+) -> Res<Camera> {
+    let bounds = scene.framing_bounds();
+    let key = given
+        .and_then(Path::to_str)
+        .and_then(|s| s.strip_prefix("gltf:"));
+    let camera = match (given, key) {
+        (_, Some(key)) => {
+            let names = |c: &FileCamera| format!("{} ({})", c.index, c.name);
+            let cam = FileCamera::find(&report.cameras, key, |n| {
+                scene.nodes().get(n as usize).map(|n| n.name.clone())
+            })
+            .ok_or_else(|| {
+                let list: Vec<String> = report.cameras.iter().map(names).collect();
+                CliError(format!(
+                    "--camera gltf:{key}: {label} has no such camera (it has {})",
+                    if list.is_empty() {
+                        "none".to_string()
+                    } else {
+                        list.join(", ")
+                    }
+                ))
+            })?;
+            return cam
+                .camera(scene.world_matrix(cam.node), DEFAULT_SIZE.1, size, &bounds)
+                .map_err(|e| CliError(format!("--camera gltf:{key}: {e}")));
+        }
+        (Some(path), None) => Camera::load(path, &bounds)?,
+        (None, _) => Camera::auto_frame(&bounds, DEFAULT_SIZE.0, DEFAULT_SIZE.1),
+    };
+    match size {
+        Some((w, h)) => camera
+            .try_with_size(w, h)
+            .map_err(|e| CliError(format!("--size {w}x{h}: {e}"))),
+        None => Ok(camera),
     }
 }
 

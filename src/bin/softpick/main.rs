@@ -383,8 +383,9 @@ fn render_cmd(a: &RenderCmd) -> Res<()> {
     let st = frame.stats();
     let covered = frame.ids().iter().filter(|&&i| i != 0).count();
     say(format_args!(
-        "{}: {w}x{h}, {} triangles ({} drawn, {} zero-area, {} culled, {} clipped), {covered} pixels covered, rule {}, {ms:.2} ms",
+        "{}: {w}x{h}, {} instances, {} triangles ({} drawn, {} zero-area, {} culled, {} clipped), {covered} pixels covered, rule {}, {ms:.2} ms",
         s.label,
+        s.scene.instances().len(),
         st.triangles,
         st.setups,
         st.zero_area,

@@ -616,4 +616,5 @@ fn view_without_a_display_names_the_headless_commands() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+mod gltf;
 mod timing;

@@ -17,7 +17,7 @@ command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 # FUZZ_JOBS=N runs N processes per target (libFuzzer then logs to fuzz-<i>.log)
 jobs=()
 if [ "${FUZZ_JOBS:-1}" -gt 1 ]; then jobs=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS"); fi
-for target in obj_load_render_pick triangles_rasterize_pick stl_ply_load_render_pick; do
+for target in obj_load_render_pick triangles_rasterize_pick stl_ply_load_render_pick gltf_load_render_pick; do
     mkdir -p "fuzz/corpus/$target"
     echo "== $target: ${secs}s"
     cargo fuzz run -s none "$target" "fuzz/corpus/$target" -- \

@@ -42,7 +42,7 @@ mod error;
 mod export;
 mod frame;
 mod geometry;
-#[cfg(any(feature = "obj", feature = "stl", feature = "ply"))]
+#[cfg(any(feature = "obj", feature = "stl", feature = "ply", feature = "gltf"))]
 mod io;
 pub mod limits;
 mod pick;
@@ -69,7 +69,6 @@ pub use export::{id_color, read_raw_u32, write_atomic, write_raw_f32, write_raw_
 pub use frame::render::{render, render_2d, RenderOptions, Renderer};
 pub use frame::{Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
 pub use geometry::{Aabb, CullMode, Ray};
-#[cfg(any(feature = "obj", feature = "stl", feature = "ply"))]
 #[cfg(feature = "gltf")]
 pub use io::gltf::{load_gltf, load_gltf_bytes, load_gltf_with};
 #[cfg(feature = "obj")]
@@ -78,6 +77,7 @@ pub use io::obj::{load_obj, load_obj_bytes};
 pub use io::ply::{load_ply, load_ply_bytes};
 #[cfg(feature = "stl")]
 pub use io::stl::{load_stl, load_stl_bytes};
+#[cfg(any(feature = "obj", feature = "stl", feature = "ply", feature = "gltf"))]
 pub use io::{
     load_model, load_model_bytes, load_model_bytes_with, load_model_with, sniff_model_format,
     LoadOptions, LoadReport, MAX_MODEL_BYTES,

@@ -39,6 +39,7 @@ pub enum FileProjection {
 impl FileProjection {
     /// Checks the values a camera needs: positive finite sizes and planes,
     /// a field of view in (0°, 180°), near < far.
+    #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
     pub(crate) fn check(&self) -> Result<(), String> {
         let pos = |v: f32| v.is_finite() && v > 0.0;
         match *self {

@@ -36,7 +36,7 @@ impl Doc {
         ty: &str,
         normalized: bool,
     ) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         self.views
@@ -90,11 +90,11 @@ impl Doc {
     /// A GLB file of `root` with this buffer as its BIN chunk.
     pub fn glb(&self, root: Value) -> Vec<u8> {
         let mut json = self.json(root, None).into_bytes();
-        while json.len() % 4 != 0 {
+        while !json.len().is_multiple_of(4) {
             json.push(b' ');
         }
         let mut bin = self.bin.clone();
-        while bin.len() % 4 != 0 {
+        while !bin.len().is_multiple_of(4) {
             bin.push(0);
         }
         let total = 12 + 8 + json.len() + 8 + bin.len();

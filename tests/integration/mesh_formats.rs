@@ -3,12 +3,11 @@
 //! same triangles in the same order, the same framing bounds — and renders
 //! the same ID buffer (malformed and hostile files: `mesh_format_errors.rs`,
 //! from the generators here). Every input is generated, in a temporary
-//! directory;
-//! one test also loads the STL/PLY models of `../shared/models/stl_ply/`
-//! when that folder is present.
+//! directory (the third-party models of `../shared/models/` are loaded by
+//! the `shared_models` test binary, feature `shared-models`).
 #![cfg(all(feature = "stl", feature = "ply"))]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use glam::Vec3;
@@ -647,45 +646,4 @@ fn sniffing_needs_the_exact_binary_size_and_a_facet_after_solid() {
     assert_eq!(sniff_model_format(b"v 0 0 0\n", 8), None);
     assert_eq!(ModelFormat::from_extension("StL"), Some(ModelFormat::Stl));
     assert_eq!(ModelFormat::from_extension("ply2"), None);
-}
-
-// ---------------------------------------------------------------- shared models
-
-/// `shared/models/stl_ply/` beside the repository (or beside the folder of
-/// worktrees that holds it), if present.
-fn shared_models() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ["../shared/models/stl_ply", "../../shared/models/stl_ply"]
-        .iter()
-        .map(|r| root.join(r))
-        .find(|p| p.is_dir())
-}
-
-#[test]
-fn shared_stl_and_ply_models_load_and_render() {
-    let Some(dir) = shared_models() else {
-        println!("no shared/models/stl_ply folder: nothing to load (generated files cover this)");
-        return;
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-                ModelFormat::from_extension(e).is_some_and(|f| f != ModelFormat::Obj)
-            })
-        })
-        .collect();
-    files.sort();
-    for p in &files {
-        let (scene, report) = load_model(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        let drawn = ids(&scene).iter().filter(|&&i| i != 0).count();
-        println!(
-            "loaded {}: {} triangles, {} invalid, {drawn} pixels drawn at 96x96",
-            p.display(),
-            report.triangles,
-            report.invalid_triangles
-        );
-        assert!(report.triangles > 0 && drawn > 0, "{}", p.display());
-    }
 }

@@ -54,7 +54,7 @@ mod test_util;
 #[cfg(feature = "viewer")]
 pub mod viewer;
 
-pub use accel::bvh::Bvh;
+pub use accel::bvh::{Bvh, Refit};
 pub use analysis::{analyze_rules, RuleReport};
 pub use builtin::builtin_scene;
 pub use camera::file::{FileCamera, FileProjection};

@@ -116,3 +116,9 @@ pub(crate) const STEP_SPAN_ROWS: i32 = 4;
 /// pixels at a time in masked f32 lanes; wider ones by a plain loop over
 /// each span that the compiler vectorizes, which is faster for long spans.
 pub(crate) const WIDE_TRI_PX: i32 = 16;
+
+/// A refit BVH is rebuilt instead when the total surface area of its boxes
+/// grows past this multiple of the area it had when it was built: boxes
+/// that have grown that much overlap, and rays then visit many of them
+/// (`Bvh::refit`).
+pub const REFIT_AREA_LIMIT: f32 = 2.0;

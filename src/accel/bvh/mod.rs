@@ -43,6 +43,7 @@
 pub(crate) mod build;
 mod collapse;
 mod packet;
+mod refit;
 mod traverse;
 mod validate;
 
@@ -56,6 +57,7 @@ use collapse::{collapse, leaf_packs, BinaryNode};
 
 pub(crate) use build::PAR_BUILD_MIN;
 pub(crate) use packet::{Packet8Stack, PacketStack, Rays8};
+pub use refit::Refit;
 pub(crate) use traverse::{prune_bound, set_bits, MeshStack, Stack};
 
 /// Maximum number of levels of the binary build tree (the root is level 1),
@@ -175,6 +177,8 @@ pub struct Bvh {
     tri_count: usize,
     node_count: usize,
     depth: u32,
+    /// [`Bvh::box_area`] when the tree was built ([`Bvh::refit`]).
+    built_area: f32,
 }
 
 impl Bvh {
@@ -279,7 +283,7 @@ impl Bvh {
             .map(|q| (0..4).filter(|&k| q.lane_used(k)).count())
             .sum::<usize>();
         let packs = leaf_packs(&mut quads, &mut root, &ids, positions, tris);
-        Bvh {
+        let mut bvh = Bvh {
             root_bounds: Aabb {
                 min: bounds.lo.into(),
                 max: bounds.hi.into(),
@@ -290,7 +294,10 @@ impl Bvh {
             packs,
             node_count,
             depth,
-        }
+            built_area: 0.0,
+        };
+        bvh.built_area = bvh.box_area();
+        bvh
     }
 
     /// Bounds of all indexed triangles ([`Aabb::empty`] for an empty BVH).

@@ -617,3 +617,51 @@ fn parallel_built_tree_matches_brute_force() {
     let hits = check_against_brute_force(&pos, &tris, 300, 33);
     assert!(hits > 100, "{hits}");
 }
+
+/// A refit tree over moved vertices answers every ray exactly as brute
+/// force on the moved vertices (and passes validation); moves that make
+/// the boxes overlap too much, or change which triangles are valid, build
+/// the tree again instead.
+#[test]
+fn refit_follows_moved_vertices_exactly_and_rebuilds_when_it_must() {
+    let mut rng = Rng(0x5EF1);
+    for (n, seed) in [(3usize, 1u64), (40, 2), (900, 3), (5000, 4)] {
+        let (pos, tris) = soup(n, &mut rng);
+        let mut bvh = Bvh::build(&pos, &tris);
+        // a small wave: every vertex moves a little
+        let moved: Vec<Vec3> = pos
+            .iter()
+            .map(|p| *p + Vec3::new((p.y * 3.0).sin(), (p.z * 2.0).cos(), p.x) * 0.02)
+            .collect();
+        assert_eq!(bvh.refit(&moved, &tris), Refit::Refitted, "n {n}");
+        bvh.validate(&moved, &tris).unwrap();
+        let b = bvh.root_bounds();
+        let mut r = Rng(seed);
+        for i in 0..300 {
+            let (ray, t_min, t_max, cull) = random_ray(&mut r, &moved, &tris, &b);
+            assert_eq!(
+                bvh.first_hit(&ray, t_min, t_max, cull),
+                brute_first(&moved, &tris, &ray, t_min, t_max, cull),
+                "n {n} ray {i}"
+            );
+        }
+        // scattering the triangles over a box 50 times wider: rebuilt
+        let scattered: Vec<Vec3> = pos
+            .iter()
+            .enumerate()
+            .map(|(i, p)| *p + Vec3::splat(((i / 3) % 7) as f32 * 15.0) * Vec3::new(1.0, -1.0, 0.5))
+            .collect();
+        if n > 4 {
+            assert_eq!(bvh.refit(&scattered, &tris), Refit::Rebuilt, "n {n}");
+            assert_eq!(bvh, Bvh::build(&scattered, &tris));
+        }
+        // a vertex turning NaN removes its triangle from the tree: rebuilt
+        let mut broken = moved.clone();
+        broken[0] = Vec3::NAN;
+        assert_eq!(bvh.refit(&broken, &tris), Refit::Rebuilt);
+        assert_eq!(bvh.triangle_count(), n - 1);
+        // and back: rebuilt again with every triangle
+        assert_eq!(bvh.refit(&moved, &tris), Refit::Rebuilt);
+        assert_eq!(bvh.triangle_count(), n);
+    }
+}

@@ -88,6 +88,7 @@ pub use raster::rules;
 pub use raster::rules::{DepthTest, FillRule};
 pub use raster::{StageTimes, Stats};
 pub use scene::{
-    palette_color, Instance, InstanceId, Mesh, MeshId, MeshOrigin, Node, NodeId, Scene, Transform,
+    palette_color, Animation, Channel, ChannelPath, Deformer, Instance, InstanceId, Interpolation,
+    Mesh, MeshId, MeshOrigin, Node, NodeId, PoseStats, Scene, Skin, Transform,
 };
 pub use select::{NearPixel, PickCycle, SelectMode, Selection};

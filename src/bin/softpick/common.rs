@@ -76,6 +76,12 @@ pub struct SceneArgs {
     /// The glTF scene to load, by index or name [default: the file's default scene]
     #[arg(long, value_name = "N|NAME")]
     pub scene: Option<String>,
+    /// Pose the scene at this time, in seconds, of its animation (glTF; times outside the keys clamp)
+    #[arg(long, value_name = "T")]
+    pub time: Option<f32>,
+    /// The animation to pose, by index or name [default: the first]; needs --time
+    #[arg(long, value_name = "N|NAME", requires = "time")]
+    pub animation: Option<String>,
     /// Camera JSON (see README, "Conventions"), or `gltf:N` / `gltf:NAME` for a camera of the glTF file [default: automatic framing]
     #[arg(long, value_name = "CAM.json|gltf:N")]
     pub camera: Option<PathBuf>,
@@ -137,6 +143,10 @@ impl Setup {
                 (scene, report, name.to_string())
             }
         };
+        let mut scene = scene;
+        if let Some(t) = args.time {
+            pose(&mut scene, t, args.animation.as_deref(), &label)?;
+        }
         let camera = scene_camera(args.camera.as_deref(), size, &scene, &report, &label)?;
         let mut opts = RenderOptions {
             threads: args.threads.map(|n| n as usize),
@@ -153,6 +163,40 @@ impl Setup {
             label,
         })
     }
+}
+
+/// Poses `scene` at `--time t` of `--animation key` (default: the first
+/// animation; a scene without animations stays as it is, the same at
+/// every time).
+pub fn pose(scene: &mut Scene, t: f32, key: Option<&str>, label: &str) -> Res<()> {
+    if !t.is_finite() {
+        return Err(CliError(format!(
+            "--time {t}: must be a finite number of seconds"
+        )));
+    }
+    let anim = match key {
+        Some(k) => Some(scene.find_animation(k).ok_or_else(|| {
+            let names: Vec<String> = scene
+                .animations()
+                .iter()
+                .enumerate()
+                .map(|(i, a)| format!("{i} ({})", a.name))
+                .collect();
+            CliError(format!(
+                "--animation {k}: {label} has no such animation (it has {})",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ))
+        })?),
+        None => (!scene.animations().is_empty()).then_some(0),
+    };
+    scene
+        .pose(anim, t)
+        .map_err(|e| CliError(format!("{label}: cannot pose at {t} s: {e}")))?;
+    Ok(())
 }
 
 /// The camera of `--camera`: a camera JSON file, `gltf:N` / `gltf:NAME`

@@ -31,17 +31,19 @@
 //! file, e.g. `meshes[0].primitives[1].indices`.
 
 mod accessor;
+mod nodes;
+mod rig;
 
 use std::path::Path;
 
-use glam::{Mat4, Quat, Vec3};
+use glam::Vec3;
 use gltf::json;
 use gltf::mesh::Mode;
 
 use super::{model_err, too_large, LoadOptions, LoadReport, MAX_MODEL_BYTES, MAX_MODEL_TRIANGLES};
-use crate::camera::file::{FileCamera, FileProjection};
 use crate::error::{Error, ModelErrorKind, ModelFormat};
 use crate::scene::{palette_color, Mesh, NodeId, Scene, Transform};
+use nodes::{file_camera, gpu_instances, node_transform};
 
 const FORMAT: ModelFormat = ModelFormat::Gltf;
 
@@ -379,39 +381,6 @@ fn choose_scene<'d>(
     })
 }
 
-/// A node's local transform; a matrix is decomposed into TRS (glTF
-/// requires matrices without shear).
-fn node_transform(node: &gltf::Node<'_>) -> Result<Transform, Fail> {
-    let t = match node.transform() {
-        gltf::scene::Transform::Matrix { matrix } => {
-            let (scale, rotation, translation) =
-                Mat4::from_cols_array_2d(&matrix).to_scale_rotation_translation();
-            Transform {
-                translation,
-                rotation,
-                scale,
-            }
-        }
-        gltf::scene::Transform::Decomposed {
-            translation,
-            rotation,
-            scale,
-        } => Transform {
-            translation: Vec3::from_array(translation),
-            rotation: Quat::from_array(rotation).normalize(),
-            scale: Vec3::from_array(scale),
-        },
-    };
-    let finite = t.translation.is_finite() && t.rotation.is_finite() && t.scale.is_finite();
-    if !finite {
-        return Err(Fail::at(
-            &format!("nodes[{}]", node.index()),
-            "its transform is not finite (or its rotation is zero)",
-        ));
-    }
-    Ok(t)
-}
-
 /// Linear base color factor → sRGB bytes.
 fn srgb_bytes(c: [f32; 4]) -> [u8; 3] {
     let enc = |v: f32| {
@@ -514,72 +483,6 @@ fn primitive_mesh(
         .map_err(|msg| Fail::at(&at, msg))
 }
 
-/// The per-instance transforms of `EXT_mesh_gpu_instancing` on a node, or
-/// `None` without the extension.
-fn gpu_instances(
-    doc: &gltf::Document,
-    node: &gltf::Node<'_>,
-    buffers: &[Vec<u8>],
-) -> Result<Option<Vec<Transform>>, Fail> {
-    let Some(ext) = node.extension_value("EXT_mesh_gpu_instancing") else {
-        return Ok(None);
-    };
-    let at = format!("nodes[{}].extensions.EXT_mesh_gpu_instancing", node.index());
-    let attrs = ext
-        .get("attributes")
-        .and_then(|a| a.as_object())
-        .ok_or_else(|| Fail::at(&at, "has no `attributes` object"))?;
-    let mut columns: [Option<Vec<f32>>; 3] = [None, None, None];
-    let mut count = None;
-    for (k, (name, width)) in [("TRANSLATION", 3), ("ROTATION", 4), ("SCALE", 3)]
-        .into_iter()
-        .enumerate()
-    {
-        let Some(v) = attrs.get(name) else { continue };
-        let aat = format!("{at}.attributes.{name}");
-        let i = v
-            .as_u64()
-            .ok_or_else(|| Fail::at(&aat, "must be an accessor index"))?;
-        let a = doc
-            .accessors()
-            .nth(i as usize)
-            .ok_or_else(|| Fail::at(&aat, format!("accessor {i} does not exist")))?;
-        let vals = accessor::read_f32(buffers, &a, width, &aat)?;
-        let n = vals.len() / width;
-        if count.is_some_and(|c| c != n) {
-            return Err(Fail::at(
-                &aat,
-                "has a different count than the other attributes",
-            ));
-        }
-        count = Some(n);
-        columns[k] = Some(vals);
-    }
-    let n = count.ok_or_else(|| Fail::at(&at, "has no TRANSLATION, ROTATION or SCALE"))?;
-    let mut out = Vec::with_capacity(n);
-    for i in 0..n {
-        let t = Transform {
-            translation: columns[0]
-                .as_ref()
-                .map_or(Vec3::ZERO, |c| Vec3::from_slice(&c[i * 3..])),
-            rotation: columns[1].as_ref().map_or(Quat::IDENTITY, |c| {
-                Quat::from_slice(&c[i * 4..]).normalize()
-            }),
-            scale: columns[2]
-                .as_ref()
-                .map_or(Vec3::ONE, |c| Vec3::from_slice(&c[i * 3..])),
-        };
-        if !(t.translation.is_finite() && t.rotation.is_finite() && t.scale.is_finite()) {
-            return Err(Fail::at(
-                &at,
-                format!("instance {i} has a non-finite transform"),
-            ));
-        }
-        out.push(t);
-    }
-    Ok(Some(out))
-}
-
 /// Builds the scene: the chosen scene's nodes depth-first, each node's
 /// instances with their primitives, and the report.
 fn build(
@@ -611,6 +514,9 @@ fn build(
         .collect();
     let mut skipped = vec![false; doc.meshes().len()];
     let mut seen = vec![false; doc.nodes().len()];
+    let mut node_ids: Vec<Option<NodeId>> = vec![None; doc.nodes().len()];
+    let mut skinned: Vec<(crate::scene::InstanceId, usize)> = Vec::new();
+    let mut deformed = false;
     let mut stack: Vec<(gltf::Node<'_>, NodeId)> =
         roots.into_iter().rev().map(|n| (n, root)).collect();
     let mut triangles = 0u64;
@@ -627,6 +533,10 @@ fn build(
             .name()
             .map_or_else(|| format!("node{i}"), str::to_string);
         let id = scene.add_node(&name, node_transform(&node)?, Some(parent));
+        node_ids[i] = Some(id);
+        if let Some(w) = node.weights() {
+            scene.set_morph_weights(id, w.to_vec());
+        }
         if let Some(cam) = node.camera() {
             report.cameras.push(file_camera(&cam, id)?);
         }
@@ -645,6 +555,9 @@ fn build(
                     .add_instance(at, m as u32)
                     .expect("the node was just added");
                 report.instances += 1;
+                if let Some(s) = node.skin() {
+                    skinned.push((instance, s.index()));
+                }
                 for prim in mesh.primitives() {
                     let p = prim.index();
                     let slot = &mut geometry[m][p];
@@ -666,15 +579,59 @@ fn build(
                             MAX_MODEL_TRIANGLES,
                         )));
                     }
-                    scene
+                    let mid = scene
                         .add_primitive(instance, g.clone(), p as u32)
                         .expect("the instance was just added");
+                    if prim.morph_targets().len() > 0 || node.skin().is_some() {
+                        let d = rig::deformer(
+                            &mesh,
+                            &prim,
+                            g.positions(),
+                            node.skin().is_some(),
+                            buffers,
+                        )?;
+                        if let Some(d) = d {
+                            scene.set_deformer(mid, d).map_err(|e| {
+                                Fail::at(&format!("meshes[{m}].primitives[{p}]"), e)
+                            })?;
+                            deformed = true;
+                        }
+                    }
                 }
             }
         }
         for c in node.children().collect::<Vec<_>>().into_iter().rev() {
             stack.push((c, id));
         }
+    }
+    let mut skin_ids: Vec<Option<u32>> = vec![None; doc.skins().len()];
+    for (instance, s) in skinned {
+        let id = match skin_ids[s] {
+            Some(id) => id,
+            None => {
+                let skin = doc.skins().nth(s).expect("a node's skin exists");
+                let sk = rig::skin(&skin, &node_ids, buffers)?;
+                let id = scene
+                    .add_skin(sk)
+                    .map_err(|e| Fail::at(&format!("skins[{s}]"), e))?;
+                skin_ids[s] = Some(id);
+                id
+            }
+        };
+        scene
+            .set_instance_skin(instance, Some(id))
+            .expect("the instance and skin exist");
+    }
+    for a in doc.animations() {
+        let anim = rig::animation(&a, &node_ids, buffers)?;
+        scene
+            .add_animation(anim)
+            .map_err(|e| Fail::at(&format!("animations[{}]", a.index()), e))?;
+    }
+    if deformed {
+        // what a viewer draws before any animation: the default morph
+        // weights, and skins posed by the nodes' own transforms
+        scene.pose(None, 0.0).map_err(|e| Fail::at("meshes", e))?;
     }
     report.meshes = scene.meshes().len();
     report.triangles = scene.triangle_count() as usize;
@@ -715,34 +672,6 @@ fn build(
         ));
     }
     Ok((scene, report))
-}
-
-/// The camera on node `node` of the scene.
-fn file_camera(cam: &gltf::Camera<'_>, node: NodeId) -> Result<FileCamera, Fail> {
-    let at = format!("cameras[{}]", cam.index());
-    let projection = match cam.projection() {
-        gltf::camera::Projection::Perspective(p) => FileProjection::Perspective {
-            yfov_deg: p.yfov().to_degrees(),
-            aspect: p.aspect_ratio(),
-            znear: p.znear(),
-            zfar: p.zfar(),
-        },
-        gltf::camera::Projection::Orthographic(o) => FileProjection::Orthographic {
-            xmag: o.xmag(),
-            ymag: o.ymag(),
-            znear: o.znear(),
-            zfar: o.zfar(),
-        },
-    };
-    projection.check().map_err(|msg| Fail::at(&at, msg))?;
-    Ok(FileCamera {
-        name: cam
-            .name()
-            .map_or_else(|| format!("camera{}", cam.index()), str::to_string),
-        index: cam.index() as u32,
-        node,
-        projection,
-    })
 }
 
 #[cfg(test)]

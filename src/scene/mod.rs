@@ -4,11 +4,19 @@
 //! parent chain every time it is asked (renders and picks ask once per mesh),
 //! so a moved node or ancestor can never leave a stale matrix behind.
 
+mod animation;
+mod mesh;
+mod pose;
+
 use std::sync::{Arc, OnceLock};
 
 use glam::{Mat4, Quat, Vec3};
 
 use crate::accel::bvh::Bvh;
+pub use animation::{Animation, Channel, ChannelPath, Interpolation};
+use mesh::Geometry;
+pub use mesh::Mesh;
+pub use pose::{Deformer, PoseStats, Skin};
 
 pub use crate::geometry::Aabb;
 
@@ -88,162 +96,6 @@ impl Transform {
     }
 }
 
-/// A triangle mesh in its local space: a handle on shared geometry (its
-/// positions, triangles and BVH) and its own name and color.
-///
-/// Cloning a mesh is cheap and shares the geometry and its BVH: that is how
-/// instances work ([`Scene::add_instance`]: every instance of a mesh walks
-/// the one BVH). [`Scene::clone_without_bvhs`] copies the geometry instead.
-#[derive(Clone, Debug)]
-pub struct Mesh {
-    name: Arc<str>,
-    color: [u8; 3],
-    geometry: Arc<Geometry>,
-}
-
-/// The part of a [`Mesh`] its instances share.
-#[derive(Debug)]
-struct Geometry {
-    positions: Vec<Vec3>,
-    triangles: Vec<[u32; 3]>,
-    invalid: usize,
-    bounds: Aabb,
-    bvh: OnceLock<Bvh>,
-}
-
-impl Geometry {
-    /// The same positions and triangles, without the BVH.
-    fn unbuilt_copy(&self) -> Self {
-        Self {
-            positions: self.positions.clone(),
-            triangles: self.triangles.clone(),
-            invalid: self.invalid,
-            bounds: self.bounds,
-            bvh: OnceLock::new(),
-        }
-    }
-}
-
-impl Mesh {
-    /// A mesh from positions and triangles (vertex indices, counter-clockwise
-    /// front faces). Fails when an index is out of range. Triangles touching
-    /// a non-finite position are kept (so numbering follows the input) but are
-    /// never drawn nor hit; [`Mesh::invalid_triangles`] counts them.
-    pub fn new(
-        name: impl Into<Arc<str>>,
-        positions: Vec<Vec3>,
-        triangles: Vec<[u32; 3]>,
-        color: [u8; 3],
-    ) -> Result<Self, String> {
-        let n = positions.len();
-        if let Some((i, t)) = triangles
-            .iter()
-            .enumerate()
-            .find(|(_, t)| t.iter().any(|&v| v as usize >= n))
-        {
-            return Err(format!(
-                "triangle {i} refers to vertex {} but the mesh has {n} vertices",
-                t.iter().max().copied().unwrap_or(0)
-            ));
-        }
-        let mut bounds = Aabb::empty();
-        for p in &positions {
-            if p.is_finite() {
-                bounds.grow(*p);
-            }
-        }
-        let invalid = triangles
-            .iter()
-            .filter(|t| t.iter().any(|&v| !positions[v as usize].is_finite()))
-            .count();
-        Ok(Self {
-            name: name.into(),
-            color,
-            geometry: Arc::new(Geometry {
-                positions,
-                triangles,
-                invalid,
-                bounds,
-                bvh: OnceLock::new(),
-            }),
-        })
-    }
-
-    /// The mesh name (the OBJ `o`/`g` name).
-    #[must_use]
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The name as a shared string (cheap to clone into hits).
-    #[must_use]
-    pub fn name_arc(&self) -> &Arc<str> {
-        &self.name
-    }
-
-    /// Local-space vertex positions.
-    #[must_use]
-    pub fn positions(&self) -> &[Vec3] {
-        &self.geometry.positions
-    }
-
-    /// Triangles as vertex index triples.
-    #[must_use]
-    pub fn triangles(&self) -> &[[u32; 3]] {
-        &self.geometry.triangles
-    }
-
-    /// Diffuse color (sRGB bytes).
-    #[must_use]
-    pub fn color(&self) -> [u8; 3] {
-        self.color
-    }
-
-    /// Sets the diffuse color.
-    pub fn set_color(&mut self, c: [u8; 3]) {
-        self.color = c;
-    }
-
-    /// Triangles that touch a non-finite vertex (never drawn or hit).
-    #[must_use]
-    pub fn invalid_triangles(&self) -> usize {
-        self.geometry.invalid
-    }
-
-    /// Local-space bounds of the finite vertices.
-    #[must_use]
-    pub fn bounds(&self) -> Aabb {
-        self.geometry.bounds
-    }
-
-    /// The three local-space corners of triangle `t`.
-    #[must_use]
-    pub fn triangle(&self, t: u32) -> [Vec3; 3] {
-        let g = &self.geometry;
-        let [a, b, c] = g.triangles[t as usize];
-        [
-            g.positions[a as usize],
-            g.positions[b as usize],
-            g.positions[c as usize],
-        ]
-    }
-
-    /// The mesh's BVH, built on first use (in parallel for large meshes) and
-    /// then reused by this mesh and every instance sharing its geometry; it
-    /// lives in local space, so moving the mesh's node does not invalidate it.
-    #[must_use]
-    pub fn bvh(&self) -> &Bvh {
-        let g = &*self.geometry;
-        g.bvh.get_or_init(|| Bvh::build(&g.positions, &g.triangles))
-    }
-
-    /// Do both meshes share one geometry (and so one BVH)?
-    #[must_use]
-    pub fn shares_geometry(&self, other: &Mesh) -> bool {
-        Arc::ptr_eq(&self.geometry, &other.geometry)
-    }
-}
-
 /// A node of the hierarchy.
 #[derive(Clone, Debug)]
 pub struct Node {
@@ -273,6 +125,14 @@ pub struct Scene {
     mesh_node: Vec<NodeId>,
     instances: Vec<Instance>,
     origins: Vec<MeshOrigin>,
+    /// Per node: the morph weights it sets for its meshes (empty: none).
+    morph_weights: Vec<Vec<f32>>,
+    /// Per instance: the skin that deforms it.
+    instance_skin: Vec<Option<u32>>,
+    /// Per mesh: what deforms it ([`Scene::pose`]).
+    deformers: Vec<Option<Arc<Deformer>>>,
+    skins: Vec<Skin>,
+    animations: Vec<Animation>,
     tri_offset: Vec<u32>,
     framing: Option<Aabb>,
     flat: FlatBvh,
@@ -360,6 +220,7 @@ impl Scene {
             return None;
         }
         self.changed();
+        self.morph_weights.push(Vec::new());
         self.nodes.push(Node {
             name: name.to_string(),
             local,
@@ -375,7 +236,7 @@ impl Scene {
     /// # Panics
     /// When `parent` is not a node of this scene.
     pub fn add_mesh(&mut self, mesh: Mesh, local: Transform, parent: Option<NodeId>) -> MeshId {
-        let node = self.add_node(&mesh.name.clone(), local, parent);
+        let node = self.add_node(&mesh.name().to_string(), local, parent);
         let id = self.meshes.len() as MeshId;
         let instance = self.push_instance(node, id);
         self.push_mesh(mesh, instance, 0)
@@ -403,6 +264,7 @@ impl Scene {
     }
 
     fn push_instance(&mut self, node: NodeId, source_mesh: u32) -> InstanceId {
+        self.instance_skin.push(None);
         self.instances.push(Instance {
             node,
             name: self.nodes[node as usize].name.as_str().into(),
@@ -416,6 +278,7 @@ impl Scene {
         let id = self.meshes.len() as MeshId;
         let inst = &self.instances[instance as usize];
         let node = inst.node;
+        self.deformers.push(None);
         self.origins.push(MeshOrigin {
             instance,
             node,

@@ -1,0 +1,209 @@
+//! Meshes: shared geometry (positions, triangles, BVH) behind a handle
+//! with its own name and color.
+
+use std::sync::{Arc, OnceLock};
+
+use glam::Vec3;
+
+use crate::accel::bvh::{Bvh, Refit};
+use crate::geometry::Aabb;
+
+/// A triangle mesh in its local space: a handle on shared geometry (its
+/// positions, triangles and BVH) and its own name and color.
+///
+/// Cloning a mesh is cheap and shares the geometry and its BVH: that is how
+/// instances work ([`Scene::add_instance`]: every instance of a mesh walks
+/// the one BVH). [`Scene::clone_without_bvhs`] copies the geometry instead.
+#[derive(Clone, Debug)]
+pub struct Mesh {
+    name: Arc<str>,
+    color: [u8; 3],
+    pub(super) geometry: Arc<Geometry>,
+}
+
+/// The part of a [`Mesh`] its instances share.
+#[derive(Debug)]
+pub(super) struct Geometry {
+    positions: Vec<Vec3>,
+    triangles: Vec<[u32; 3]>,
+    invalid: usize,
+    bounds: Aabb,
+    bvh: OnceLock<Bvh>,
+}
+
+impl Geometry {
+    /// Bounds of the finite positions, and the triangles touching another.
+    fn measure(positions: &[Vec3], triangles: &[[u32; 3]]) -> (Aabb, usize) {
+        let mut bounds = Aabb::empty();
+        for p in positions {
+            if p.is_finite() {
+                bounds.grow(*p);
+            }
+        }
+        let invalid = triangles
+            .iter()
+            .filter(|t| t.iter().any(|&v| !positions[v as usize].is_finite()))
+            .count();
+        (bounds, invalid)
+    }
+
+    /// The same positions and triangles, without the BVH.
+    pub(super) fn unbuilt_copy(&self) -> Self {
+        Self {
+            positions: self.positions.clone(),
+            triangles: self.triangles.clone(),
+            invalid: self.invalid,
+            bounds: self.bounds,
+            bvh: OnceLock::new(),
+        }
+    }
+}
+
+impl Mesh {
+    /// A mesh from positions and triangles (vertex indices, counter-clockwise
+    /// front faces). Fails when an index is out of range. Triangles touching
+    /// a non-finite position are kept (so numbering follows the input) but are
+    /// never drawn nor hit; [`Mesh::invalid_triangles`] counts them.
+    pub fn new(
+        name: impl Into<Arc<str>>,
+        positions: Vec<Vec3>,
+        triangles: Vec<[u32; 3]>,
+        color: [u8; 3],
+    ) -> Result<Self, String> {
+        let n = positions.len();
+        if let Some((i, t)) = triangles
+            .iter()
+            .enumerate()
+            .find(|(_, t)| t.iter().any(|&v| v as usize >= n))
+        {
+            return Err(format!(
+                "triangle {i} refers to vertex {} but the mesh has {n} vertices",
+                t.iter().max().copied().unwrap_or(0)
+            ));
+        }
+        let (bounds, invalid) = Geometry::measure(&positions, &triangles);
+        Ok(Self {
+            name: name.into(),
+            color,
+            geometry: Arc::new(Geometry {
+                positions,
+                triangles,
+                invalid,
+                bounds,
+                bvh: OnceLock::new(),
+            }),
+        })
+    }
+
+    /// The mesh name (the OBJ `o`/`g` name).
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name as a shared string (cheap to clone into hits).
+    #[must_use]
+    pub fn name_arc(&self) -> &Arc<str> {
+        &self.name
+    }
+
+    /// Local-space vertex positions.
+    #[must_use]
+    pub fn positions(&self) -> &[Vec3] {
+        &self.geometry.positions
+    }
+
+    /// Triangles as vertex index triples.
+    #[must_use]
+    pub fn triangles(&self) -> &[[u32; 3]] {
+        &self.geometry.triangles
+    }
+
+    /// Diffuse color (sRGB bytes).
+    #[must_use]
+    pub fn color(&self) -> [u8; 3] {
+        self.color
+    }
+
+    /// Sets the diffuse color.
+    pub fn set_color(&mut self, c: [u8; 3]) {
+        self.color = c;
+    }
+
+    /// Triangles that touch a non-finite vertex (never drawn or hit).
+    #[must_use]
+    pub fn invalid_triangles(&self) -> usize {
+        self.geometry.invalid
+    }
+
+    /// Local-space bounds of the finite vertices.
+    #[must_use]
+    pub fn bounds(&self) -> Aabb {
+        self.geometry.bounds
+    }
+
+    /// The three local-space corners of triangle `t`.
+    #[must_use]
+    pub fn triangle(&self, t: u32) -> [Vec3; 3] {
+        let g = &self.geometry;
+        let [a, b, c] = g.triangles[t as usize];
+        [
+            g.positions[a as usize],
+            g.positions[b as usize],
+            g.positions[c as usize],
+        ]
+    }
+
+    /// The mesh's BVH, built on first use (in parallel for large meshes) and
+    /// then reused by this mesh and every instance sharing its geometry; it
+    /// lives in local space, so moving the mesh's node does not invalidate it.
+    #[must_use]
+    pub fn bvh(&self) -> &Bvh {
+        let g = &*self.geometry;
+        g.bvh.get_or_init(|| Bvh::build(&g.positions, &g.triangles))
+    }
+
+    /// Do both meshes share one geometry (and so one BVH)?
+    #[must_use]
+    pub fn shares_geometry(&self, other: &Mesh) -> bool {
+        Arc::ptr_eq(&self.geometry, &other.geometry)
+    }
+}
+
+impl Mesh {
+    /// Moves the vertices to `positions` (as many as before), keeping the
+    /// triangles: this mesh's geometry stops being shared with its other
+    /// instances (their copy keeps the old positions), and a BVH already
+    /// built is refit ([`Bvh::refit`], which rebuilds when it must); `None`
+    /// when none was built yet.
+    pub(super) fn replace_positions(
+        &mut self,
+        positions: Vec<Vec3>,
+    ) -> Result<Option<Refit>, String> {
+        let n = self.geometry.positions.len();
+        if positions.len() != n {
+            return Err(format!(
+                "{} positions for a mesh of {n} vertices",
+                positions.len()
+            ));
+        }
+        if Arc::get_mut(&mut self.geometry).is_none() {
+            let g = &*self.geometry;
+            let bvh = OnceLock::new();
+            if let Some(b) = g.bvh.get() {
+                let _ = bvh.set(b.clone());
+            }
+            self.geometry = Arc::new(Geometry {
+                positions: Vec::new(),
+                triangles: g.triangles.clone(),
+                invalid: g.invalid,
+                bounds: g.bounds,
+                bvh,
+            });
+        }
+        let g = Arc::get_mut(&mut self.geometry).expect("unique after the copy above");
+        g.positions = positions;
+        (g.bounds, g.invalid) = Geometry::measure(&g.positions, &g.triangles);
+        Ok(g.bvh.get_mut().map(|b| b.refit(&g.positions, &g.triangles)))
+    }
+}

@@ -14,6 +14,7 @@ mod mesh_formats;
 mod obj_encodings;
 mod obj_loading;
 mod picks;
+mod posing;
 mod properties;
 mod rays;
 mod reuse;

@@ -242,7 +242,8 @@ impl Frame {
                     continue;
                 }
                 let (x, y) = ((k % w) as u32, (y0 + k / w) as u32);
-                let Some(h) = self.pixel_hit(scene, &rays, id - 1, (x, y), &mut hint) else {
+                let Some(h) = self.pixel_hit(scene, &rays, id - 1, (x, y), &mut hint, want.normal)
+                else {
                     continue;
                 };
                 if let Some(m) = out.mesh.as_deref_mut() {
@@ -273,6 +274,7 @@ impl Frame {
         global: u32,
         (x, y): (u32, u32),
         hint: &mut MeshId,
+        want_normal: bool,
     ) -> Option<PixelHit> {
         let (mesh, local) = scene.locate_from(global, *hint)?;
         *hint = mesh;
@@ -281,10 +283,13 @@ impl Frame {
             .get(mesh as usize)
             .copied()
             .unwrap_or(Mat4::IDENTITY);
-        let p = scene
-            .mesh(mesh)?
-            .triangle(local)
-            .map(|q| world.transform_point3(q).as_dvec3());
+        let corners = scene.mesh(mesh)?.triangle(local);
+        // (the identity's product is the point itself: skipped, the same values)
+        let p = if world == Mat4::IDENTITY {
+            corners.map(|q| q.as_dvec3())
+        } else {
+            corners.map(|q| world.transform_point3(q).as_dvec3())
+        };
         let (o, d) = rays.ray(x, y);
         let n = (p[1] - p[0]).cross(p[2] - p[0]);
         let denom = n.dot(d);
@@ -322,7 +327,11 @@ impl Frame {
         Some(PixelHit {
             mesh,
             bary,
-            normal: n.normalize_or_zero().as_vec3().to_array(),
+            normal: if want_normal {
+                n.normalize_or_zero().as_vec3().to_array()
+            } else {
+                [0.0; 3]
+            },
             distance: if rays.perspective {
                 (t * d.length()) as f32
             } else {

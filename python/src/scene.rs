@@ -1,6 +1,8 @@
 //! `softpick.Scene`: the core's scene (meshes on a node hierarchy), built
 //! from numpy arrays or loaded from a file, and its renders.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use glam::Vec3;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
@@ -20,7 +22,7 @@ pub struct PyScene {
     pub(crate) scene: Scene,
     /// Whether the BVHs ray casts walk are built for the scene as it is
     /// (what `method="auto"` weighs).
-    pub(crate) bvh_ready: bool,
+    pub(crate) bvh_ready: AtomicBool,
     warnings: Vec<String>,
 }
 
@@ -28,7 +30,7 @@ impl PyScene {
     pub(crate) fn from_scene(scene: Scene, warnings: Vec<String>) -> Self {
         Self {
             scene,
-            bvh_ready: false,
+            bvh_ready: AtomicBool::new(false),
             warnings,
         }
     }
@@ -174,7 +176,7 @@ impl PyScene {
             )));
         }
         let mesh = Mesh::new(name, pos, tris, softpick::palette_color(id)).map_err(value_err)?;
-        self.bvh_ready = false;
+        self.bvh_ready.store(false, Ordering::Relaxed);
         Ok(self.scene.add_mesh(mesh, local, parent))
     }
 
@@ -204,7 +206,7 @@ impl PyScene {
                 self.scene.nodes().len()
             )));
         }
-        self.bvh_ready = false;
+        self.bvh_ready.store(false, Ordering::Relaxed);
         Ok(())
     }
 
@@ -235,16 +237,16 @@ impl PyScene {
         let scene = &self.scene;
         let rebuilt = py.allow_threads(move || rebuild(scene, mesh, new_mesh))?;
         self.scene = rebuilt;
-        self.bvh_ready = false;
+        self.bvh_ready.store(false, Ordering::Relaxed);
         Ok(())
     }
 
     /// Builds the BVHs ray casts walk now (they are otherwise built at the
     /// first ray query), without the GIL.
-    fn build_bvhs(&mut self, py: Python<'_>) {
+    fn build_bvhs(&self, py: Python<'_>) {
         let scene = &self.scene;
         py.allow_threads(|| scene.build_bvhs());
-        self.bvh_ready = true;
+        self.bvh_ready.store(true, Ordering::Relaxed);
     }
 
     /// Number of meshes.
@@ -362,7 +364,7 @@ impl PyScene {
                 "auto" => auto_method(
                     u64::from(this.scene.triangle_count()),
                     pixels,
-                    this.bvh_ready,
+                    this.bvh_ready.load(Ordering::Relaxed),
                     color,
                 ),
                 m => {
@@ -394,7 +396,7 @@ impl PyScene {
             .map_err(py_err)?
         };
         if method == "ray" {
-            slf.borrow_mut().bvh_ready = true;
+            slf.borrow().bvh_ready.store(true, Ordering::Relaxed);
         }
         Ok(PyFrame::new(
             slf.clone().unbind(),
@@ -410,7 +412,7 @@ impl PyScene {
     #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn cast_rays<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         origins: &Bound<'py, PyAny>,
         directions: &Bound<'py, PyAny>,
@@ -429,7 +431,7 @@ impl PyScene {
             threads,
             false,
         )?;
-        self.bvh_ready = true;
+        self.bvh_ready.store(true, Ordering::Relaxed);
         Ok(r)
     }
 
@@ -438,7 +440,7 @@ impl PyScene {
     #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn cast_rays_all<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         origins: &Bound<'py, PyAny>,
         directions: &Bound<'py, PyAny>,
@@ -457,7 +459,7 @@ impl PyScene {
             threads,
             true,
         )?;
-        self.bvh_ready = true;
+        self.bvh_ready.store(true, Ordering::Relaxed);
         Ok(r)
     }
 

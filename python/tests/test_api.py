@@ -163,6 +163,26 @@ def test_renders_in_threads_agree():
         np.testing.assert_array_equal(o, ref)
 
 
+def test_ray_batches_in_threads_agree():
+    scene = build_scene(parts())
+    rng = np.random.default_rng(2)
+    o = rng.uniform(-6, 6, (3000, 3))
+    d = -o + rng.normal(size=o.shape)
+    ref = scene.cast_rays(o, d)["triangle_ids"]
+    out = [None] * 4
+
+    def work(i):
+        out[i] = scene.cast_rays(o, d, threads=1 + i % 2)["triangle_ids"]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for o_ in out:
+        np.testing.assert_array_equal(o_, ref)
+
+
 def test_bad_input_raises(tmp_path):
     s = softpick.Scene()
     v, t = uv_sphere((0, 0, 0), 1.0)

@@ -123,11 +123,23 @@ impl PixelRays {
 
 /// What [`Frame::pixel_maps`] computes for one covered pixel.
 struct PixelHit {
-    mesh: MeshId,
     bary: [f32; 3],
-    normal: [f32; 3],
     distance: f32,
     z: f32,
+}
+
+/// A triangle as rendered, set up for the pixels that show it: its mesh,
+/// world corner 0, edges, plane normal, the edges' dot products and their
+/// determinant (for barycentrics), and its unit normal when asked for.
+struct TriSetup {
+    mesh: MeshId,
+    p0: DVec3,
+    e0: DVec3,
+    e1: DVec3,
+    n: DVec3,
+    abc: (f64, f64, f64),
+    den: f64,
+    normal: [f32; 3],
 }
 
 impl Frame {
@@ -232,28 +244,42 @@ impl Frame {
                 });
             }
         }
+        let geometry = want.barycentric || want.normal || want.distance || want.z;
         bands.into_par_iter().enumerate().for_each(|(b, mut out)| {
             let y0 = b * BAND;
             let rows = (self.height as usize - y0).min(BAND);
             let mut hint = 0;
+            // neighbouring pixels mostly show one triangle: its setup is
+            // made once for them
+            let mut tri: Option<(u32, TriSetup)> = None;
             for k in 0..rows * w {
                 let id = self.ids[y0 * w + k];
                 if id == NO_TRIANGLE {
                     continue;
                 }
-                let (x, y) = ((k % w) as u32, (y0 + k / w) as u32);
-                let Some(h) = self.pixel_hit(scene, &rays, id - 1, (x, y), &mut hint, want.normal)
-                else {
+                if tri.as_ref().is_none_or(|(g, _)| *g != id - 1) {
+                    tri = self
+                        .tri_setup(scene, id - 1, &mut hint, want.normal)
+                        .map(|t| (id - 1, t));
+                }
+                let Some((_, t)) = tri.as_ref() else {
                     continue;
                 };
                 if let Some(m) = out.mesh.as_deref_mut() {
-                    m[k] = h.mesh;
+                    m[k] = t.mesh;
                 }
+                if !geometry {
+                    continue;
+                }
+                let (x, y) = ((k % w) as u32, (y0 + k / w) as u32);
+                let Some(h) = self.pixel_hit(t, &rays, (x, y)) else {
+                    continue;
+                };
                 if let Some(v) = out.bary.as_deref_mut() {
                     v[3 * k..3 * k + 3].copy_from_slice(&h.bary);
                 }
                 if let Some(v) = out.normal.as_deref_mut() {
-                    v[3 * k..3 * k + 3].copy_from_slice(&h.normal);
+                    v[3 * k..3 * k + 3].copy_from_slice(&t.normal);
                 }
                 if let Some(v) = out.distance.as_deref_mut() {
                     v[k] = h.distance;
@@ -266,16 +292,15 @@ impl Frame {
         Ok(maps)
     }
 
-    /// The hit of pixel (x, y)'s ray on global triangle `global`'s plane.
-    fn pixel_hit(
+    /// The per-triangle part of [`Frame::pixel_maps`] for global triangle
+    /// `global` as rendered.
+    fn tri_setup(
         &self,
         scene: &Scene,
-        rays: &PixelRays,
         global: u32,
-        (x, y): (u32, u32),
         hint: &mut MeshId,
         want_normal: bool,
-    ) -> Option<PixelHit> {
+    ) -> Option<TriSetup> {
         let (mesh, local) = scene.locate_from(global, *hint)?;
         *hint = mesh;
         let world = self
@@ -290,11 +315,31 @@ impl Frame {
         } else {
             corners.map(|q| world.transform_point3(q).as_dvec3())
         };
+        let (e0, e1) = (p[1] - p[0], p[2] - p[0]);
+        let n = e0.cross(e1);
+        let (a, b, c) = (e0.dot(e0), e0.dot(e1), e1.dot(e1));
+        Some(TriSetup {
+            mesh,
+            p0: p[0],
+            e0,
+            e1,
+            n,
+            abc: (a, b, c),
+            den: a * c - b * b,
+            normal: if want_normal {
+                n.normalize_or_zero().as_vec3().to_array()
+            } else {
+                [0.0; 3]
+            },
+        })
+    }
+
+    /// The hit of pixel (x, y)'s ray on the plane of the triangle `t`.
+    fn pixel_hit(&self, t: &TriSetup, rays: &PixelRays, (x, y): (u32, u32)) -> Option<PixelHit> {
         let (o, d) = rays.ray(x, y);
-        let n = (p[1] - p[0]).cross(p[2] - p[0]);
-        let denom = n.dot(d);
-        let t = if denom != 0.0 {
-            n.dot(p[0] - o) / denom
+        let denom = t.n.dot(d);
+        let s = if denom != 0.0 {
+            t.n.dot(t.p0 - o) / denom
         } else {
             // seen edge-on: the depth buffer's point
             let q = self
@@ -309,11 +354,9 @@ impl Frame {
                 .as_dvec3();
             (q - o).dot(rays.forward)
         };
-        let q = o + d * t;
-        let (e0, e1, dq) = (p[1] - p[0], p[2] - p[0], q - p[0]);
-        let (a, b, c) = (e0.dot(e0), e0.dot(e1), e1.dot(e1));
-        let (d0, d1) = (dq.dot(e0), dq.dot(e1));
-        let den = a * c - b * b;
+        let dq = o + d * s - t.p0;
+        let ((a, b, c), den) = (t.abc, t.den);
+        let (d0, d1) = (dq.dot(t.e0), dq.dot(t.e1));
         let bary = if den == 0.0 {
             [1.0, 0.0, 0.0]
         } else {
@@ -322,22 +365,15 @@ impl Frame {
             [(1.0 - v - w) as f32, v as f32, w as f32]
         };
         // (the ray's component along the viewing direction is 1 and an
-        // orthographic ray starts on the eye's plane: t is camera-space z)
-        let z = t;
+        // orthographic ray starts on the eye's plane: s is camera-space z)
         Some(PixelHit {
-            mesh,
             bary,
-            normal: if want_normal {
-                n.normalize_or_zero().as_vec3().to_array()
-            } else {
-                [0.0; 3]
-            },
             distance: if rays.perspective {
-                (t * d.length()) as f32
+                (s * d.length()) as f32
             } else {
-                t as f32
+                s as f32
             },
-            z: z as f32,
+            z: s as f32,
         })
     }
 }

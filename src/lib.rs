@@ -66,6 +66,7 @@ pub use error::{CameraError, Error, ModelErrorKind, ModelFormat, ObjErrorKind, R
 #[cfg(feature = "png")]
 pub use export::{encode_png, read_png, write_png};
 pub use export::{id_color, read_raw_u32, write_atomic, write_raw_f32, write_raw_u32};
+pub use frame::maps::{MapRequest, PixelMaps};
 pub use frame::render::{render, render_2d, RenderOptions, Renderer};
 pub use frame::{Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
 pub use geometry::{Aabb, CullMode, Ray};

@@ -6,6 +6,7 @@
 use glam::{DMat4, Mat4, Vec3};
 
 pub(crate) mod direct_index;
+pub(crate) mod maps;
 pub(crate) mod ray_setup;
 pub(crate) mod render;
 

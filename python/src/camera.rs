@@ -1,0 +1,300 @@
+//! `softpick.Camera`: the core's camera (right-handed look-at view, OpenGL
+//! projection, symmetric frustum, square pixels), made from a look-at,
+//! an orthographic box, OpenCV intrinsics and extrinsics, or camera JSON.
+
+use std::path::PathBuf;
+
+use glam::{Mat3, Vec3};
+use pyo3::prelude::*;
+use softpick::{Aabb, Camera, Projection};
+
+use crate::{float_rows, mat4, mat4_to_py, py_err, value_err};
+
+/// A camera and its image size. Every constructor validates it (finite
+/// values, 0 < near < far, eye ≠ target, 1..=16384 pixels per side) and
+/// raises `ValueError` with the core's message otherwise.
+#[pyclass(name = "Camera", module = "softpick", frozen)]
+#[derive(Clone)]
+pub struct PyCamera {
+    pub(crate) cam: Camera,
+}
+
+/// Three numbers as a vector.
+fn vec3(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec3> {
+    let (v, lead) = float_rows(obj, what, 0)?;
+    if v.len() != 3 || lead.len() > 1 {
+        return Err(value_err(format!("{what} must be 3 numbers")));
+    }
+    Ok(Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32))
+}
+
+fn checked(cam: Camera) -> PyResult<PyCamera> {
+    cam.validate()
+        .map_err(|e| py_err(softpick::Error::InvalidCamera(e)))?;
+    Ok(PyCamera { cam })
+}
+
+#[pymethods]
+impl PyCamera {
+    /// A perspective camera at `eye` looking at `target`, `fov_y_deg` the
+    /// vertical field of view.
+    #[staticmethod]
+    #[pyo3(signature = (eye, target, up=None, fov_y_deg=45.0, width=640, height=480, near=0.01, far=1000.0))]
+    #[allow(clippy::too_many_arguments)]
+    fn look_at(
+        eye: &Bound<'_, PyAny>,
+        target: &Bound<'_, PyAny>,
+        up: Option<&Bound<'_, PyAny>>,
+        fov_y_deg: f32,
+        width: u32,
+        height: u32,
+        near: f32,
+        far: f32,
+    ) -> PyResult<Self> {
+        checked(Camera {
+            eye: vec3(eye, "eye")?,
+            target: vec3(target, "target")?,
+            up: up.map_or(Ok(Vec3::Y), |u| vec3(u, "up"))?,
+            projection: Projection::Perspective { fov_y_deg },
+            near,
+            far,
+            width,
+            height,
+        })
+    }
+
+    /// An orthographic camera showing `ortho_height` world units vertically.
+    #[staticmethod]
+    #[pyo3(signature = (eye, target, ortho_height, up=None, width=640, height=480, near=0.01, far=1000.0))]
+    #[allow(clippy::too_many_arguments)]
+    fn orthographic(
+        eye: &Bound<'_, PyAny>,
+        target: &Bound<'_, PyAny>,
+        ortho_height: f32,
+        up: Option<&Bound<'_, PyAny>>,
+        width: u32,
+        height: u32,
+        near: f32,
+        far: f32,
+    ) -> PyResult<Self> {
+        checked(Camera {
+            eye: vec3(eye, "eye")?,
+            target: vec3(target, "target")?,
+            up: up.map_or(Ok(Vec3::Y), |u| vec3(u, "up"))?,
+            projection: Projection::Orthographic {
+                height: ortho_height,
+            },
+            near,
+            far,
+            width,
+            height,
+        })
+    }
+
+    /// A camera from OpenCV intrinsics `K` (3×3: fx, fy, cx, cy) and a
+    /// world→camera `extrinsic` (4×4, camera x right, y down, z forward),
+    /// as Open3D's `RaycastingScene.create_rays_pinhole(K, extrinsic, w, h)`
+    /// takes them (pixel centres at +0.5). The core's frustum is symmetric
+    /// with square pixels: `fx == fy`, `cx == width / 2`, `cy == height / 2`
+    /// and no skew are required (`ValueError` otherwise).
+    #[staticmethod]
+    #[pyo3(signature = (intrinsic, extrinsic, width, height, near=0.01, far=1000.0))]
+    fn from_intrinsics(
+        intrinsic: &Bound<'_, PyAny>,
+        extrinsic: &Bound<'_, PyAny>,
+        width: u32,
+        height: u32,
+        near: f32,
+        far: f32,
+    ) -> PyResult<Self> {
+        let (k, lead) = float_rows(intrinsic, "intrinsic", 3)?;
+        if lead != [3] {
+            return Err(value_err("intrinsic must be a 3x3 matrix"));
+        }
+        let (fx, fy, cx, cy) = (k[0], k[4], k[2], k[5]);
+        let close = |a: f64, b: f64, tol: f64| (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0);
+        if !(fx > 0.0) || !close(fx, fy, 1e-6) || k[1] != 0.0 {
+            return Err(value_err(format!(
+                "intrinsic needs square pixels and no skew (fx == fy > 0, K[0,1] == 0; got fx {fx}, fy {fy}, skew {})",
+                k[1]
+            )));
+        }
+        let (w, h) = (f64::from(width), f64::from(height));
+        if !close(cx, w / 2.0, 1e-6)
+            || !close(cy, h / 2.0, 1e-6)
+            || k[3] != 0.0
+            || k[6..] != [0.0, 0.0, 1.0]
+        {
+            return Err(value_err(format!(
+                "intrinsic needs the principal point at the image centre (cx {cx} == {}, cy {cy} == {}) and a last row 0 0 1",
+                w / 2.0,
+                h / 2.0
+            )));
+        }
+        let e = mat4(extrinsic, "extrinsic")?;
+        let r = Mat3::from_mat4(e);
+        if !(r.determinant() - 1.0).abs().lt(&1e-3) {
+            return Err(value_err("extrinsic's 3x3 block must be a rotation"));
+        }
+        // camera centre C = -Rᵀt; the camera's z (forward) and -y (up) in world space
+        let rt = r.transpose();
+        let eye = -(rt * e.w_axis.truncate());
+        let forward = rt * Vec3::Z;
+        let up = rt * Vec3::NEG_Y;
+        let fov = (2.0 * (h / 2.0 / fy).atan()).to_degrees() as f32;
+        checked(Camera {
+            eye,
+            target: eye + forward,
+            up,
+            projection: Projection::Perspective { fov_y_deg: fov },
+            near,
+            far,
+            width,
+            height,
+        })
+    }
+
+    /// A camera from a camera JSON file (docs/conventions.md); without
+    /// `"eye"` it frames `scene` (the unit box when none is given).
+    #[staticmethod]
+    #[pyo3(signature = (path, scene=None))]
+    fn from_json(path: PathBuf, scene: Option<&crate::scene::PyScene>) -> PyResult<Self> {
+        let bounds = scene.map_or(
+            Aabb {
+                min: Vec3::splat(-1.0),
+                max: Vec3::splat(1.0),
+            },
+            |s| s.scene.framing_bounds(),
+        );
+        let cam = Camera::load(&path, &bounds).map_err(|e| match e {
+            softpick::Error::Camera { .. } => value_err(e.to_string()),
+            e => py_err(e),
+        })?;
+        Ok(Self { cam })
+    }
+
+    /// The automatic framing of `scene` (the CLI's default camera).
+    #[staticmethod]
+    #[pyo3(signature = (scene, width=640, height=480))]
+    fn auto(scene: &crate::scene::PyScene, width: u32, height: u32) -> PyResult<Self> {
+        checked(Camera::auto_frame(
+            &scene.scene.framing_bounds(),
+            width,
+            height,
+        ))
+    }
+
+    /// The same camera with another image size.
+    fn with_size(&self, width: u32, height: u32) -> PyResult<Self> {
+        checked(Camera {
+            width,
+            height,
+            ..self.cam
+        })
+    }
+
+    #[getter]
+    fn width(&self) -> u32 {
+        self.cam.width
+    }
+    #[getter]
+    fn height(&self) -> u32 {
+        self.cam.height
+    }
+    #[getter]
+    fn eye(&self) -> [f32; 3] {
+        self.cam.eye.to_array()
+    }
+    #[getter]
+    fn target(&self) -> [f32; 3] {
+        self.cam.target.to_array()
+    }
+    #[getter]
+    fn up(&self) -> [f32; 3] {
+        self.cam.up.to_array()
+    }
+    #[getter]
+    fn near(&self) -> f32 {
+        self.cam.near
+    }
+    #[getter]
+    fn far(&self) -> f32 {
+        self.cam.far
+    }
+    /// `"perspective"` or `"orthographic"`.
+    #[getter]
+    fn projection(&self) -> &'static str {
+        match self.cam.projection {
+            Projection::Perspective { .. } => "perspective",
+            Projection::Orthographic { .. } => "orthographic",
+        }
+    }
+    /// The vertical field of view in degrees (None for orthographic).
+    #[getter]
+    fn fov_y_deg(&self) -> Option<f32> {
+        match self.cam.projection {
+            Projection::Perspective { fov_y_deg } => Some(fov_y_deg),
+            Projection::Orthographic { .. } => None,
+        }
+    }
+
+    /// The view matrix (world → OpenGL camera space: x right, y up, −z forward).
+    #[getter]
+    fn view_matrix<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        mat4_to_py(py, self.cam.view())
+    }
+
+    /// The OpenGL projection matrix (NDC depth −1..1).
+    #[getter]
+    fn projection_matrix<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        mat4_to_py(py, self.cam.proj())
+    }
+
+    /// OpenCV intrinsics `K` of a perspective camera (what
+    /// `from_intrinsics` and Open3D's `create_rays_pinhole` take).
+    #[getter]
+    fn intrinsic_matrix(&self) -> PyResult<[[f64; 3]; 3]> {
+        let Projection::Perspective { fov_y_deg } = self.cam.projection else {
+            return Err(value_err(
+                "an orthographic camera has no pinhole intrinsics",
+            ));
+        };
+        let (w, h) = (f64::from(self.cam.width), f64::from(self.cam.height));
+        let f = h / 2.0 / (f64::from(fov_y_deg).to_radians() / 2.0).tan();
+        Ok([[f, 0.0, w / 2.0], [0.0, f, h / 2.0], [0.0, 0.0, 1.0]])
+    }
+
+    /// The OpenCV world→camera extrinsic (x right, y down, z forward), 4×4.
+    #[getter]
+    fn extrinsic_matrix<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        // the OpenGL view with its y and z axes flipped
+        let flip = glam::Mat4::from_diagonal(glam::Vec4::new(1.0, -1.0, -1.0, 1.0));
+        mat4_to_py(py, flip * self.cam.view())
+    }
+
+    /// The camera as camera JSON text (the CLI's `--camera` file).
+    fn to_json(&self) -> String {
+        let c = &self.cam;
+        let v = |v: Vec3| format!("[{:?},{:?},{:?}]", v.x, v.y, v.z);
+        let proj = match c.projection {
+            Projection::Perspective { fov_y_deg } => format!("\"fov_y_deg\":{fov_y_deg:?}"),
+            Projection::Orthographic { height } => {
+                format!("\"projection\":\"orthographic\",\"ortho_height\":{height:?}")
+            }
+        };
+        format!(
+            "{{\"eye\":{},\"target\":{},\"up\":{},{proj},\"near\":{:?},\"far\":{:?},\"width\":{},\"height\":{}}}",
+            v(c.eye),
+            v(c.target),
+            v(c.up),
+            c.near,
+            c.far,
+            c.width,
+            c.height
+        )
+    }
+
+    fn __repr__(&self) -> String {
+        format!("softpick.Camera({})", self.to_json())
+    }
+}

@@ -1,0 +1,559 @@
+//! `softpick.Scene`: the core's scene (meshes on a node hierarchy), built
+//! from numpy arrays or loaded from a file, and its renders.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use glam::Vec3;
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::prelude::*;
+use softpick::{CullMode, FillRule, Mesh, MeshId, PickMethod, RenderOptions, Scene, Transform};
+
+use crate::camera::PyCamera;
+use crate::frame::PyFrame;
+use crate::{
+    float_rows, in_pool, instance_of, int_rows, mat4, mat4_to_py, pool, py_err, value_err,
+};
+
+/// Meshes placed by a node hierarchy. Mesh ids count meshes in the order
+/// they were added (a loaded file: its `o`/`g` groups in file order); the
+/// global triangle index counts triangles over all meshes in that order.
+#[pyclass(name = "Scene", module = "softpick")]
+pub struct PyScene {
+    pub(crate) scene: Scene,
+    /// Whether the BVHs ray casts walk are built for the scene as it is
+    /// (what `method="auto"` weighs).
+    pub(crate) bvh_ready: AtomicBool,
+    warnings: Vec<String>,
+}
+
+impl PyScene {
+    pub(crate) fn from_scene(scene: Scene, warnings: Vec<String>) -> Self {
+        Self {
+            scene,
+            bvh_ready: AtomicBool::new(false),
+            warnings,
+        }
+    }
+}
+
+/// The translation, rotation and scale of a 4×4 matrix; `ValueError` for a
+/// matrix they do not reproduce (shear, projection).
+fn transform(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Transform> {
+    let m = mat4(obj, what)?;
+    let (scale, rotation, translation) = m.to_scale_rotation_translation();
+    let t = Transform {
+        translation,
+        rotation,
+        scale,
+    };
+    let back = t.matrix();
+    let size = m.to_cols_array().iter().fold(1f32, |a, x| a.max(x.abs()));
+    let err = (back - m)
+        .to_cols_array()
+        .iter()
+        .fold(0f32, |a, x| a.max(x.abs()));
+    if !(err <= 1e-5 * size) || !t.matrix().is_finite() {
+        return Err(value_err(format!(
+            "{what} must be translation × rotation × scale (no shear or projection; off by {err})"
+        )));
+    }
+    Ok(t)
+}
+
+/// Vertices (N, 3) as positions.
+fn positions(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Vec3>> {
+    let (v, _) = float_rows(obj, "vertices", 3)?;
+    Ok(v.chunks_exact(3)
+        .map(|c| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32))
+        .collect())
+}
+
+/// Triangles (M, 3) as vertex indices below `n`.
+fn triangles(obj: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<[u32; 3]>> {
+    let t = int_rows(obj, "triangles", 3)?;
+    if let Some(i) = t.iter().position(|&v| v < 0 || v as u64 >= n as u64) {
+        return Err(value_err(format!(
+            "triangle {} refers to vertex {} but the mesh has {n} vertices",
+            i / 3,
+            t[i]
+        )));
+    }
+    Ok(t.chunks_exact(3)
+        .map(|c| [c[0] as u32, c[1] as u32, c[2] as u32])
+        .collect())
+}
+
+/// A fill rule or cull mode by its CLI name.
+pub(crate) fn cull_mode(s: &str) -> PyResult<CullMode> {
+    match s {
+        "none" => Ok(CullMode::None),
+        "back" => Ok(CullMode::Back),
+        "front" => Ok(CullMode::Front),
+        _ => Err(value_err(format!(
+            "cull must be none, back or front (got {s:?})"
+        ))),
+    }
+}
+
+fn fill_rule(s: &str) -> PyResult<FillRule> {
+    FillRule::ALL
+        .into_iter()
+        .find(|r| r.name() == s)
+        .ok_or_else(|| {
+            value_err(format!(
+                "rule must be strict, inclusive, area-guard or top-left (got {s:?})"
+            ))
+        })
+}
+
+/// What `method="auto"` chooses, and why: rays when every pixel's ray is
+/// cheap against drawing every triangle, that is when the BVHs are built
+/// already and the scene has more triangles than the image has pixels;
+/// rasterization otherwise (and always for color).
+fn auto_method(
+    triangles: u64,
+    pixels: u64,
+    bvh_ready: bool,
+    color: bool,
+) -> (&'static str, String) {
+    if color {
+        return ("raster", "color needs rasterization".into());
+    }
+    if !bvh_ready {
+        return (
+            "raster",
+            "no BVH built yet (building one costs more than a render)".into(),
+        );
+    }
+    if triangles > pixels {
+        (
+            "ray",
+            format!("BVH built and {triangles} triangles > {pixels} pixels"),
+        )
+    } else {
+        (
+            "raster",
+            format!("{triangles} triangles <= {pixels} pixels"),
+        )
+    }
+}
+
+/// Rows of ray picks per parallel task of a ray-cast frame.
+const RAY_BAND: usize = 8;
+
+#[pymethods]
+impl PyScene {
+    /// An empty scene.
+    #[new]
+    fn new() -> Self {
+        Self::from_scene(Scene::new(), Vec::new())
+    }
+
+    /// Adds a mesh (vertices (N, 3) numbers, triangles (M, 3) integer
+    /// indices, counter-clockwise front faces) on a new node under
+    /// `parent`, placed by `transform` (4×4, translation × rotation ×
+    /// scale). Returns its mesh id.
+    #[pyo3(signature = (vertices, triangles, name=None, transform=None, parent=None))]
+    fn add_mesh(
+        &mut self,
+        vertices: &Bound<'_, PyAny>,
+        triangles: &Bound<'_, PyAny>,
+        name: Option<String>,
+        transform: Option<&Bound<'_, PyAny>>,
+        parent: Option<u32>,
+    ) -> PyResult<MeshId> {
+        let pos = positions(vertices)?;
+        let tris = self::triangles(triangles, pos.len())?;
+        self.check_parent(parent)?;
+        let local =
+            transform.map_or(Ok(Transform::IDENTITY), |t| self::transform(t, "transform"))?;
+        let id = self.scene.meshes().len() as u32;
+        let name = name.unwrap_or_else(|| format!("mesh{id}"));
+        let total = u64::from(self.scene.triangle_count()) + tris.len() as u64;
+        if total >= u64::from(u32::MAX) {
+            return Err(value_err(format!(
+                "too many triangles ({total}) for 32-bit ids"
+            )));
+        }
+        let mesh = Mesh::new(name, pos, tris, softpick::palette_color(id)).map_err(value_err)?;
+        self.bvh_ready.store(false, Ordering::Relaxed);
+        Ok(self.scene.add_mesh(mesh, local, parent))
+    }
+
+    /// Adds a node without a mesh (a parent for others). Returns its id.
+    #[pyo3(signature = (name=None, transform=None, parent=None))]
+    fn add_node(
+        &mut self,
+        name: Option<String>,
+        transform: Option<&Bound<'_, PyAny>>,
+        parent: Option<u32>,
+    ) -> PyResult<u32> {
+        self.check_parent(parent)?;
+        let local =
+            transform.map_or(Ok(Transform::IDENTITY), |t| self::transform(t, "transform"))?;
+        let name = name.unwrap_or_else(|| format!("node{}", self.scene.nodes().len()));
+        self.scene
+            .try_add_node(&name, local, parent)
+            .ok_or_else(|| value_err("parent node does not exist"))
+    }
+
+    /// Sets a node's local transform (4×4, translation × rotation × scale).
+    fn set_transform(&mut self, node: u32, transform: &Bound<'_, PyAny>) -> PyResult<()> {
+        let t = self::transform(transform, "transform")?;
+        if !self.scene.set_local(node, t) {
+            return Err(value_err(format!(
+                "node {node} does not exist (the scene has {})",
+                self.scene.nodes().len()
+            )));
+        }
+        self.bvh_ready.store(false, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Replaces a mesh's vertices (same count). The scene is rebuilt with
+    /// the new mesh (its BVH is built again at the next ray query; the
+    /// core has no refit yet), keeping every id; frames rendered before are
+    /// stale.
+    fn set_vertices(
+        &mut self,
+        py: Python<'_>,
+        mesh: u32,
+        vertices: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let old = self
+            .scene
+            .mesh(mesh)
+            .ok_or_else(|| value_err(format!("mesh {mesh} does not exist")))?;
+        let pos = positions(vertices)?;
+        if pos.len() != old.positions().len() {
+            return Err(value_err(format!(
+                "mesh {mesh} has {} vertices (got {})",
+                old.positions().len(),
+                pos.len()
+            )));
+        }
+        let new_mesh =
+            Mesh::new(old.name(), pos, old.triangles().to_vec(), old.color()).map_err(value_err)?;
+        let scene = &self.scene;
+        let rebuilt = py.allow_threads(move || rebuild(scene, mesh, new_mesh))?;
+        self.scene = rebuilt;
+        self.bvh_ready.store(false, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Builds the BVHs ray casts walk now (they are otherwise built at the
+    /// first ray query), without the GIL.
+    fn build_bvhs(&self, py: Python<'_>) {
+        let scene = &self.scene;
+        py.allow_threads(|| scene.build_bvhs());
+        self.bvh_ready.store(true, Ordering::Relaxed);
+    }
+
+    /// Number of meshes.
+    #[getter]
+    fn mesh_count(&self) -> usize {
+        self.scene.meshes().len()
+    }
+    /// Number of nodes.
+    #[getter]
+    fn node_count(&self) -> usize {
+        self.scene.nodes().len()
+    }
+    /// Number of triangles over all meshes.
+    #[getter]
+    fn triangle_count(&self) -> u32 {
+        self.scene.triangle_count()
+    }
+    /// Mesh names in mesh-id order.
+    #[getter]
+    fn mesh_names(&self) -> Vec<String> {
+        self.scene
+            .meshes()
+            .iter()
+            .map(|m| m.name().to_string())
+            .collect()
+    }
+    /// The loader's warnings (empty for built scenes).
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+    /// First global triangle index of each mesh, plus the total at the end.
+    #[getter]
+    fn triangle_offsets<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        PyArray1::from_slice(py, self.scene.triangle_offsets())
+    }
+    /// World bounds of the finite vertices, (2, 3): min and max.
+    #[getter]
+    fn bounds(&self) -> [[f32; 3]; 2] {
+        let b = self.scene.bounds();
+        [b.min.to_array(), b.max.to_array()]
+    }
+
+    /// The node holding mesh `mesh`.
+    fn mesh_node(&self, mesh: u32) -> PyResult<u32> {
+        self.scene
+            .mesh_node(mesh)
+            .ok_or_else(|| value_err(format!("mesh {mesh} does not exist")))
+    }
+
+    /// The instance id of mesh `mesh` (what `instance_ids` report).
+    fn mesh_instance(&self, mesh: u32) -> PyResult<u32> {
+        self.mesh_node(mesh)?;
+        Ok(instance_of(&self.scene, mesh))
+    }
+
+    /// A mesh's vertices in its local space, (N, 3) float32.
+    fn mesh_vertices<'py>(&self, py: Python<'py>, mesh: u32) -> PyResult<Bound<'py, PyAny>> {
+        let m = self
+            .scene
+            .mesh(mesh)
+            .ok_or_else(|| value_err(format!("mesh {mesh} does not exist")))?;
+        let v: Vec<f32> = m.positions().iter().flat_map(|p| p.to_array()).collect();
+        Ok(PyArray1::from_vec(py, v)
+            .reshape([m.positions().len(), 3])?
+            .into_any())
+    }
+
+    /// A mesh's triangles, (M, 3) uint32 vertex indices.
+    fn mesh_triangles<'py>(&self, py: Python<'py>, mesh: u32) -> PyResult<Bound<'py, PyAny>> {
+        let m = self
+            .scene
+            .mesh(mesh)
+            .ok_or_else(|| value_err(format!("mesh {mesh} does not exist")))?;
+        let v: Vec<u32> = m.triangles().iter().flatten().copied().collect();
+        Ok(PyArray1::from_vec(py, v)
+            .reshape([m.triangles().len(), 3])?
+            .into_any())
+    }
+
+    /// A mesh's world matrix (4×4).
+    fn mesh_world<'py>(&self, py: Python<'py>, mesh: u32) -> PyResult<Bound<'py, PyAny>> {
+        self.mesh_node(mesh)?;
+        mat4_to_py(py, self.scene.mesh_world(mesh))
+    }
+
+    /// Renders the scene from `camera` into a new frame, without the GIL.
+    /// `method`: `"raster"` (the rasterizer: ID and depth buffers in one
+    /// pass), `"ray"` (a ray pick through every pixel centre, BVHs built
+    /// first) or `"auto"` (see `Frame.method_reason`); `threads`: worker
+    /// threads (default: one per core). Output never depends on it.
+    #[pyo3(signature = (camera, rule="top-left", cull="none", color=false, threads=None, method="raster"))]
+    #[allow(clippy::too_many_arguments)]
+    fn render(
+        slf: &Bound<'_, Self>,
+        camera: &PyCamera,
+        rule: &str,
+        cull: &str,
+        color: bool,
+        threads: Option<usize>,
+        method: &str,
+    ) -> PyResult<PyFrame> {
+        let py = slf.py();
+        let rule = fill_rule(rule)?;
+        let cull = cull_mode(cull)?;
+        let pool = pool(threads)?;
+        let cam = camera.cam;
+        let (method, reason) = {
+            let this = slf.borrow();
+            let pixels = u64::from(cam.width) * u64::from(cam.height);
+            match method {
+                "raster" => ("raster", "asked for".to_string()),
+                "ray" if color => return Err(value_err("color needs method=\"raster\"")),
+                "ray" => ("ray", "asked for".to_string()),
+                "auto" => auto_method(
+                    u64::from(this.scene.triangle_count()),
+                    pixels,
+                    this.bvh_ready.load(Ordering::Relaxed),
+                    color,
+                ),
+                m => {
+                    return Err(value_err(format!(
+                        "method must be raster, ray or auto (got {m:?})"
+                    )))
+                }
+            }
+        };
+        let frame = {
+            let this = slf.borrow();
+            let scene = &this.scene;
+            let opts = RenderOptions {
+                rule,
+                cull,
+                color,
+                threads: None,
+                ..RenderOptions::default()
+            };
+            py.allow_threads(|| {
+                in_pool(&pool, || {
+                    if method == "raster" {
+                        softpick::render(scene, &cam, opts)
+                    } else {
+                        ray_frame(scene, &cam, cull)
+                    }
+                })
+            })
+            .map_err(py_err)?
+        };
+        if method == "ray" {
+            slf.borrow().bvh_ready.store(true, Ordering::Relaxed);
+        }
+        Ok(PyFrame::new(
+            slf.clone().unbind(),
+            frame,
+            pool,
+            method,
+            reason,
+        ))
+    }
+
+    /// The first hit of each ray (origins and directions (..., 3)); see
+    /// `softpick.Scene.cast_rays` in docs/python.md for the outputs.
+    #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn cast_rays<'py>(
+        &self,
+        py: Python<'py>,
+        origins: &Bound<'py, PyAny>,
+        directions: &Bound<'py, PyAny>,
+        near: f32,
+        far: f32,
+        cull: &str,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let r = crate::rays::cast(
+            py,
+            &self.scene,
+            origins,
+            directions,
+            (near, far),
+            cull,
+            threads,
+            false,
+        )?;
+        self.bvh_ready.store(true, Ordering::Relaxed);
+        Ok(r)
+    }
+
+    /// Every hit of each ray, sorted by ray then distance (Open3D's
+    /// `list_intersections` layout: `ray_splits`, `ray_ids`, ...).
+    #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn cast_rays_all<'py>(
+        &self,
+        py: Python<'py>,
+        origins: &Bound<'py, PyAny>,
+        directions: &Bound<'py, PyAny>,
+        near: f32,
+        far: f32,
+        cull: &str,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let r = crate::rays::cast(
+            py,
+            &self.scene,
+            origins,
+            directions,
+            (near, far),
+            cull,
+            threads,
+            true,
+        )?;
+        self.bvh_ready.store(true, Ordering::Relaxed);
+        Ok(r)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "softpick.Scene({} meshes, {} nodes, {} triangles)",
+            self.scene.meshes().len(),
+            self.scene.nodes().len(),
+            self.scene.triangle_count()
+        )
+    }
+}
+
+impl PyScene {
+    fn check_parent(&self, parent: Option<u32>) -> PyResult<()> {
+        match parent {
+            Some(p) if p as usize >= self.scene.nodes().len() => Err(value_err(format!(
+                "parent node {p} does not exist (the scene has {})",
+                self.scene.nodes().len()
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A frame whose ID and depth buffers are the core's ray picks of every
+/// pixel (`Frame::pick_id_block` with the ray method), bands of rows in
+/// parallel: each pixel's answer is its own, so any thread count gives the
+/// same frame.
+fn ray_frame(
+    scene: &Scene,
+    cam: &softpick::Camera,
+    cull: CullMode,
+) -> Result<softpick::Frame, softpick::Error> {
+    use rayon::prelude::*;
+    scene.build_bvhs();
+    softpick::Frame::from_picks(scene, cam, cull, |frame, ids, depth| {
+        let _ = frame.prepare_rays(scene);
+        let w = frame.width() as usize;
+        ids.par_chunks_mut(w * RAY_BAND)
+            .zip(depth.par_chunks_mut(w * RAY_BAND))
+            .enumerate()
+            .for_each(|(b, (ids, depth))| {
+                let mut picks = vec![None; ids.len()];
+                // (the frame was made from this scene just now: never stale)
+                let _ = frame.pick_id_block(
+                    PickMethod::Ray,
+                    scene,
+                    0,
+                    (b * RAY_BAND) as i64,
+                    w,
+                    &mut picks,
+                );
+                for ((id, d), p) in ids.iter_mut().zip(depth.iter_mut()).zip(&picks) {
+                    (*id, *d) = p.map_or((softpick::NO_TRIANGLE, 1.0), |p| {
+                        (p.global_triangle + 1, p.depth)
+                    });
+                }
+            });
+    })
+}
+
+/// `scene` with mesh `mesh` replaced: its nodes replayed in order (a node
+/// with a mesh through `add_mesh`, which keeps mesh and node ids).
+fn rebuild(scene: &Scene, mesh: MeshId, new_mesh: Mesh) -> PyResult<Scene> {
+    let mut out = Scene::new();
+    let mut new_mesh = Some(new_mesh);
+    for node in scene.nodes() {
+        match node.mesh {
+            Some(m) => {
+                let mesh_value = if m == mesh {
+                    new_mesh
+                        .take()
+                        .ok_or_else(|| crate::Error::new_err("a mesh on two nodes"))?
+                } else {
+                    scene
+                        .mesh(m)
+                        .ok_or_else(|| crate::Error::new_err("a node's mesh is missing"))?
+                        .clone()
+                };
+                out.add_mesh(mesh_value, node.local, node.parent);
+            }
+            None => {
+                out.try_add_node(&node.name, node.local, node.parent)
+                    .ok_or_else(|| crate::Error::new_err("a node's parent comes after it"))?;
+            }
+        }
+    }
+    let same = (0..scene.meshes().len() as MeshId).all(|m| out.mesh_node(m) == scene.mesh_node(m))
+        && out.meshes().len() == scene.meshes().len();
+    if !same {
+        return Err(crate::Error::new_err(
+            "the scene's meshes are not in node order; cannot rebuild it",
+        ));
+    }
+    Ok(out)
+}

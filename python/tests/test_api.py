@@ -1,0 +1,223 @@
+"""The rest of the API: scene building, cameras, picks, selections,
+layers, conventions, method choice and errors."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import softpick
+from conftest import build_scene, camera, grid, parts, uv_sphere, write_obj
+
+
+def test_transforms_and_hierarchy_match_moved_vertices():
+    v, t = uv_sphere((0, 0, 0), 1.0, 10, 12)
+    moved = softpick.Scene()
+    moved.add_mesh(v + [1.0, 0.5, -2.0], t)
+    placed = softpick.Scene()
+    root = placed.add_node(name="root")
+    m = np.eye(4)
+    m[:3, 3] = (0.5, 0.5, 0.0)
+    child = placed.add_node(name="child", transform=m, parent=root)
+    mesh = placed.add_mesh(v, t, parent=child)
+    cam = softpick.Camera.look_at((0, 1, 6), (0.5, 0, -1), width=80, height=60)
+    first = placed.render(cam)
+    r = np.eye(4)
+    r[:3, 3] = (0.5, 0.0, -2.0)
+    placed.set_transform(root, r)
+    with pytest.raises(softpick.Error, match="render it again"):
+        first.mesh_ids
+    np.testing.assert_array_equal(placed.render(cam).ids, moved.render(cam).ids)
+    assert placed.mesh_node(mesh) == 2 and placed.node_count == 3
+
+
+def test_set_vertices_rebuilds_and_keeps_ids():
+    meshes = parts()
+    scene = build_scene(meshes)
+    cam = camera(100, 80)
+    before = scene.render(cam)
+    v, t = meshes["ball"]
+    scene.set_vertices(1, v * 0.5)
+    meshes["ball"] = (v * 0.5, t)
+    fresh = build_scene(meshes)
+    after = scene.render(cam)
+    np.testing.assert_array_equal(after.ids, fresh.render(cam).ids)
+    assert (after.ids != before.ids).any()
+    assert scene.mesh_names == ["ground", "ball", "small"]
+    with pytest.raises(softpick.Error):
+        before.pick(50, 40)
+    with pytest.raises(ValueError, match="vertices"):
+        scene.set_vertices(1, v[:-1])
+
+
+def test_camera_constructors_round_trip(tmp_path):
+    cam = camera(128, 96)
+    path = tmp_path / "c.json"
+    path.write_text(cam.to_json())
+    assert softpick.Camera.from_json(path).to_json() == cam.to_json()
+    same = softpick.Camera.from_intrinsics(cam.intrinsic_matrix, cam.extrinsic_matrix,
+                                           128, 96, cam.near, cam.far)
+    np.testing.assert_allclose(same.eye, cam.eye, atol=1e-5)
+    np.testing.assert_allclose(same.fov_y_deg, cam.fov_y_deg, rtol=1e-5)
+    scene = build_scene(parts())
+    a, b = scene.render(cam).ids, scene.render(same).ids
+    assert (a == b).mean() > 0.995
+    K = np.asarray(cam.intrinsic_matrix)
+    K[0, 2] += 3
+    with pytest.raises(ValueError, match="principal point"):
+        softpick.Camera.from_intrinsics(K, cam.extrinsic_matrix, 128, 96)
+    auto = softpick.Camera.auto(scene, 64, 64)
+    (tmp_path / "auto.json").write_text('{"width": 64, "height": 64}')
+    assert softpick.Camera.from_json(tmp_path / "auto.json", scene).to_json() == auto.to_json()
+
+
+def test_pick_select_and_lasso():
+    scene = build_scene(parts())
+    frame = scene.render(camera(120, 90))
+    ids = frame.ids
+    y, x = np.argwhere(ids > 0)[len(np.argwhere(ids > 0)) // 2]
+    p = frame.pick(int(x), int(y))
+    assert p["id"] == ids[y, x] and p["mesh"] == frame.mesh_ids[y, x]
+    assert p == frame.pick(int(x), int(y), method="direct")
+    assert frame.pick(-1, 0) is None and frame.pick(0, 10**12) is None
+    whole = frame.select_rect(0, 0, 119, 89)
+    assert whole["meshes"] == sorted(np.unique(frame.mesh_ids[ids > 0]).tolist())
+    assert whole["pixels"] == int((ids > 0).sum())
+    assert set(whole["triangles"]) == set((np.unique(ids[ids > 0]) - 1).tolist())
+    box = frame.select_rect(10, 20, 49, 59)
+    lasso = frame.select_lasso([(10, 20), (50, 20), (50, 60), (10, 60)])
+    assert box == lasso and box["pixels"] == int((ids[20:60, 10:50] > 0).sum())
+    through = frame.select_rect(0, 0, 119, 89, mode="through")
+    assert set(whole["triangles"]) <= set(through["triangles"])
+
+
+def test_layers_are_sorted_hits():
+    scene = build_scene(parts())
+    frame = scene.render(camera(60, 45), method="ray")
+    lay = frame.layers(3)
+    assert lay["ids"].shape == (45, 60, 3) and lay["barycentrics"].shape == (45, 60, 3, 3)
+    assert (lay["ids"][..., 0] == frame.ids).mean() > 0.97
+    z = lay["z"]
+    both = np.isfinite(z[..., 1:])
+    with np.errstate(invalid="ignore"):  # inf - inf where no hit
+        step = np.diff(z, axis=-1)
+    assert (step[both] >= 0).all() and both.any()
+    # a pixel on the ball sees its front, its back, then the ground
+    on_ball = frame.mesh_ids == 1
+    assert (lay["ids"][on_ball][:, 2] > 0).mean() > 0.5
+    assert ((lay["ids"] == 0) == np.isinf(z)).all()
+    np.testing.assert_array_equal(lay["depth"] == 1.0, lay["ids"] == 0)
+    with pytest.raises(ValueError):
+        frame.layers(0)
+
+
+@pytest.mark.parametrize("conv", ["softpick", "open3d", "pytorch3d", "nvdiffrast"])
+def test_conventions_round_trip(conv):
+    scene = build_scene(parts())
+    frame = scene.render(camera(40, 30))
+    out = frame.ids_as(conv)
+    np.testing.assert_array_equal(softpick.ids_from(out, conv), frame.ids)
+    bg = frame.ids == 0
+    assert bg.any() and (~bg).any()
+    if conv == "open3d":
+        assert out.dtype == np.uint32 and (out[bg] == softpick.INVALID_ID).all()
+        np.testing.assert_array_equal(out[~bg], frame.ids[~bg] - 1)
+    if conv == "pytorch3d":
+        assert out.shape == (1, 30, 40, 1) and out.dtype == np.int64 and (out[0, bg, 0] == -1).all()
+    if conv == "nvdiffrast":
+        assert out.shape == (1, 30, 40) and (out[0, ::-1] == frame.ids).all()
+    with pytest.raises(ValueError):
+        softpick.ids_as(frame.ids, "blender")
+
+
+def test_method_auto_is_reported():
+    v, t = grid(200, 4.0, 0.0)  # 80,000 triangles
+    scene = softpick.Scene()
+    scene.add_mesh(v, t)
+    small = softpick.Camera.look_at((0, 3, 3), (0, 0, 0), width=64, height=48)
+    first = scene.render(small, method="auto")
+    assert first.method == "raster" and "BVH" in first.method_reason
+    scene.build_bvhs()
+    second = scene.render(small, method="auto")
+    assert second.method == "ray" and "triangles" in second.method_reason
+    assert (second.ids == first.ids).mean() > 0.95
+    assert scene.render(small.with_size(640, 480), method="auto").method == "raster"
+    assert scene.render(small, method="auto", color=True).method == "raster"
+
+
+def test_renders_in_threads_agree():
+    scene = build_scene(parts())
+    cam = camera(200, 150)
+    ref = scene.render(cam).ids
+    out = [None] * 4
+
+    def work(i):
+        out[i] = scene.render(cam, threads=1 + i % 2).ids
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for o in out:
+        np.testing.assert_array_equal(o, ref)
+
+
+def test_ray_batches_in_threads_agree():
+    scene = build_scene(parts())
+    rng = np.random.default_rng(2)
+    o = rng.uniform(-6, 6, (3000, 3))
+    d = -o + rng.normal(size=o.shape)
+    ref = scene.cast_rays(o, d)["triangle_ids"]
+    out = [None] * 4
+
+    def work(i):
+        out[i] = scene.cast_rays(o, d, threads=1 + i % 2)["triangle_ids"]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for o_ in out:
+        np.testing.assert_array_equal(o_, ref)
+
+
+def test_bad_input_raises(tmp_path):
+    s = softpick.Scene()
+    v, t = uv_sphere((0, 0, 0), 1.0)
+    bad = [
+        (lambda: s.add_mesh(v[:, :2], t), ValueError, r"shape \(N, 3\)"),
+        (lambda: s.add_mesh(v, t.astype(float)), ValueError, "integers"),
+        (lambda: s.add_mesh(v.astype(str), t), ValueError, "numbers"),
+        (lambda: s.add_mesh(np.where(v > 0.9, np.nan, v), t), ValueError, "finite"),
+        (lambda: s.add_mesh(v, t + len(v)), ValueError, "refers to vertex"),
+        (lambda: s.add_mesh(v, -t - 1), ValueError, "refers to vertex"),
+        (lambda: s.add_mesh(v, t, parent=5), ValueError, "parent"),
+        (lambda: s.add_mesh(v, t, transform=np.eye(3)), ValueError, "4x4|shape"),
+        (lambda: s.add_mesh(v, t, transform=[[1, 1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]), ValueError, "shear"),
+        (lambda: s.set_transform(9, np.eye(4)), ValueError, "node 9"),
+        (lambda: s.set_vertices(3, v), ValueError, "mesh 3"),
+        (lambda: softpick.Camera.look_at((0, 0, 1), (0, 0, 1)), ValueError, "same point"),
+        (lambda: softpick.Camera.look_at((0, 0, 1), (0, 0, 0), width=20000), ValueError, "16384"),
+        (lambda: softpick.Camera.look_at((0, 0, 1), (0, 0, 0), near=-1), ValueError, "near"),
+        (lambda: softpick.Camera.look_at((0, 0, float("nan")), (0, 0, 0)), ValueError, "finite"),
+        (lambda: s.render(camera(), method="magic"), ValueError, "method"),
+        (lambda: s.render(camera(), rule="fuzzy"), ValueError, "rule"),
+        (lambda: s.render(camera(), cull="sideways"), ValueError, "cull"),
+        (lambda: s.render(camera(), threads=0), ValueError, "threads"),
+        (lambda: s.cast_rays(np.zeros((3, 3)), np.ones((4, 3))), ValueError, "same shape"),
+        (lambda: s.cast_rays(np.zeros((3, 3)), np.full((3, 3), np.nan)), ValueError, "finite"),
+        (lambda: s.cast_rays(np.zeros((3, 3)), np.ones((3, 3)), near=2, far=1), ValueError, "near"),
+        (lambda: softpick.load(tmp_path / "missing.obj"), FileNotFoundError, "missing.obj"),
+    ]
+    for call, exc, msg in bad:
+        with pytest.raises(exc, match=msg):
+            call()
+    (tmp_path / "broken.obj").write_text("v 0 0 0\nf 1 2 3\n")
+    with pytest.raises(softpick.Error, match="broken.obj"):
+        softpick.load(tmp_path / "broken.obj")
+    (tmp_path / "cam.json").write_text('{"eye": [0, 0, 1], "fov_y_deg": 400}')
+    with pytest.raises(ValueError):
+        softpick.Camera.from_json(tmp_path / "cam.json")
+    assert s.mesh_count == 0, "nothing was added by the failed calls"

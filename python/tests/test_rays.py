@@ -1,0 +1,108 @@
+"""Batched rays: cast_rays equals the core's ray picks, hits lie on their
+triangles, cast_rays_all lists every hit."""
+
+import numpy as np
+import pytest
+
+import softpick
+from conftest import build_scene, camera, parts, uv_sphere, world_triangles
+
+
+def test_cast_rays_equals_the_frames_ray_picks():
+    scene = build_scene(parts())
+    cam = camera(120, 90)
+    frame = scene.render(cam, method="ray")
+    o, d = frame.pixel_rays()
+    hits = scene.cast_rays(o, d, far=1.0)
+    assert hits["t_hit"].shape == (90, 120) and hits["primitive_uvs"].shape == (90, 120, 2)
+    got = np.where(hits["triangle_ids"] == softpick.INVALID_ID, 0, hits["triangle_ids"] + 1)
+    np.testing.assert_array_equal(got.astype(np.uint32), frame.ids)
+    assert (frame.ids > 0).mean() > 0.5
+    # and the single picks, on a sample of pixels
+    rng = np.random.default_rng(3)
+    for x, y in zip(rng.integers(0, 120, 60), rng.integers(0, 90, 60)):
+        p = frame.pick(int(x), int(y), method="ray")
+        if p is None:
+            assert hits["geometry_ids"][y, x] == softpick.INVALID_ID
+            continue
+        assert (hits["geometry_ids"][y, x], hits["primitive_ids"][y, x]) == (p["mesh"], p["triangle"])
+        assert hits["instance_ids"][y, x] == p["instance"]
+        np.testing.assert_allclose(hits["primitive_uvs"][y, x], p["barycentric"][1:], atol=1e-6)
+        np.testing.assert_allclose(hits["primitive_normals"][y, x], p["normal"], atol=1e-6)
+
+
+def test_random_rays_hit_their_triangles_with_transforms():
+    scene = softpick.Scene()
+    v, t = uv_sphere((0, 0, 0), 1.0, 10, 12)
+    parent = scene.add_node(name="parent", transform=np.diag([1.0, 1.0, 1.0, 1.0]))
+    m = np.eye(4)
+    m[:3, 3] = (2.0, 0.5, -1.0)
+    scene.add_mesh(v, t, name="a", parent=parent, transform=m)
+    rot = np.eye(4)
+    c, s = np.cos(0.7), np.sin(0.7)
+    rot[:3, :3] = [[c, 0, s], [0, 1, 0], [-s, 0, c]]
+    rot[:3, :3] *= 1.5
+    scene.add_mesh(v, t, name="b", transform=rot)
+    rng = np.random.default_rng(7)
+    n = 5000
+    origins = rng.uniform(-5, 5, (n, 3))
+    targets = rng.uniform(-1.5, 1.5, (n, 3)) + np.where(rng.random((n, 1)) < 0.5, 0, 1) * [2.0, 0.5, -1.0]
+    dirs = (targets - origins) * rng.uniform(0.2, 3.0, (n, 1))  # not unit length
+    hits = scene.cast_rays(origins, dirs)
+    hit = hits["geometry_ids"] != softpick.INVALID_ID
+    assert 0.3 < hit.mean() < 0.95
+    tris = world_triangles(scene)
+    gid = hits["triangle_ids"][hit].astype(np.int64)
+    uv = hits["primitive_uvs"][hit].astype(np.float64)
+    w = np.stack([1 - uv.sum(1), uv[:, 0], uv[:, 1]], 1)
+    on_tri = np.einsum("nk,nkj->nj", w, tris[gid])
+    on_ray = origins[hit] + dirs[hit] * hits["t_hit"][hit, None]
+    assert np.abs(on_tri - on_ray).max() < 1e-4
+    assert (w > -1e-5).all()
+    # nothing is nearer: the every-hit list starts with the first hit
+    every = scene.cast_rays_all(origins, dirs)
+    splits = every["ray_splits"]
+    assert splits[-1] == len(every["t_hit"]) and len(splits) == n + 1
+    first = splits[:-1][hit]
+    np.testing.assert_array_equal(every["triangle_ids"][first], hits["triangle_ids"][hit])
+    np.testing.assert_array_equal(every["ray_ids"][first], np.nonzero(hit)[0])
+    assert (np.diff(splits)[~hit] == 0).all()
+    # a closed sphere is entered and left: an even number of hits per ray
+    # through mesh "a" alone
+    assert (np.diff(splits)[hit] >= 1).all()
+
+
+def test_cast_rays_all_through_a_sphere():
+    scene = softpick.Scene()
+    v, t = uv_sphere((0, 0, 0), 1.0, 16, 24)
+    scene.add_mesh(v, t)
+    n = 200
+    rng = np.random.default_rng(5)
+    d = rng.normal(size=(n, 3))
+    o = -4 * d / np.linalg.norm(d, axis=1, keepdims=True) + rng.uniform(-0.3, 0.3, (n, 3))
+    every = scene.cast_rays_all(o, d)
+    counts = np.diff(every["ray_splits"])
+    assert (counts == 2).all()
+    for i in range(n):
+        t_ray = every["t_hit"][every["ray_splits"][i]:every["ray_splits"][i + 1]]
+        assert t_ray[0] <= t_ray[1]
+    # near and far bound the hits, in units of the direction
+    first = scene.cast_rays(o, d)
+    cut = scene.cast_rays(o, d, far=float(np.min(first["t_hit"])) * 0.99)
+    assert (cut["geometry_ids"] == softpick.INVALID_ID).all()
+    past = scene.cast_rays(o, d, near=float(np.max(first["t_hit"])) * 1.0001)
+    assert (past["t_hit"] > first["t_hit"]).all()
+    back = scene.cast_rays(o, d, cull="front")
+    assert (back["t_hit"] > first["t_hit"]).all(), "the outside faces are culled"
+
+
+def test_cast_rays_threads_and_shapes():
+    scene = build_scene(parts())
+    rng = np.random.default_rng(11)
+    o = rng.uniform(-6, 6, (4, 250, 3))
+    d = -o + rng.normal(size=o.shape)
+    a = scene.cast_rays(o, d, threads=1)
+    b = scene.cast_rays(o, d, threads=2)
+    assert a["t_hit"].shape == (4, 250) and a["primitive_normals"].shape == (4, 250, 3)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])

@@ -1,0 +1,379 @@
+//! Per-pixel maps of a frame beyond its ID and depth buffers (the mesh,
+//! barycentrics, normal, distance and camera-space z of each pixel's
+//! triangle), for bulk readers such as the Python package, and frames
+//! whose ID and depth buffers are filled by picks instead of rasterization.
+
+use glam::{DVec3, Mat4};
+use rayon::prelude::*;
+
+use super::ray_setup::ViewRays;
+use super::Frame;
+use crate::camera::{Camera, Projection};
+use crate::error::Error;
+use crate::geometry::CullMode;
+use crate::raster::tile::NO_TRIANGLE;
+use crate::scene::{MeshId, Scene};
+
+/// Which maps [`Frame::pixel_maps`] computes (each costs a buffer).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MapRequest {
+    /// The mesh id of each pixel's triangle.
+    pub mesh: bool,
+    /// The barycentric weights of the triangle's corners 0, 1, 2.
+    pub barycentric: bool,
+    /// The triangle's unit geometric normal in world space.
+    pub normal: bool,
+    /// The distance from the camera to the hit along the pixel ray.
+    pub distance: bool,
+    /// The hit's camera-space depth along the viewing direction.
+    pub z: bool,
+}
+
+/// The maps of [`Frame::pixel_maps`]: row-major, row 0 on top, one value
+/// (three for barycentrics and normals) per pixel; `None` when not asked.
+/// Background pixels hold [`PixelMaps::NO_MESH`], zero vectors and
+/// infinite distances.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PixelMaps {
+    /// Mesh id per pixel, [`PixelMaps::NO_MESH`] on background.
+    pub mesh: Option<Vec<u32>>,
+    /// Barycentrics (perspective-correct: weights of the world corners).
+    pub barycentric: Option<Vec<f32>>,
+    /// Unit normal `(v1 − v0) × (v2 − v0)` of the world triangle.
+    pub normal: Option<Vec<f32>>,
+    /// Perspective: distance from the eye; orthographic: from the eye's plane.
+    pub distance: Option<Vec<f32>>,
+    /// Distance from the eye's plane along the viewing direction.
+    pub z: Option<Vec<f32>>,
+}
+
+impl PixelMaps {
+    /// The mesh id of background pixels.
+    pub const NO_MESH: u32 = u32::MAX;
+}
+
+/// One band of rows of every requested map.
+struct BandOut<'a> {
+    mesh: Option<&'a mut [u32]>,
+    bary: Option<&'a mut [f32]>,
+    normal: Option<&'a mut [f32]>,
+    distance: Option<&'a mut [f32]>,
+    z: Option<&'a mut [f32]>,
+}
+
+/// The first `n` values of `rest` (which keeps the others).
+fn take<'a, T>(rest: &mut Option<&'a mut [T]>, n: usize) -> Option<&'a mut [T]> {
+    let s = rest.take()?;
+    let (a, b) = s.split_at_mut(n.min(s.len()));
+    *rest = Some(b);
+    Some(a)
+}
+
+/// The pixel rays of a camera in f64: for pixel centre (sx, sy) the ray is
+/// `origin + dx·a + dy·b` towards `dir + dx·c + dy·e`, with the ray's
+/// component along the viewing direction 1 (so `t` is camera-space z).
+struct PixelRays {
+    eye: DVec3,
+    forward: DVec3,
+    right: DVec3,
+    up: DVec3,
+    perspective: bool,
+    /// Half extents of the view at distance 1 (perspective) or of the
+    /// orthographic box, along right and up.
+    half: (f64, f64),
+    size: (f64, f64),
+}
+
+impl PixelRays {
+    fn new(cam: &Camera) -> Self {
+        let eye = cam.eye.as_dvec3();
+        let forward = (cam.target.as_dvec3() - eye).normalize();
+        let right = forward.cross(cam.up.as_dvec3()).normalize();
+        let up = right.cross(forward);
+        let aspect = f64::from(cam.width) / f64::from(cam.height);
+        let (perspective, hh) = match cam.projection {
+            Projection::Perspective { fov_y_deg } => {
+                (true, (f64::from(fov_y_deg).to_radians() * 0.5).tan())
+            }
+            Projection::Orthographic { height } => (false, f64::from(height) * 0.5),
+        };
+        Self {
+            eye,
+            forward,
+            right,
+            up,
+            perspective,
+            half: (hh * aspect, hh),
+            size: (f64::from(cam.width), f64::from(cam.height)),
+        }
+    }
+
+    /// Origin and direction of the ray through the centre of pixel (x, y).
+    fn ray(&self, x: u32, y: u32) -> (DVec3, DVec3) {
+        let nx = (f64::from(x) + 0.5) / self.size.0 * 2.0 - 1.0;
+        let ny = 1.0 - (f64::from(y) + 0.5) / self.size.1 * 2.0;
+        let side = self.right * (nx * self.half.0) + self.up * (ny * self.half.1);
+        if self.perspective {
+            (self.eye, self.forward + side)
+        } else {
+            (self.eye + side, self.forward)
+        }
+    }
+}
+
+/// What [`Frame::pixel_maps`] computes for one covered pixel.
+struct PixelHit {
+    bary: [f32; 3],
+    distance: f32,
+    z: f32,
+}
+
+/// A triangle as rendered, set up for the pixels that show it: its mesh,
+/// world corner 0, edges, plane normal, the edges' dot products and their
+/// determinant (for barycentrics), and its unit normal when asked for.
+struct TriSetup {
+    mesh: MeshId,
+    p0: DVec3,
+    e0: DVec3,
+    e1: DVec3,
+    n: DVec3,
+    abc: (f64, f64, f64),
+    den: f64,
+    normal: [f32; 3],
+}
+
+impl Frame {
+    /// A frame of `scene` seen from `camera` whose ID and depth buffers
+    /// `fill` writes (global triangle + 1 and window depth per pixel, as a
+    /// render would), given the frame, already set up for picks: the
+    /// package's ray-cast frames fill them with ray picks of every pixel.
+    /// Such a frame has no set-up triangles, so direct picks and x-ray
+    /// selections find nothing in it; buffer and ray picks work.
+    ///
+    /// # Errors
+    /// [`Error::InvalidCamera`] for an invalid camera or frame size.
+    pub fn from_picks(
+        scene: &Scene,
+        camera: &Camera,
+        cull: CullMode,
+        fill: impl FnOnce(&Frame, &mut [u32], &mut [f32]),
+    ) -> Result<Frame, Error> {
+        camera.validate().map_err(Error::InvalidCamera)?;
+        let mut frame = Frame::new(camera.width, camera.height)
+            .ok_or(Error::InvalidSize(camera.width, camera.height))?;
+        frame.camera = Some(*camera);
+        frame.scene = Some(scene.stamp());
+        frame.inv_view_proj = camera.inverse_view_proj();
+        frame.cull = cull;
+        frame.worlds = scene.world_matrices();
+        let mut ids = std::mem::take(&mut frame.ids);
+        let mut depth = std::mem::take(&mut frame.depth);
+        fill(&frame, &mut ids, &mut depth);
+        frame.ids = ids;
+        frame.depth = depth;
+        Ok(frame)
+    }
+
+    /// The rays of the frame's ray picks, one per pixel in row-major order
+    /// (origins, then directions, three values per pixel): from the pixel
+    /// centre's point on the near plane (t = 0) to its point on the far
+    /// plane (t = 1), the very rays [`Frame::pick_ray`](crate::Frame) casts,
+    /// so a batch ray cast of them with `far = 1` answers the same. Empty
+    /// before the first render.
+    #[must_use]
+    pub fn pixel_rays(&self) -> (Vec<f32>, Vec<f32>) {
+        let Some(view) = self
+            .camera
+            .as_ref()
+            .and_then(|c| ViewRays::new(c, &self.inv_view_proj))
+        else {
+            return (Vec::new(), Vec::new());
+        };
+        let n = self.ids.len();
+        let (mut origins, mut dirs) = (Vec::with_capacity(3 * n), Vec::with_capacity(3 * n));
+        for y in 0..self.height {
+            for x in 0..self.width {
+                let r = view.ray(x, y);
+                origins.extend_from_slice(&r.origin.to_array());
+                dirs.extend_from_slice(&r.direction.to_array());
+            }
+        }
+        (origins, dirs)
+    }
+
+    /// The requested per-pixel maps ([`PixelMaps`]) of the triangles in the
+    /// ID buffer: each pixel-centre ray of the frame's camera (in f64) meets
+    /// its triangle's plane, as the triangle was placed in the render, at
+    /// the point whose barycentrics, distance and z are reported. Rows in
+    /// parallel, each pixel on its own: the same values on any number of
+    /// threads.
+    ///
+    /// # Errors
+    /// [`Error::StaleFrame`] when the frame was not rendered from `scene`
+    /// as it is now (see [`Frame::check_scene`]).
+    pub fn pixel_maps(&self, scene: &Scene, want: MapRequest) -> Result<PixelMaps, Error> {
+        self.check_scene(scene)?;
+        let n = self.ids.len();
+        let w = self.width as usize;
+        let mut maps = PixelMaps {
+            mesh: want.mesh.then(|| vec![PixelMaps::NO_MESH; n]),
+            barycentric: want.barycentric.then(|| vec![0.0; 3 * n]),
+            normal: want.normal.then(|| vec![0.0; 3 * n]),
+            distance: want.distance.then(|| vec![f32::INFINITY; n]),
+            z: want.z.then(|| vec![f32::INFINITY; n]),
+        };
+        let Some(cam) = self.camera.as_ref() else {
+            return Ok(maps);
+        };
+        let rays = PixelRays::new(cam);
+        const BAND: usize = 8;
+        let mut bands = Vec::new();
+        {
+            let mut mesh = maps.mesh.as_deref_mut();
+            let mut bary = maps.barycentric.as_deref_mut();
+            let mut normal = maps.normal.as_deref_mut();
+            let mut distance = maps.distance.as_deref_mut();
+            let mut z = maps.z.as_deref_mut();
+            for _ in 0..self.height.div_ceil(BAND as u32) {
+                bands.push(BandOut {
+                    mesh: take(&mut mesh, BAND * w),
+                    bary: take(&mut bary, 3 * BAND * w),
+                    normal: take(&mut normal, 3 * BAND * w),
+                    distance: take(&mut distance, BAND * w),
+                    z: take(&mut z, BAND * w),
+                });
+            }
+        }
+        let geometry = want.barycentric || want.normal || want.distance || want.z;
+        bands.into_par_iter().enumerate().for_each(|(b, mut out)| {
+            let y0 = b * BAND;
+            let rows = (self.height as usize - y0).min(BAND);
+            let mut hint = 0;
+            // neighbouring pixels mostly show one triangle: its setup is
+            // made once for them
+            let mut tri: Option<(u32, TriSetup)> = None;
+            for k in 0..rows * w {
+                let id = self.ids[y0 * w + k];
+                if id == NO_TRIANGLE {
+                    continue;
+                }
+                if tri.as_ref().is_none_or(|(g, _)| *g != id - 1) {
+                    tri = self
+                        .tri_setup(scene, id - 1, &mut hint, want.normal)
+                        .map(|t| (id - 1, t));
+                }
+                let Some((_, t)) = tri.as_ref() else {
+                    continue;
+                };
+                if let Some(m) = out.mesh.as_deref_mut() {
+                    m[k] = t.mesh;
+                }
+                if !geometry {
+                    continue;
+                }
+                let (x, y) = ((k % w) as u32, (y0 + k / w) as u32);
+                let Some(h) = self.pixel_hit(t, &rays, (x, y)) else {
+                    continue;
+                };
+                if let Some(v) = out.bary.as_deref_mut() {
+                    v[3 * k..3 * k + 3].copy_from_slice(&h.bary);
+                }
+                if let Some(v) = out.normal.as_deref_mut() {
+                    v[3 * k..3 * k + 3].copy_from_slice(&t.normal);
+                }
+                if let Some(v) = out.distance.as_deref_mut() {
+                    v[k] = h.distance;
+                }
+                if let Some(v) = out.z.as_deref_mut() {
+                    v[k] = h.z;
+                }
+            }
+        });
+        Ok(maps)
+    }
+
+    /// The per-triangle part of [`Frame::pixel_maps`] for global triangle
+    /// `global` as rendered.
+    fn tri_setup(
+        &self,
+        scene: &Scene,
+        global: u32,
+        hint: &mut MeshId,
+        want_normal: bool,
+    ) -> Option<TriSetup> {
+        let (mesh, local) = scene.locate_from(global, *hint)?;
+        *hint = mesh;
+        let world = self
+            .worlds
+            .get(mesh as usize)
+            .copied()
+            .unwrap_or(Mat4::IDENTITY);
+        let corners = scene.mesh(mesh)?.triangle(local);
+        // (the identity's product is the point itself: skipped, the same values)
+        let p = if world == Mat4::IDENTITY {
+            corners.map(|q| q.as_dvec3())
+        } else {
+            corners.map(|q| world.transform_point3(q).as_dvec3())
+        };
+        let (e0, e1) = (p[1] - p[0], p[2] - p[0]);
+        let n = e0.cross(e1);
+        let (a, b, c) = (e0.dot(e0), e0.dot(e1), e1.dot(e1));
+        Some(TriSetup {
+            mesh,
+            p0: p[0],
+            e0,
+            e1,
+            n,
+            abc: (a, b, c),
+            den: a * c - b * b,
+            normal: if want_normal {
+                n.normalize_or_zero().as_vec3().to_array()
+            } else {
+                [0.0; 3]
+            },
+        })
+    }
+
+    /// The hit of pixel (x, y)'s ray on the plane of the triangle `t`.
+    fn pixel_hit(&self, t: &TriSetup, rays: &PixelRays, (x, y): (u32, u32)) -> Option<PixelHit> {
+        let (o, d) = rays.ray(x, y);
+        let denom = t.n.dot(d);
+        let s = if denom != 0.0 {
+            t.n.dot(t.p0 - o) / denom
+        } else {
+            // seen edge-on: the depth buffer's point
+            let q = self
+                .camera
+                .as_ref()?
+                .unproject_with(
+                    &self.inv_view_proj,
+                    x as f32 + 0.5,
+                    y as f32 + 0.5,
+                    self.depth[y as usize * self.width as usize + x as usize],
+                )
+                .as_dvec3();
+            (q - o).dot(rays.forward)
+        };
+        let dq = o + d * s - t.p0;
+        let ((a, b, c), den) = (t.abc, t.den);
+        let (d0, d1) = (dq.dot(t.e0), dq.dot(t.e1));
+        let bary = if den == 0.0 {
+            [1.0, 0.0, 0.0]
+        } else {
+            let v = (c * d0 - b * d1) / den;
+            let w = (a * d1 - b * d0) / den;
+            [(1.0 - v - w) as f32, v as f32, w as f32]
+        };
+        // (the ray's component along the viewing direction is 1 and an
+        // orthographic ray starts on the eye's plane: s is camera-space z)
+        Some(PixelHit {
+            bary,
+            distance: if rays.perspective {
+                (s * d.length()) as f32
+            } else {
+                s as f32
+            },
+            z: s as f32,
+        })
+    }
+}

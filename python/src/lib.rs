@@ -32,12 +32,12 @@ pyo3::create_exception!(
 /// (Open3D's `RaycastingScene.INVALID_ID`).
 pub(crate) const INVALID_ID: u32 = u32::MAX;
 
-/// The instance id of a scene mesh. Until the core's scenes have instances
-/// (one mesh placed by several nodes), a mesh has one instance: the node
-/// that holds it ([`Scene::mesh_node`]). Every instance id the package
+/// The instance of scene mesh `mesh` ([`Scene::mesh_origin`]): a glTF node
+/// placing a mesh (each primitive is a scene mesh of that instance), or the
+/// mesh's own node in the other formats. Every instance id the package
 /// reports comes from here.
 pub(crate) fn instance_of(scene: &Scene, mesh: MeshId) -> u32 {
-    scene.mesh_node(mesh).unwrap_or(INVALID_ID)
+    scene.mesh_origin(mesh).map_or(INVALID_ID, |o| o.instance)
 }
 
 /// A core error as the Python exception that fits it, with the core's message.
@@ -185,13 +185,26 @@ pub(crate) fn mat4_to_py<'py>(py: Python<'py>, m: glam::Mat4) -> PyResult<Bound<
     Ok(PyArray1::from_vec(py, rows).reshape([4, 4])?.into_any())
 }
 
-/// Loads a model file (OBJ, STL or PLY: every format the core reads,
-/// chosen by the extension, else by the first bytes) into a new scene,
-/// without the GIL.
+/// Loads a model file (OBJ, STL, PLY or glTF/GLB: every format the core
+/// reads, chosen by the extension, else by the first bytes) into a new
+/// scene, without the GIL; `scene` picks a glTF scene by index or name.
 #[pyfunction]
-fn load(py: Python<'_>, path: PathBuf) -> PyResult<scene::PyScene> {
+#[pyo3(signature = (path, scene=None))]
+fn load(
+    py: Python<'_>,
+    path: PathBuf,
+    scene: Option<&Bound<'_, PyAny>>,
+) -> PyResult<scene::PyScene> {
+    let scene = match scene {
+        None => None,
+        Some(s) => Some(match s.extract::<usize>() {
+            Ok(i) => i.to_string(),
+            Err(_) => s.extract::<String>()?,
+        }),
+    };
+    let opts = softpick::LoadOptions { scene };
     let (scene, report) = py
-        .allow_threads(|| softpick::load_model(&path))
+        .allow_threads(|| softpick::load_model_with(&path, &opts))
         .map_err(py_err)?;
     Ok(scene::PyScene::from_scene(scene, report.warnings))
 }

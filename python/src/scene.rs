@@ -210,35 +210,75 @@ impl PyScene {
         Ok(())
     }
 
-    /// Replaces a mesh's vertices (same count). The scene is rebuilt with
-    /// the new mesh (its BVH is built again at the next ray query; the
-    /// core has no refit yet), keeping every id; frames rendered before are
-    /// stale.
+    /// Replaces a mesh's vertices (same count), keeping its triangles and
+    /// every id; its BVH, if built, is refit (rebuilt when refitting would
+    /// degrade it). Frames rendered before are stale. Returns whether the
+    /// BVH was "refit", "rebuilt" or "not built".
     fn set_vertices(
         &mut self,
         py: Python<'_>,
         mesh: u32,
         vertices: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        let old = self
-            .scene
-            .mesh(mesh)
-            .ok_or_else(|| value_err(format!("mesh {mesh} does not exist")))?;
+    ) -> PyResult<&'static str> {
         let pos = positions(vertices)?;
-        if pos.len() != old.positions().len() {
-            return Err(value_err(format!(
-                "mesh {mesh} has {} vertices (got {})",
-                old.positions().len(),
-                pos.len()
-            )));
+        let scene = &mut self.scene;
+        let stats = py
+            .allow_threads(move || scene.set_positions(mesh, pos))
+            .map_err(value_err)?;
+        Ok(if stats.refitted > 0 {
+            "refit"
+        } else if stats.rebuilt > 0 {
+            "rebuilt"
+        } else {
+            "not built"
+        })
+    }
+
+    /// Poses the scene at `time` seconds of an animation (index or name;
+    /// default the first): node channels, morph weights and skins, with the
+    /// deformed meshes' BVHs refit. A scene without animations keeps its
+    /// shape. Frames rendered before are stale.
+    #[pyo3(signature = (time, animation=None))]
+    fn pose(
+        &mut self,
+        py: Python<'_>,
+        time: f64,
+        animation: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let t = time as f32;
+        if !t.is_finite() {
+            return Err(value_err(format!("time must be finite (got {time})")));
         }
-        let new_mesh =
-            Mesh::new(old.name(), pos, old.triangles().to_vec(), old.color()).map_err(value_err)?;
-        let scene = &self.scene;
-        let rebuilt = py.allow_threads(move || rebuild(scene, mesh, new_mesh))?;
-        self.scene = rebuilt;
+        let anim = match animation {
+            None => (!self.scene.animations().is_empty()).then_some(0),
+            Some(a) => {
+                let key: String = match a.extract::<usize>() {
+                    Ok(i) => i.to_string(),
+                    Err(_) => a.extract::<String>()?,
+                };
+                Some(self.scene.find_animation(&key).ok_or_else(|| {
+                    value_err(format!(
+                        "no animation {key:?} (the scene has {})",
+                        self.scene.animations().len()
+                    ))
+                })?)
+            }
+        };
+        let scene = &mut self.scene;
+        py.allow_threads(move || scene.pose(anim, t))
+            .map_err(crate::Error::new_err)?;
         self.bvh_ready.store(false, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Animation names, in index order.
+    #[getter]
+    fn animations(&self) -> Vec<String> {
+        self.scene
+            .animations()
+            .iter()
+            .map(|a| a.name.clone())
+            .collect()
     }
 
     /// Builds the BVHs ray casts walk now (they are otherwise built at the
@@ -520,40 +560,4 @@ fn ray_frame(
                 }
             });
     })
-}
-
-/// `scene` with mesh `mesh` replaced: its nodes replayed in order (a node
-/// with a mesh through `add_mesh`, which keeps mesh and node ids).
-fn rebuild(scene: &Scene, mesh: MeshId, new_mesh: Mesh) -> PyResult<Scene> {
-    let mut out = Scene::new();
-    let mut new_mesh = Some(new_mesh);
-    for node in scene.nodes() {
-        match node.mesh {
-            Some(m) => {
-                let mesh_value = if m == mesh {
-                    new_mesh
-                        .take()
-                        .ok_or_else(|| crate::Error::new_err("a mesh on two nodes"))?
-                } else {
-                    scene
-                        .mesh(m)
-                        .ok_or_else(|| crate::Error::new_err("a node's mesh is missing"))?
-                        .clone()
-                };
-                out.add_mesh(mesh_value, node.local, node.parent);
-            }
-            None => {
-                out.try_add_node(&node.name, node.local, node.parent)
-                    .ok_or_else(|| crate::Error::new_err("a node's parent comes after it"))?;
-            }
-        }
-    }
-    let same = (0..scene.meshes().len() as MeshId).all(|m| out.mesh_node(m) == scene.mesh_node(m))
-        && out.meshes().len() == scene.meshes().len();
-    if !same {
-        return Err(crate::Error::new_err(
-            "the scene's meshes are not in node order; cannot rebuild it",
-        ));
-    }
-    Ok(out)
 }

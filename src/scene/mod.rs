@@ -236,7 +236,7 @@ impl Scene {
     /// # Panics
     /// When `parent` is not a node of this scene.
     pub fn add_mesh(&mut self, mesh: Mesh, local: Transform, parent: Option<NodeId>) -> MeshId {
-        let node = self.add_node(&mesh.name().to_string(), local, parent);
+        let node = self.add_node(mesh.name(), local, parent);
         let id = self.meshes.len() as MeshId;
         let instance = self.push_instance(node, id);
         self.push_mesh(mesh, instance, 0)

@@ -79,8 +79,8 @@ pub struct SceneArgs {
     /// Pose the scene at this time, in seconds, of its animation (glTF; times outside the keys clamp)
     #[arg(long, value_name = "T")]
     pub time: Option<f32>,
-    /// The animation to pose, by index or name [default: the first]; needs --time
-    #[arg(long, value_name = "N|NAME", requires = "time")]
+    /// The animation to pose, by index or name [default: the first; with --time 0 when --time is not given]
+    #[arg(long, value_name = "N|NAME")]
     pub animation: Option<String>,
     /// Camera JSON (see README, "Conventions"), or `gltf:N` / `gltf:NAME` for a camera of the glTF file [default: automatic framing]
     #[arg(long, value_name = "CAM.json|gltf:N")]
@@ -144,8 +144,13 @@ impl Setup {
             }
         };
         let mut scene = scene;
-        if let Some(t) = args.time {
-            pose(&mut scene, t, args.animation.as_deref(), &label)?;
+        if args.time.is_some() || args.animation.is_some() {
+            pose(
+                &mut scene,
+                args.time.unwrap_or(0.0),
+                args.animation.as_deref(),
+                &label,
+            )?;
         }
         let camera = scene_camera(args.camera.as_deref(), size, &scene, &report, &label)?;
         let mut opts = RenderOptions {

@@ -5,6 +5,7 @@
 //! one line on stderr, `softpick: <file or option>: <problem>`, exit code 2.
 
 mod bench;
+mod bench_pose;
 mod common;
 mod font;
 mod pick;
@@ -55,6 +56,11 @@ enum Command {
     View(ViewCmd),
     /// Time the renderer alone: depth + ID pass and color pass, best/median of N frames
     BenchRender(BenchRenderCmd),
+    /// Picking a moving scene, per frame: pose + BVH refit, render and a
+    /// buffer sweep of every pixel; a ray sweep on the refit BVHs; refit
+    /// against rebuild. A scene without animations is deformed by a wave
+    /// through Scene::set_positions
+    BenchPose(BenchPoseCmd),
     /// How much faster N threads are than one on this machine, for pure
     /// computation and for memory traffic: the ceilings of any parallel
     /// speed-up here
@@ -261,6 +267,24 @@ enum PassArg {
 }
 
 #[derive(Args, Debug)]
+struct BenchPoseCmd {
+    #[command(flatten)]
+    scene: SceneArgs,
+    #[command(flatten)]
+    raster: RasterArgs,
+    /// Timed frames (after 2 warm-up frames), from --time (default 0) on
+    #[arg(long, value_name = "N", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    frames: u32,
+    /// Seconds of animation between frames
+    #[arg(long, value_name = "S", default_value_t = 1.0 / 30.0)]
+    step: f32,
+    /// One JSON line instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
 struct BenchRenderCmd {
     #[command(flatten)]
     scene: SceneArgs,
@@ -347,6 +371,18 @@ fn run(cmd: Command) -> Res<ExitCode> {
         Command::Sweep(a) => sweep_cmd(&a)?,
         Command::View(a) => return view_cmd(&a),
         Command::BenchRender(a) => bench_render_cmd(&a)?,
+        Command::BenchPose(a) => {
+            let s = Setup::new(&a.scene, Some(&a.raster))?;
+            let start = a.scene.time.unwrap_or(0.0);
+            bench_pose::run(
+                s,
+                a.frames,
+                start,
+                a.step,
+                a.scene.animation.as_deref(),
+                a.json,
+            )?
+        }
         Command::BenchThreads(a) => {
             let n = a
                 .threads

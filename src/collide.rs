@@ -2,7 +2,8 @@
 //! under a character, camera-in-wall checks, and moving a mesh until it
 //! touches another (three.js-style rays along the motion from the mover's
 //! centre and vertices, plus rays the other way from the other meshes'
-//! vertices, which catch a corner poking into a flat face).
+//! vertices, which catch a corner poking into a flat face, and moving edges
+//! against edges, which catch two edges crossing).
 
 use glam::Vec3;
 
@@ -78,8 +79,11 @@ pub struct SweepResult {
 /// its world-space vertices (length |d| + skin, other meshes only), and in
 /// the opposite direction from every vertex of the other meshes that lies
 /// in the swept box, against the mover only (this catches a corner entering
-/// a flat face, which the vertex rays of the mover alone miss). The nearest
-/// contact wins. Returns `None` when `mover` does not exist or the
+/// a flat face, which the vertex rays of the mover alone miss). Last, each
+/// edge of the mover, moved along the motion, is solved against every edge
+/// of the other meshes that reaches into the swept box (this catches an
+/// edge meeting an edge, which no vertex ray sees). The nearest contact
+/// wins. Returns `None` when `mover` does not exist or the
 /// displacement is not finite.
 pub fn sweep_move(
     scene: &mut Scene,

@@ -17,8 +17,10 @@ use crate::raster::rules::FillRule;
 use crate::scene::{MeshId, Scene};
 use crate::select::{PickCycle, SelectMode};
 
+use super::drive::{is_drive_key, Drive, DriveInput};
 use super::navigation::{move_delta, orbit, zoom, ORBIT_RAD_PER_PX};
 use super::report::{pick_line, select_line, select_mode_name};
+use super::sight::CameraView;
 
 /// A left press becomes a box or lasso drag once the pointer is farther
 /// than this from where it went down (pixels); a shorter one is a click
@@ -112,6 +114,18 @@ pub(super) enum Action {
     Save,
     /// Move the selected mesh by this world-space displacement.
     Move(Vec3),
+    /// A click at pixel (x, y) in drive mode: add the mesh under it to the
+    /// driving set, or remove it ([`ViewerState::drive_click`]).
+    DriveClick {
+        /// Pixel column.
+        x: i64,
+        /// Pixel row.
+        y: i64,
+    },
+    /// `B`: the box/lasso selection becomes the driving set.
+    DriveSelection,
+    /// `G`: stop every driven mesh.
+    StopAll,
     /// Print this line on stdout.
     Say(String),
     /// Leave the viewer.
@@ -192,6 +206,12 @@ pub(super) struct ViewerState {
     pub(super) cycle: PickCycle,
     /// World distance of one `W/A/S/D/Q/E` step.
     pub(super) step: f32,
+    /// The driven meshes and their motion.
+    pub(super) drive: Drive,
+    /// Drive mode (`V`): a click adds or removes a driven mesh instead of picking.
+    pub(super) drive_clicks: bool,
+    /// The last camera check (`None` before the first).
+    pub(super) camera_view: Option<CameraView>,
     /// The scene, camera or rule changed: render again.
     pub(super) render_dirty: bool,
     /// The picture changed (mode, highlight): compose and show again.
@@ -232,6 +252,10 @@ impl ViewerState {
             through: false,
             cycle: PickCycle::new(),
             step,
+            // speeds scale with the scene; contacts stop a tenth of a step short
+            drive: Drive::new(if r.is_finite() && r > 0.0 { r } else { 1.0 }, step * 0.1),
+            drive_clicks: false,
+            camera_view: None,
             render_dirty: true,
             view_dirty: true,
             left: false,
@@ -448,7 +472,11 @@ impl ViewerState {
         match drag {
             Drag::Press { start, .. } => {
                 if let Some((x, y)) = self.pixel(start) {
-                    out.push(Action::Pick { x, y });
+                    out.push(if self.drive_clicks {
+                        Action::DriveClick { x, y }
+                    } else {
+                        Action::Pick { x, y }
+                    });
                 }
             }
             Drag::Box { start, end } => {
@@ -530,12 +558,62 @@ impl ViewerState {
             }
             Key::Equal | Key::NumPadPlus => self.set_camera(zoom(&self.camera, 1.0)),
             Key::Minus | Key::NumPadMinus => self.set_camera(zoom(&self.camera, -1.0)),
+            Key::V if edge => {
+                self.drive_clicks = !self.drive_clicks;
+                let s = if self.drive_clicks { "on" } else { "off" };
+                out.push(Action::Say(format!("set drive={s}")));
+            }
+            Key::B if edge => out.push(Action::DriveSelection),
+            Key::G if edge => out.push(Action::StopAll),
+            Key::L if edge => {
+                self.drive.lines = !self.drive.lines;
+                self.view_dirty = true;
+                let s = if self.drive.lines { "on" } else { "off" };
+                out.push(Action::Say(format!("set lines={s}")));
+            }
+            Key::U if edge => {
+                self.drive.ground = !self.drive.ground;
+                let s = if self.drive.ground { "on" } else { "off" };
+                out.push(Action::Say(format!("ground {s}")));
+            }
+            // with a driving set the drive keys are read, held, by each tick
+            _ if is_drive_key(key) && !self.drive.movers().is_empty() => {}
             Key::W | Key::A | Key::S | Key::D | Key::Q | Key::E => {
                 if let Some(d) = move_delta(&self.camera, key, self.step) {
                     out.push(Action::Move(d));
                 }
             }
             _ => {}
+        }
+    }
+
+    /// What the held keys ask of the driven meshes.
+    #[must_use]
+    pub(super) fn drive_input(&self) -> DriveInput {
+        DriveInput::from_keys(|k| self.keys_down.contains(&k))
+    }
+
+    /// A drive-mode click at pixel (x, y) of `frame` (after
+    /// [`Action::DriveClick`]): the mesh the pick method finds there joins
+    /// the driving set, or leaves it when driven; returns the stdout line
+    /// (`drive none x=X y=Y` on background).
+    pub(super) fn drive_click(&mut self, frame: &Frame, scene: &Scene, x: i64, y: i64) -> String {
+        let line =
+            do_pick(frame, scene, self.method, x, y).and_then(|h| self.drive.toggle(scene, h.mesh));
+        self.view_dirty = true;
+        line.unwrap_or_else(|| format!("drive none x={x} y={y}"))
+    }
+
+    /// `B` (after [`Action::DriveSelection`]): the box/lasso selection
+    /// becomes the driving set; returns the `drive` lines of the change, or
+    /// `drive unchanged` when there is none.
+    pub(super) fn drive_selection(&mut self, scene: &Scene) -> Vec<String> {
+        let lines = self.drive.set(scene, &self.selection);
+        self.view_dirty = true;
+        if lines.is_empty() {
+            vec!["drive unchanged".to_string()]
+        } else {
+            lines
         }
     }
 
@@ -668,7 +746,7 @@ impl ViewerState {
             None => String::new(),
         };
         format!(
-            "softpick view | {} | rule {} | pick {} | hover {} | select {} ({}) | {}{}{}",
+            "softpick view | {} | rule {} | pick {} | hover {} | select {} ({}) | {}{}{}{}{}",
             self.mode.name(),
             self.rule.name(),
             self.method.name(),
@@ -677,7 +755,39 @@ impl ViewerState {
             self.selection.len(),
             sel,
             cycle,
-            band
+            band,
+            self.drive_title(),
+            self.camera_view
+                .as_ref()
+                .map(CameraView::flag)
+                .unwrap_or_default()
+        )
+    }
+
+    /// The title's drive part: the driven meshes with what lies ahead of
+    /// each and its distance, the click mode and ground following.
+    fn drive_title(&self) -> String {
+        let movers = self.drive.movers();
+        if movers.is_empty() && !self.drive_clicks {
+            return String::new();
+        }
+        let each: Vec<String> = movers
+            .iter()
+            .map(|m| match m.look.as_ref().and_then(|l| l.ahead.as_ref()) {
+                Some(a) => format!("{} -> {} {:.2}", m.name, a.name, a.distance),
+                None => m.name.clone(),
+            })
+            .collect();
+        format!(
+            " | drive{} {}: {}{}",
+            if self.drive_clicks { " (clicks)" } else { "" },
+            movers.len(),
+            each.join(", "),
+            if self.drive.ground {
+                " | ground on"
+            } else {
+                ""
+            }
         )
     }
 }

@@ -214,7 +214,10 @@ pub fn plan_sweep(
                 {
                     continue;
                 }
-                let near = best.as_ref().map_or(reach, |b| b.0.distance);
+                // only a contact nearer by more than rounding replaces one
+                // found so far, so a contact the rays found too (a vertex on
+                // an edge) is reported as the rays found it
+                let near = best.as_ref().map_or(reach, |b| b.0.distance - 1e-5 * reach);
                 let Some((dist, u)) = edges_meet(&mover_edges, b0, b1, dir, near) else {
                     continue;
                 };

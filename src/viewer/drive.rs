@@ -72,23 +72,6 @@ impl DriveInput {
     }
 }
 
-/// Is `key` one of the driving keys (W S A D Space Ctrl, Left Right)?
-#[must_use]
-pub(super) fn is_drive_key(key: Key) -> bool {
-    matches!(
-        key,
-        Key::W
-            | Key::S
-            | Key::A
-            | Key::D
-            | Key::Space
-            | Key::LeftCtrl
-            | Key::RightCtrl
-            | Key::Left
-            | Key::Right
-    )
-}
-
 /// The first mesh along a driven mesh's motion.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Ahead {

@@ -17,7 +17,7 @@ use crate::raster::rules::FillRule;
 use crate::scene::{MeshId, Scene};
 use crate::select::{PickCycle, SelectMode};
 
-use super::drive::{is_drive_key, Drive, DriveInput};
+use super::drive::Drive;
 use super::navigation::{move_delta, orbit, zoom, ORBIT_RAD_PER_PX};
 use super::report::{pick_line, select_line, select_mode_name};
 use super::sight::CameraView;
@@ -220,7 +220,8 @@ pub(super) struct ViewerState {
     right: bool,
     drag: Option<(Drag, MouseButton)>,
     last_pos: Option<(f32, f32)>,
-    keys_down: HashSet<Key>,
+    /// The keys held now (from the key events; cleared when the focus is lost).
+    pub(super) keys_down: HashSet<Key>,
     /// Pixel of the last click that reached the cycle.
     last_click: Option<(i64, i64)>,
 }
@@ -576,44 +577,16 @@ impl ViewerState {
                 let s = if self.drive.ground { "on" } else { "off" };
                 out.push(Action::Say(format!("ground {s}")));
             }
-            // with a driving set the drive keys are read, held, by each tick
-            _ if is_drive_key(key) && !self.drive.movers().is_empty() => {}
-            Key::W | Key::A | Key::S | Key::D | Key::Q | Key::E => {
+            // with a driving set the move keys step nothing: each tick reads
+            // the held keys instead (`drive_input`)
+            Key::W | Key::A | Key::S | Key::D | Key::Q | Key::E
+                if self.drive.movers().is_empty() =>
+            {
                 if let Some(d) = move_delta(&self.camera, key, self.step) {
                     out.push(Action::Move(d));
                 }
             }
             _ => {}
-        }
-    }
-
-    /// What the held keys ask of the driven meshes.
-    #[must_use]
-    pub(super) fn drive_input(&self) -> DriveInput {
-        DriveInput::from_keys(|k| self.keys_down.contains(&k))
-    }
-
-    /// A drive-mode click at pixel (x, y) of `frame` (after
-    /// [`Action::DriveClick`]): the mesh the pick method finds there joins
-    /// the driving set, or leaves it when driven; returns the stdout line
-    /// (`drive none x=X y=Y` on background).
-    pub(super) fn drive_click(&mut self, frame: &Frame, scene: &Scene, x: i64, y: i64) -> String {
-        let line =
-            do_pick(frame, scene, self.method, x, y).and_then(|h| self.drive.toggle(scene, h.mesh));
-        self.view_dirty = true;
-        line.unwrap_or_else(|| format!("drive none x={x} y={y}"))
-    }
-
-    /// `B` (after [`Action::DriveSelection`]): the box/lasso selection
-    /// becomes the driving set; returns the `drive` lines of the change, or
-    /// `drive unchanged` when there is none.
-    pub(super) fn drive_selection(&mut self, scene: &Scene) -> Vec<String> {
-        let lines = self.drive.set(scene, &self.selection);
-        self.view_dirty = true;
-        if lines.is_empty() {
-            vec!["drive unchanged".to_string()]
-        } else {
-            lines
         }
     }
 
@@ -763,33 +736,6 @@ impl ViewerState {
                 .unwrap_or_default()
         )
     }
-
-    /// The title's drive part: the driven meshes with what lies ahead of
-    /// each and its distance, the click mode and ground following.
-    fn drive_title(&self) -> String {
-        let movers = self.drive.movers();
-        if movers.is_empty() && !self.drive_clicks {
-            return String::new();
-        }
-        let each: Vec<String> = movers
-            .iter()
-            .map(|m| match m.look.as_ref().and_then(|l| l.ahead.as_ref()) {
-                Some(a) => format!("{} -> {} {:.2}", m.name, a.name, a.distance),
-                None => m.name.clone(),
-            })
-            .collect();
-        format!(
-            " | drive{} {}: {}{}",
-            if self.drive_clicks { " (clicks)" } else { "" },
-            movers.len(),
-            each.join(", "),
-            if self.drive.ground {
-                " | ground on"
-            } else {
-                ""
-            }
-        )
-    }
 }
 
 pub(super) fn next_of<T: Copy + PartialEq>(all: &[T], cur: T) -> T {
@@ -804,7 +750,13 @@ fn rect_of(a: (f32, f32), b: (f32, f32)) -> [i64; 4] {
 }
 
 /// The answer of `method` at pixel (x, y).
-fn do_pick(frame: &Frame, scene: &Scene, method: PickMethod, x: i64, y: i64) -> Option<Hit> {
+pub(super) fn do_pick(
+    frame: &Frame,
+    scene: &Scene,
+    method: PickMethod,
+    x: i64,
+    y: i64,
+) -> Option<Hit> {
     match method {
         PickMethod::Buffer => frame.pick_unchecked(scene, x, y),
         PickMethod::Direct => frame.pick_direct_unchecked(scene, x, y),

@@ -22,7 +22,7 @@
 //! | `T` | cycle the fill rule ([`FillRule::ALL`]) |
 //! | `M` | cycle the pick method ([`PickMethod::ALL`]) |
 //! | `H` | toggle hover highlighting |
-//! | `W A S D` / `Q E` | with no driven mesh: move the picked mesh (camera-relative; `Q` down, `E` up) |
+//! | `W A S D` / `Q E` | with no driven mesh: move the picked mesh (camera-relative; `Q` down, `E` up); with driven meshes `Q` and `E` do nothing |
 //! | `V` | toggle drive mode: a left click adds the mesh under it to the driving set, or removes it when driven (no pick, no cycling) |
 //! | `B` | the box/lasso selection becomes the driving set |
 //! | `W` / `S`, `A` / `D`, `Space` / `Ctrl` (held) | with driven meshes: build each one's speed forward / back, left / right, up / down, relative to its own forward direction |
@@ -185,10 +185,11 @@
 // lines), `playground` (the collide scene) and `sight` (the camera check)
 // stand alone; `drive` (the driving set and its motion) uses `report`;
 // `lines` (the three lines) reads `drive`; `input` (the state machine) uses
-// them; `overlay` (the window image) draws what `input` and `lines`
+// them, and `input_drive` adds its driving part; `overlay` (the window image) draws what `input` and `lines`
 // describe; `window` is the minifb loop over all of them.
 mod drive;
 mod input;
+mod input_drive;
 mod lines;
 mod navigation;
 mod overlay;

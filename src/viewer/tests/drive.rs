@@ -521,6 +521,7 @@ fn keys_and_clicks_of_the_driving_set() {
     assert!(s.drive.contains(a) && s.title().contains("drive (clicks) 1: sphere_a -> wall "));
     // with a driving set W no longer steps the picked mesh
     assert!(key(&mut s, Key::W).is_empty());
+    assert!(key(&mut s, Key::Q).is_empty());
     hold(&mut s, Key::W, true);
     hold(&mut s, Key::Left, true);
     assert_eq!(

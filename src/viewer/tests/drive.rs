@@ -376,7 +376,7 @@ fn ground_following_walks_up_the_ramp_and_falls_down_the_step() {
 }
 
 #[test]
-fn a_step_up_higher_than_half_the_height_stops_a_ground_follower() {
+fn a_step_higher_than_max_step_up_stops_a_ground_follower() {
     let step = collide_mesh("step").unwrap();
     let (mut scene, mut d, a) = on_ground(Vec3::new(1.5, 1.05, -3.0), false);
     let lines = run(&mut d, &mut scene, W_HELD, 0.02, 100);

@@ -2,7 +2,8 @@
 //! under a character, camera-in-wall checks, and moving a mesh until it
 //! touches another (three.js-style rays along the motion from the mover's
 //! centre and vertices, plus rays the other way from the other meshes'
-//! vertices, which catch a corner poking into a flat face).
+//! vertices, which catch a corner poking into a flat face, and moving edges
+//! against edges, which catch two edges crossing).
 
 use glam::Vec3;
 
@@ -65,6 +66,9 @@ pub struct SweepResult {
     pub hit: Option<Hit>,
     /// True when the contact came from another mesh's vertex (reverse ray).
     pub by_other_vertex: bool,
+    /// The other mesh of the contact: the mesh a mover ray hit, or the mesh
+    /// whose vertex a reverse ray cast from (`hit` is then on the mover).
+    pub other: Option<MeshId>,
 }
 
 /// Moves mesh `mover` by the world-space `displacement`, stopping `skin`
@@ -75,8 +79,11 @@ pub struct SweepResult {
 /// its world-space vertices (length |d| + skin, other meshes only), and in
 /// the opposite direction from every vertex of the other meshes that lies
 /// in the swept box, against the mover only (this catches a corner entering
-/// a flat face, which the vertex rays of the mover alone miss). The nearest
-/// contact wins. Returns `None` when `mover` does not exist or the
+/// a flat face, which the vertex rays of the mover alone miss). Last, each
+/// edge of the mover, moved along the motion, is solved against every edge
+/// of the other meshes that reaches into the swept box (this catches an
+/// edge meeting an edge, which no vertex ray sees). The nearest contact
+/// wins. Returns `None` when `mover` does not exist or the
 /// displacement is not finite.
 pub fn sweep_move(
     scene: &mut Scene,
@@ -116,6 +123,7 @@ pub fn plan_sweep(
         blocked: false,
         hit: None,
         by_other_vertex: false,
+        other: None,
     };
     if len == 0.0 {
         return Some(unblocked);
@@ -135,9 +143,10 @@ pub fn plan_sweep(
     }
     let centre = (bounds.min + bounds.max) * 0.5;
     let reach = len + skin;
-    // the nearest contact so far: (hit, from another mesh's vertex); for
-    // both kinds of ray the hit's distance is how far the mover travels to it
-    let mut best: Option<(Hit, bool)> = None;
+    // the nearest contact so far: (hit, from another mesh's vertex, the
+    // other mesh); for both kinds of ray the hit's distance is how far the
+    // mover travels to it
+    let mut best: Option<(Hit, bool, MeshId)> = None;
     let caster = RayCaster::new(scene);
     let others = |m: MeshId| m != mover;
     let fwd = RayOptions {
@@ -148,7 +157,8 @@ pub fn plan_sweep(
     for o in std::iter::once(centre).chain(verts.iter().copied()) {
         if let Some(h) = caster.first(&Ray::new(o, dir), &fwd) {
             if best.as_ref().is_none_or(|b| h.distance < b.0.distance) {
-                best = Some((h, false));
+                let other = h.mesh;
+                best = Some((h, false, other));
             }
         }
     }
@@ -175,21 +185,140 @@ pub fn plan_sweep(
             }
             if let Some(h) = caster.first(&Ray::new(q, -dir), &back) {
                 if best.as_ref().is_none_or(|b| h.distance < b.0.distance) {
-                    best = Some((h, true));
+                    best = Some((h, true, mi as MeshId));
                 }
+            }
+        }
+    }
+    // edge against edge: a mover edge sweeping across another mesh's edge,
+    // which the vertex rays of both sides miss (a box's edge meeting a
+    // sphere's facet between two of its rings)
+    let mover_edges = world_edges(mesh, &verts_all(mesh, &world));
+    for (mi, m) in scene.meshes().iter().enumerate() {
+        let mi = mi as MeshId;
+        if mi == mover {
+            continue;
+        }
+        let w = scene.mesh_world(mi);
+        let p: Vec<Vec3> = m
+            .positions()
+            .iter()
+            .map(|q| w.transform_point3(*q))
+            .collect();
+        for (t, tri) in m.triangles().iter().enumerate() {
+            for k in 0..3 {
+                let (b0, b1) = (p[tri[k] as usize], p[tri[(k + 1) % 3] as usize]);
+                let (elo, ehi) = (b0.min(b1), b0.max(b1));
+                if !(b0.is_finite() && b1.is_finite())
+                    || (ehi.cmplt(lo).any() || elo.cmpgt(hi).any())
+                {
+                    continue;
+                }
+                // only a contact nearer by more than rounding replaces one
+                // found so far, so a contact the rays found too (a vertex on
+                // an edge) is reported as the rays found it
+                let near = best.as_ref().map_or(reach, |b| b.0.distance - 1e-5 * reach);
+                let Some((dist, u)) = edges_meet(&mover_edges, b0, b1, dir, near) else {
+                    continue;
+                };
+                let corners = [0, 1, 2].map(|i| p[tri[i] as usize]);
+                let mut bary = Vec3::ZERO;
+                bary[k] = 1.0 - u;
+                bary[(k + 1) % 3] = u;
+                let normal = (corners[1] - corners[0])
+                    .cross(corners[2] - corners[0])
+                    .normalize_or_zero();
+                let hit = Hit {
+                    mesh: mi,
+                    mesh_name: m.name_arc().clone(),
+                    triangle: t as u32,
+                    global_triangle: scene.global_triangle(mi, t as u32),
+                    depth: f32::NAN,
+                    distance: dist,
+                    position: b0 + (b1 - b0) * u,
+                    barycentric: bary,
+                    normal,
+                    front_face: dir.dot(normal) < 0.0,
+                };
+                best = Some((hit, false, mi));
             }
         }
     }
     Some(match best {
         None => unblocked,
-        Some((hit, by_other_vertex)) => {
+        Some((hit, by_other_vertex, other)) => {
             let allowed_len = (hit.distance - skin).clamp(0.0, len);
             SweepResult {
                 allowed: dir * allowed_len,
                 blocked: allowed_len < len,
                 hit: Some(hit),
                 by_other_vertex,
+                other: Some(other),
             }
         }
     })
+}
+
+/// Every vertex of `mesh` through `world`, non-finite ones included (so
+/// triangle indices stay valid).
+fn verts_all(mesh: &crate::scene::Mesh, world: &glam::Mat4) -> Vec<Vec3> {
+    mesh.positions()
+        .iter()
+        .map(|p| world.transform_point3(*p))
+        .collect()
+}
+
+/// The edges of `mesh`'s triangles as world segments (`p`: its world
+/// vertices), each once, finite ones only.
+fn world_edges(mesh: &crate::scene::Mesh, p: &[Vec3]) -> Vec<(Vec3, Vec3)> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for t in mesh.triangles() {
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            if seen.insert((a.min(b), a.max(b))) {
+                let (pa, pb) = (p[a as usize], p[b as usize]);
+                if pa.is_finite() && pb.is_finite() {
+                    out.push((pa, pb));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The least travel `s` in 0..`limit` along unit `dir` at which one of the
+/// segments `edges`, moved by `s · dir`, crosses the segment `b0`–`b1`, and
+/// where on that segment (0 at `b0`, 1 at `b1`). Solves
+/// `a0 + x·(a1 − a0) + s·dir = b0 + u·(b1 − b0)` for x, u in 0..1 by
+/// Cramer's rule; parallel edges (a zero determinant) are left to the
+/// vertex rays, which meet their end points.
+fn edges_meet(
+    edges: &[(Vec3, Vec3)],
+    b0: Vec3,
+    b1: Vec3,
+    dir: Vec3,
+    limit: f32,
+) -> Option<(f32, f32)> {
+    let eb = b1 - b0;
+    let mut best: Option<(f32, f32)> = None;
+    for &(a0, a1) in edges {
+        let ea = a1 - a0;
+        // columns ea, -eb, dir; right-hand side b0 - a0
+        let (c0, c1, c2, r) = (ea, -eb, dir, b0 - a0);
+        let det = c0.dot(c1.cross(c2));
+        let scale = c0.length() * c1.length();
+        if !(det.abs() > 1e-6 * scale) {
+            continue;
+        }
+        let x = r.dot(c1.cross(c2)) / det;
+        let u = c0.dot(r.cross(c2)) / det;
+        let s = c0.dot(c1.cross(r)) / det;
+        let inside = (0.0..=1.0).contains(&x) && (0.0..=1.0).contains(&u);
+        let sooner = s >= 0.0 && s < best.map_or(limit, |b| b.0);
+        if inside && sooner {
+            best = Some((s, u));
+        }
+    }
+    best
 }

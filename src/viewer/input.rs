@@ -17,8 +17,10 @@ use crate::raster::rules::FillRule;
 use crate::scene::{MeshId, Scene};
 use crate::select::{PickCycle, SelectMode};
 
+use super::drive::Drive;
 use super::navigation::{move_delta, orbit, zoom, ORBIT_RAD_PER_PX};
 use super::report::{pick_line, select_line, select_mode_name};
+use super::sight::CameraView;
 
 /// A left press becomes a box or lasso drag once the pointer is farther
 /// than this from where it went down (pixels); a shorter one is a click
@@ -112,6 +114,18 @@ pub(super) enum Action {
     Save,
     /// Move the selected mesh by this world-space displacement.
     Move(Vec3),
+    /// A click at pixel (x, y) in drive mode: add the mesh under it to the
+    /// driving set, or remove it ([`ViewerState::drive_click`]).
+    DriveClick {
+        /// Pixel column.
+        x: i64,
+        /// Pixel row.
+        y: i64,
+    },
+    /// `B`: the box/lasso selection becomes the driving set.
+    DriveSelection,
+    /// `G`: stop every driven mesh.
+    StopAll,
     /// Print this line on stdout.
     Say(String),
     /// Leave the viewer.
@@ -192,6 +206,12 @@ pub(super) struct ViewerState {
     pub(super) cycle: PickCycle,
     /// World distance of one `W/A/S/D/Q/E` step.
     pub(super) step: f32,
+    /// The driven meshes and their motion.
+    pub(super) drive: Drive,
+    /// Drive mode (`V`): a click adds or removes a driven mesh instead of picking.
+    pub(super) drive_clicks: bool,
+    /// The last camera check (`None` before the first).
+    pub(super) camera_view: Option<CameraView>,
     /// The scene, camera or rule changed: render again.
     pub(super) render_dirty: bool,
     /// The picture changed (mode, highlight): compose and show again.
@@ -200,7 +220,8 @@ pub(super) struct ViewerState {
     right: bool,
     drag: Option<(Drag, MouseButton)>,
     last_pos: Option<(f32, f32)>,
-    keys_down: HashSet<Key>,
+    /// The keys held now (from the key events; cleared when the focus is lost).
+    pub(super) keys_down: HashSet<Key>,
     /// Pixel of the last click that reached the cycle.
     last_click: Option<(i64, i64)>,
 }
@@ -232,6 +253,10 @@ impl ViewerState {
             through: false,
             cycle: PickCycle::new(),
             step,
+            // speeds scale with the scene; contacts stop a tenth of a step short
+            drive: Drive::new(if r.is_finite() && r > 0.0 { r } else { 1.0 }, step * 0.1),
+            drive_clicks: false,
+            camera_view: None,
             render_dirty: true,
             view_dirty: true,
             left: false,
@@ -448,7 +473,11 @@ impl ViewerState {
         match drag {
             Drag::Press { start, .. } => {
                 if let Some((x, y)) = self.pixel(start) {
-                    out.push(Action::Pick { x, y });
+                    out.push(if self.drive_clicks {
+                        Action::DriveClick { x, y }
+                    } else {
+                        Action::Pick { x, y }
+                    });
                 }
             }
             Drag::Box { start, end } => {
@@ -530,7 +559,29 @@ impl ViewerState {
             }
             Key::Equal | Key::NumPadPlus => self.set_camera(zoom(&self.camera, 1.0)),
             Key::Minus | Key::NumPadMinus => self.set_camera(zoom(&self.camera, -1.0)),
-            Key::W | Key::A | Key::S | Key::D | Key::Q | Key::E => {
+            Key::V if edge => {
+                self.drive_clicks = !self.drive_clicks;
+                let s = if self.drive_clicks { "on" } else { "off" };
+                out.push(Action::Say(format!("set drive={s}")));
+            }
+            Key::B if edge => out.push(Action::DriveSelection),
+            Key::G if edge => out.push(Action::StopAll),
+            Key::L if edge => {
+                self.drive.lines = !self.drive.lines;
+                self.view_dirty = true;
+                let s = if self.drive.lines { "on" } else { "off" };
+                out.push(Action::Say(format!("set lines={s}")));
+            }
+            Key::U if edge => {
+                self.drive.ground = !self.drive.ground;
+                let s = if self.drive.ground { "on" } else { "off" };
+                out.push(Action::Say(format!("ground {s}")));
+            }
+            // with a driving set the move keys step nothing: each tick reads
+            // the held keys instead (`drive_input`)
+            Key::W | Key::A | Key::S | Key::D | Key::Q | Key::E
+                if self.drive.movers().is_empty() =>
+            {
                 if let Some(d) = move_delta(&self.camera, key, self.step) {
                     out.push(Action::Move(d));
                 }
@@ -668,7 +719,7 @@ impl ViewerState {
             None => String::new(),
         };
         format!(
-            "softpick view | {} | rule {} | pick {} | hover {} | select {} ({}) | {}{}{}",
+            "softpick view | {} | rule {} | pick {} | hover {} | select {} ({}) | {}{}{}{}{}",
             self.mode.name(),
             self.rule.name(),
             self.method.name(),
@@ -677,7 +728,12 @@ impl ViewerState {
             self.selection.len(),
             sel,
             cycle,
-            band
+            band,
+            self.drive_title(),
+            self.camera_view
+                .as_ref()
+                .map(CameraView::flag)
+                .unwrap_or_default()
         )
     }
 }
@@ -694,7 +750,13 @@ fn rect_of(a: (f32, f32), b: (f32, f32)) -> [i64; 4] {
 }
 
 /// The answer of `method` at pixel (x, y).
-fn do_pick(frame: &Frame, scene: &Scene, method: PickMethod, x: i64, y: i64) -> Option<Hit> {
+pub(super) fn do_pick(
+    frame: &Frame,
+    scene: &Scene,
+    method: PickMethod,
+    x: i64,
+    y: i64,
+) -> Option<Hit> {
     match method {
         PickMethod::Buffer => frame.pick_unchecked(scene, x, y),
         PickMethod::Direct => frame.pick_direct_unchecked(scene, x, y),

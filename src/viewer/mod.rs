@@ -22,7 +22,14 @@
 //! | `T` | cycle the fill rule ([`FillRule::ALL`]) |
 //! | `M` | cycle the pick method ([`PickMethod::ALL`]) |
 //! | `H` | toggle hover highlighting |
-//! | `W A S D` / `Q E` | move the picked mesh (camera-relative; `Q` down, `E` up) |
+//! | `W A S D` / `Q E` | with no driven mesh: move the picked mesh (camera-relative; `Q` down, `E` up); with driven meshes `Q` and `E` do nothing |
+//! | `V` | toggle drive mode: a left click adds the mesh under it to the driving set, or removes it when driven (no pick, no cycling) |
+//! | `B` | the box/lasso selection becomes the driving set |
+//! | `W` / `S`, `A` / `D`, `Space` / `Ctrl` (held) | with driven meshes: build each one's speed forward / back, left / right, up / down, relative to its own forward direction |
+//! | `Left` / `Right` (held) | turn the driven meshes' forward directions left / right about world +Y |
+//! | `G` | stop every driven mesh |
+//! | `L` | show / hide the driven meshes' three lines |
+//! | `U` | toggle ground following for the driven meshes |
 //! | `P` | save `output/view_color.png` and `output/view_pickmap.png` |
 //! | `Esc`, window close | exit |
 //!
@@ -50,7 +57,30 @@
 //! plus `set rule=…`, `set method=…`, `set view=…`, `set hover=…`,
 //! `set through=…`, `camera reset|frame` and `move …` lines (moves go
 //! through [`crate::sweep_move`], so a move stops at a collision and says
-//! so).
+//! so), and the driving lines:
+//!
+//! ```text
+//! set drive=on
+//! drive add mesh=4 name=sphere_a forward=(1.000000,0.000000,0.000000)
+//! drive remove mesh=4 name=sphere_a
+//! drive none x=5 y=5
+//! velocity mesh=4 name=sphere_a v=(2.243709,0.000000,0.000000) speed=2.243709 centre=(-6.147353,1.050000,2.000000) ahead=3:wall distance=4.137353
+//! collide mesh=4 name=sphere_a with=3 with_name=wall at=(-2.010000,1.050000,2.000000)
+//! stop all
+//! set lines=off
+//! ground on
+//! camera blocked mesh=3 name=wall
+//! camera clear
+//! ```
+//!
+//! `drive unchanged` answers a `B` that changes nothing. A `velocity` line
+//! comes when a driven mesh's velocity changed, at most every 0.25 s per
+//! mesh (a stop is printed at the next chance), and `G` prints the zero
+//! line of every mesh that was moving at once; `ahead` is the first other
+//! mesh along the motion (along forward when still) and its distance from
+//! the centre. A `collide` line names the contact's other mesh and point.
+//! `camera …` comes after the first render and whenever the answer changes;
+//! ` inside=yes` is added when the camera is inside the mesh.
 //!
 //! `P` saves the plain shaded render and the per-mesh pick map
 //! ([`id_color`] of the mesh id, background black) of the current camera,
@@ -71,13 +101,55 @@
 //! moves to another pixel, and whenever the view changes (camera, fill rule,
 //! pick method, a moved mesh).
 //!
+//! # Driving
+//!
+//! The three.js collision post's interactions. Driven meshes are tinted
+//! (see "Colors"). Each has a forward direction: its node's +Z in world
+//! space, flattened onto the ground plane (world +Y is up; world +Z when the
+//! node's +Z is vertical), turned by `Left` / `Right`. Turning turns the
+//! heading, its lines and the frame its speed is in, not the geometry, so a
+//! turn never pushes a mesh into another. While a move key is held, the
+//! speed along it grows by 0.2 × the scene's framing radius per second, up
+//! to 0.2 × that radius per second in all; released keys leave the
+//! velocity as it is. Every frame each driven mesh, in id order, moves by
+//! velocity × elapsed time (at most 0.1 s per frame, so a stalled window
+//! does not make a jump) through [`crate::sweep_move`]: a move cut short by
+//! a contact stops that mesh, and the other mesh too when it is driven;
+//! held keys push a stopped mesh again only after every key was released.
+//! Since each move is checked against the scene as the meshes before it
+//! left it, no driven mesh ends up inside another.
+//!
+//! With ground following on (`U`) a driven mesh keeps its lowest point just
+//! above the highest surface under its box (sampled at the box's centre and
+//! corners where the move takes it): it walks up ramps and falls down
+//! steps; a step higher than 0.4 of its height stops it like a wall, and
+//! `Space` / `Ctrl` do nothing.
+//!
+//! Each driven mesh shows three lines, drawn on top of the image (not
+//! depth-tested, so they stay visible through the mesh they start in):
+//! **forward** in blue (`0x0000ff`), 1.5 × its radius long; **motion** in
+//! green (`0x00ff00`) along its velocity, as long as one second of travel
+//! (none when still); **collision ray** in red (`0xff0000`) from its centre
+//! to the first other mesh along its motion (along forward when still),
+//! whose name and distance the title shows. Longer lines are drawn first,
+//! so where they overlap the shorter one is on top.
+//!
+//! The title also flags the camera check of the Papervision post: `CAMERA
+//! BLOCKED by NAME` when a mesh lies between the orbit target and the eye,
+//! `CAMERA INSIDE NAME` when the eye is inside a mesh.
+//!
+//! `softpick view --builtin collide` opens the post's setup
+//! ([`collide_scene`]): two spheres of radius 1, a floor with a ramp and a
+//! step, a thin wall and the pick test's scene.
+//!
 //! # Colors
 //!
 //! A tint moves each 8-bit channel `c` of a pixel toward the channel `t` of
 //! the tint color: `round(c + (t - c) · amount)` in `f32`. The picked
-//! mesh's pixels take `0xffc830` at 0.5, the selected meshes' `0x40e070` at
-//! 0.45 and the hovered mesh's (`H`) `0x30d0ff` at 0.35; a pixel takes one
-//! tint only, picked before selected before hovered. The picked triangle's
+//! mesh's pixels take `0xffc830` at 0.5, the driven meshes' `0xe060ff` at
+//! 0.45, the selected meshes' `0x40e070` at 0.45 and the hovered mesh's
+//! (`H`) `0x30d0ff` at 0.35; a pixel takes one tint only, picked before
+//! driven before selected before hovered. The picked triangle's
 //! outline is white (`0xffffff`), the box or lasso being dragged
 //! `0x60ff90`; background stays [`BACKGROUND`].
 //!
@@ -109,15 +181,26 @@
 //! [`BACKGROUND`]: crate::frame::BACKGROUND
 
 // The parts, each importing only the ones listed before it:
-// `navigation` (orbit, zoom, camera-relative moves) and `report` (the
-// stdout lines) stand alone; `input` (the state machine) uses both;
-// `overlay` (the window image) draws what `input` describes; `window` is
-// the minifb loop over all of them.
+// `navigation` (orbit, zoom, camera-relative moves), `report` (the stdout
+// lines), `playground` (the collide scene) and `sight` (the camera check)
+// stand alone; `drive` (the driving set and its motion) uses `report`;
+// `lines` (the three lines) reads `drive`; `input` (the state machine) uses
+// them, and `input_drive` adds its driving part; `overlay` (the window image) draws what `input` and `lines`
+// describe; `window` is the minifb loop over all of them.
+mod drive;
 mod input;
+mod input_drive;
+mod lines;
 mod navigation;
 mod overlay;
+mod playground;
 mod report;
+mod sight;
 mod window;
+
+pub use playground::{
+    collide_mesh, collide_scene, COLLIDE_MESHES, SPHERE_CENTRES, SPHERE_RADIUS, WALL,
+};
 
 use std::path::PathBuf;
 
@@ -139,11 +222,70 @@ pub const DEFAULT_HEIGHT: u32 = 600;
 const HEADLESS_HINT: &str = "`softpick view` needs a display (DISPLAY or WAYLAND_DISPLAY); \
      without one use the headless commands: `render`, `pickmap`, `pick`, `sweep`";
 
+/// The built-in scenes `softpick view --builtin NAME` opens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BuiltinScene {
+    /// The pick test's 362-triangle scene (`default`).
+    #[default]
+    Default,
+    /// The collision playground ([`collide_scene`], `collide`).
+    Collide,
+}
+
+impl BuiltinScene {
+    /// Every built-in scene, in the order of their names.
+    pub const ALL: [BuiltinScene; 2] = [BuiltinScene::Default, BuiltinScene::Collide];
+
+    /// The name on the command line.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            BuiltinScene::Default => "default",
+            BuiltinScene::Collide => "collide",
+        }
+    }
+
+    /// The scene of a name ([`BuiltinScene::name`]).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// The scene itself.
+    #[must_use]
+    pub fn scene(self) -> crate::scene::Scene {
+        match self {
+            BuiltinScene::Default => crate::builtin::builtin_scene(),
+            BuiltinScene::Collide => collide_scene(),
+        }
+    }
+
+    /// The camera the viewer opens on without `--camera`, for a `w` × `h`
+    /// window: automatic framing, and for the collide scene that framing
+    /// orbited up by [`COLLIDE_VIEW_PITCH_DEG`], so the lanes are seen from
+    /// above rather than edge-on.
+    #[must_use]
+    pub fn camera(self, scene: &crate::scene::Scene, w: u32, h: u32) -> Camera {
+        let auto = Camera::auto_frame(&scene.framing_bounds(), w, h);
+        match self {
+            BuiltinScene::Default => auto,
+            BuiltinScene::Collide => {
+                navigation::orbit(&auto, 0.0, COLLIDE_VIEW_PITCH_DEG.to_radians())
+            }
+        }
+    }
+}
+
+/// How far above the automatic framing the collide scene is first seen, degrees.
+pub const COLLIDE_VIEW_PITCH_DEG: f32 = 30.0;
+
 /// Options of [`run`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewerOptions {
-    /// OBJ model; `None` is the built-in scene.
+    /// Model file (OBJ, STL or PLY); `None` is the built-in scene `builtin`.
     pub model: Option<PathBuf>,
+    /// The built-in scene shown without a model.
+    pub builtin: BuiltinScene,
     /// Camera JSON; `None` is automatic framing. Its size is replaced by
     /// `width` × `height`.
     pub camera: Option<PathBuf>,
@@ -167,6 +309,7 @@ impl Default for ViewerOptions {
     fn default() -> Self {
         Self {
             model: None,
+            builtin: BuiltinScene::Default,
             camera: None,
             width: DEFAULT_WIDTH,
             height: DEFAULT_HEIGHT,
@@ -206,7 +349,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
     }
     let scene = match &opts.model {
         Some(p) => crate::io::load_model(p)?.0,
-        None => crate::builtin::builtin_scene(),
+        None => opts.builtin.scene(),
     };
     let camera = match &opts.camera {
         Some(p) => Camera::load(p, &scene.framing_bounds())?
@@ -215,7 +358,8 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
                 path: p.clone(),
                 source: e,
             })?,
-        None => Camera::auto_frame(&scene.framing_bounds(), w, h),
+        None if opts.model.is_some() => Camera::auto_frame(&scene.framing_bounds(), w, h),
+        None => opts.builtin.camera(&scene, w, h),
     };
     let renderer = Renderer::new(RenderOptions {
         rule: opts.rule,

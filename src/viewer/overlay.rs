@@ -11,6 +11,7 @@ use crate::frame::{Frame, BACKGROUND, NO_TRIANGLE};
 use crate::scene::{MeshId, Scene};
 
 use super::input::{SelectRegion, ViewMode};
+use super::lines::Guide;
 
 // These colors and amounts are the values "Colors" in the module docs
 // promises (the end-to-end test checks the window against them there).
@@ -31,6 +32,10 @@ pub(super) const SELECTION: u32 = 0x0040_e070;
 pub(super) const SELECTION_AMOUNT: f32 = 0.45;
 /// Color of the box or lasso being dragged.
 pub(super) const BAND: u32 = 0x0060_ff90;
+/// Tint of the driven meshes.
+pub(super) const DRIVEN: u32 = 0x00e0_60ff;
+/// How far the driven meshes' pixels move toward [`DRIVEN`].
+pub(super) const DRIVEN_AMOUNT: f32 = 0.45;
 
 /// Moves every channel of `c` toward `to` by `amount` (0..1), rounding.
 #[must_use]
@@ -101,6 +106,11 @@ pub(super) struct Overlay {
     pub(super) selection: Vec<MeshId>,
     /// The box or lasso being dragged: drawn in [`BAND`].
     pub(super) band: Option<SelectRegion>,
+    /// Driven meshes: tinted with [`DRIVEN`] (unless picked).
+    pub(super) driven: Vec<MeshId>,
+    /// The driven meshes' lines, in drawing order, on top of everything
+    /// but the band.
+    pub(super) guides: Vec<Guide>,
 }
 
 /// Builds the window image of `frame`: the base image of the view mode, the
@@ -138,21 +148,26 @@ pub(super) fn compose(
         }
     }
     let sel = ov.selected.map(|s| s.0);
-    // selected meshes by id (only ids the scene has)
-    let mut chosen = vec![false; scene.meshes().len()];
-    for &m in &ov.selection {
-        if let Some(c) = chosen.get_mut(m as usize) {
-            *c = true;
+    // selected (1) and driven (2) meshes by id (only ids the scene has)
+    let mut chosen = vec![0u8; scene.meshes().len()];
+    for (list, mark) in [(&ov.selection, 1), (&ov.driven, 2)] {
+        for &m in list {
+            if let Some(c) = chosen.get_mut(m as usize) {
+                *c = mark;
+            }
         }
     }
-    if sel.is_some() || ov.hovered.is_some() || !ov.selection.is_empty() {
+    let marked = !ov.selection.is_empty() || !ov.driven.is_empty();
+    if sel.is_some() || ov.hovered.is_some() || marked {
         for (px, &id) in out.iter_mut().zip(frame.ids()) {
             let Some(m) = mesh_at(id, mesh_of) else {
                 continue;
             };
             if Some(m) == sel {
                 *px = highlight(*px);
-            } else if chosen.get(m as usize) == Some(&true) {
+            } else if chosen.get(m as usize) == Some(&2) {
+                *px = tint(*px, DRIVEN, DRIVEN_AMOUNT);
+            } else if chosen.get(m as usize) == Some(&1) {
                 *px = selection_tint(*px);
             } else if Some(m) == ov.hovered {
                 *px = tint(*px, HOVER, HOVER_AMOUNT);
@@ -181,6 +196,13 @@ pub(super) fn compose(
                     );
                 }
             }
+        }
+    }
+    if let (false, Some(cam)) = (ov.guides.is_empty(), frame.camera()) {
+        let vp = cam.view_proj();
+        for g in &ov.guides {
+            let (a, b) = (vp * g.from.extend(1.0), vp * g.to.extend(1.0));
+            draw_clip_segment(out, frame.width(), frame.height(), a, b, g.color);
         }
     }
     if let Some(band) = &ov.band {

@@ -56,7 +56,7 @@ pub(super) fn select_line(mode: SelectMode, selection: &[MeshId], scene: &Scene)
 }
 
 /// `(x,y,z)` with 6 decimals; `+ 0.0` turns a negative zero into a plain one.
-fn fmt_vec(v: Vec3) -> String {
+pub(super) fn fmt_vec(v: Vec3) -> String {
     let v = v + Vec3::ZERO;
     format!("({:.6},{:.6},{:.6})", v.x, v.y, v.z)
 }
@@ -86,4 +86,56 @@ pub(super) fn move_line(mesh: MeshId, name: &str, requested: Vec3, result: &Swee
         );
     }
     line
+}
+
+/// `drive add mesh=ID name=NAME forward=(x,y,z)`: a mesh joined the driving set.
+#[must_use]
+pub(super) fn drive_add_line(mesh: MeshId, name: &str, forward: Vec3) -> String {
+    format!(
+        "drive add mesh={mesh} name={name} forward={}",
+        fmt_vec(forward)
+    )
+}
+
+/// `drive remove mesh=ID name=NAME`: a mesh left the driving set.
+#[must_use]
+pub(super) fn drive_remove_line(mesh: MeshId, name: &str) -> String {
+    format!("drive remove mesh={mesh} name={name}")
+}
+
+/// The world velocity, speed and centre of a driven mesh, and what lies
+/// ahead along its motion (`ahead=ID:NAME distance=D`, or `ahead=none`).
+#[must_use]
+pub(super) fn velocity_line(
+    mesh: MeshId,
+    name: &str,
+    v: Vec3,
+    centre: Vec3,
+    ahead: Option<(MeshId, &str, f32)>,
+) -> String {
+    let ahead = match ahead {
+        Some((m, n, d)) => format!("ahead={m}:{n} distance={d:.6}"),
+        None => "ahead=none".to_string(),
+    };
+    format!(
+        "velocity mesh={mesh} name={name} v={} speed={:.6} centre={} {ahead}",
+        fmt_vec(v),
+        v.length(),
+        fmt_vec(centre)
+    )
+}
+
+/// A driven mesh stopped at a contact with mesh `with` at point `at`.
+#[must_use]
+pub(super) fn collide_line(
+    mesh: MeshId,
+    name: &str,
+    with: MeshId,
+    with_name: &str,
+    at: Vec3,
+) -> String {
+    format!(
+        "collide mesh={mesh} name={name} with={with} with_name={with_name} at={}",
+        fmt_vec(at)
+    )
 }

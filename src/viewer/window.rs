@@ -19,9 +19,11 @@ use crate::frame::Frame;
 use crate::scene::{MeshId, Scene};
 
 use super::input::{Action, Event, ViewerState};
+use super::lines::guides;
 use super::no_display;
 use super::overlay::{compose, mesh_of_triangles, pick_map, Overlay};
 use super::report::move_line;
+use super::sight::camera_view;
 
 /// Input polling rate (updates per second) of the window loop.
 pub(super) const POLL_HZ: usize = 250;
@@ -91,6 +93,18 @@ fn overlay_of(state: &ViewerState) -> Overlay {
         hovered: if state.hover { state.hovered } else { None },
         selection: state.selection.clone(),
         band: state.band(),
+        driven: state.drive.movers().iter().map(|m| m.mesh).collect(),
+        guides: guides(&state.drive),
+    }
+}
+
+/// Checks the camera against `scene` after a render and prints the
+/// `camera …` line when the answer changed (the first check always prints).
+fn check_camera(scene: &Scene, state: &mut ViewerState) {
+    let view = camera_view(scene, &state.camera);
+    if state.camera_view.as_ref() != Some(&view) {
+        say(&view.line());
+        state.camera_view = Some(view);
     }
 }
 
@@ -144,7 +158,22 @@ pub(super) fn show(
     let mut blit = true;
     let mut last_blit = Instant::now();
     let mut active = window.is_active();
+    let mut last_tick = Instant::now();
     loop {
+        // motion advances by the time since the last tick, whatever the frame rate
+        let now = Instant::now();
+        let dt = now.duration_since(last_tick).as_secs_f32();
+        last_tick = now;
+        let input = state.drive_input();
+        let tick = state.drive.tick(&mut scene, input, dt);
+        for l in &tick.lines {
+            say(l);
+        }
+        if tick.moved {
+            state.scene_changed();
+        } else if tick.turned {
+            state.view_dirty = true;
+        }
         if state.render_dirty {
             renderer.set_options(RenderOptions {
                 rule: state.rule,
@@ -153,6 +182,8 @@ pub(super) fn show(
             renderer.render(&scene, &state.camera)?;
             state.render_dirty = false;
             state.view_dirty = true;
+            state.drive.refresh(&scene);
+            check_camera(&scene, &mut state);
         }
         if state.view_dirty {
             let ov = overlay_of(&state);
@@ -205,6 +236,22 @@ pub(super) fn show(
                     Ok((c, m)) => say(&format!("saved {} {}", c.display(), m.display())),
                     Err(e) => eprintln!("error: {e}"),
                 },
+                Action::DriveClick { x, y } => {
+                    let line = state.drive_click(renderer.frame(), &scene, x, y);
+                    say(&line);
+                }
+                Action::DriveSelection => {
+                    for line in state.drive_selection(&scene) {
+                        say(&line);
+                    }
+                }
+                Action::StopAll => {
+                    for line in state.drive.stop_all() {
+                        say(&line);
+                    }
+                    state.drive.refresh(&scene);
+                    state.view_dirty = true;
+                }
                 Action::Move(delta) => match &state.selected {
                     None => say("move none (pick a mesh first)"),
                     Some(hit) => {

@@ -174,15 +174,22 @@ impl Viewer {
     /// directory as the working directory), waits for the window, checks its
     /// size and focuses it. `None` only when the tools are missing outside CI.
     pub fn start(view: &View) -> Option<Viewer> {
+        let camera = view.camera_file.to_string_lossy().into_owned();
+        Viewer::start_with(&["--camera", &camera], &view.dir)
+    }
+
+    /// Starts `softpick view --size WxH` with the further arguments `args`
+    /// in `dir` (see [`Viewer::start`]).
+    pub fn start_with(args: &[&str], dir: &Path) -> Option<Viewer> {
         let turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
         if !tools_present() {
             return None;
         }
         let (display, xvfb) = start_xvfb();
         let child = Command::new(env!("CARGO_BIN_EXE_softpick"))
-            .args(["view", "--size", &format!("{W}x{H}"), "--camera"])
-            .arg(&view.camera_file)
-            .current_dir(&view.dir)
+            .args(["view", "--size", &format!("{W}x{H}")])
+            .args(args)
+            .current_dir(dir)
             .env("DISPLAY", format!(":{display}"))
             .env_remove("WAYLAND_DISPLAY")
             .stdin(Stdio::null())
@@ -334,6 +341,14 @@ impl Viewer {
             }
         }
         panic!("no `{prefix}` line for {what} within 10 s; other lines: {skipped:?}");
+    }
+
+    /// The next stdout line, whatever it is, within `secs` seconds; `what`
+    /// names what is awaited.
+    pub fn next_line(&self, secs: u64, what: &str) -> String {
+        self.out
+            .recv_timeout(Duration::from_secs(secs))
+            .unwrap_or_else(|_| panic!("no stdout line within {secs} s while waiting for {what}"))
     }
 
     /// A screenshot of the window, saved at `path` (row-major 0x00RRGGBB).

@@ -331,6 +331,12 @@ struct ViewCmd {
     scene: SceneArgs,
     #[command(flatten)]
     raster: RasterArgs,
+    /// Built-in scene to open without a model: `default` (the pick test) or
+    /// `collide` (the collision playground: two spheres, a ramp, a step, a
+    /// thin wall and the pick test)
+    #[arg(long, value_name = "NAME", conflicts_with = "model",
+          value_parser = ["default", "collide"])]
+    builtin: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -592,7 +598,7 @@ fn demo(a: &DemoArgs) -> Res<()> {
 /// `softpick view`: the desktop viewer (`softpick::viewer`); its default
 /// size is 800x600. No display: exit 2 naming the headless commands.
 fn view_cmd(a: &ViewCmd) -> Res<ExitCode> {
-    use softpick::viewer::{run, ViewerOptions, DEFAULT_HEIGHT, DEFAULT_WIDTH};
+    use softpick::viewer::{run, BuiltinScene, ViewerOptions, DEFAULT_HEIGHT, DEFAULT_WIDTH};
     let (width, height) = match a.scene.size.as_deref() {
         Some(s) => common::parse_size(s)?,
         None => (DEFAULT_WIDTH, DEFAULT_HEIGHT),
@@ -604,8 +610,14 @@ fn view_cmd(a: &ViewCmd) -> Res<ExitCode> {
         .position(|n| *n == a.raster.cull)
         .map(|i| common::CULL_MODES[i])
         .ok_or_else(|| CliError(format!("--cull {:?}: unknown cull mode", a.raster.cull)))?;
+    let builtin = match a.builtin.as_deref() {
+        None => BuiltinScene::default(),
+        Some(n) => BuiltinScene::from_name(n)
+            .ok_or_else(|| CliError(format!("--builtin {n:?}: unknown built-in scene")))?,
+    };
     run(ViewerOptions {
         model: a.scene.model.clone(),
+        builtin,
         camera: a.scene.camera.clone(),
         width,
         height,

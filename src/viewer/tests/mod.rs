@@ -717,4 +717,5 @@ fn moves_are_camera_relative() {
     assert_eq!(n, 3);
 }
 
+mod drive;
 mod picture_and_lines;

@@ -194,6 +194,7 @@ fn move_lines_report_stops() {
         blocked: false,
         hit: None,
         by_other_vertex: false,
+        other: None,
     };
     assert_eq!(
         move_line(2, "box", Vec3::X, &free),

@@ -1,0 +1,68 @@
+//! The driving part of [`ViewerState`]: the held keys as a [`DriveInput`],
+//! drive-mode clicks, `B` and the title's drive part (see "Driving" in the
+//! module docs).
+
+use crate::frame::Frame;
+use crate::scene::Scene;
+
+use super::drive::DriveInput;
+use super::input::{do_pick, ViewerState};
+
+impl ViewerState {
+    /// What the held keys ask of the driven meshes.
+    #[must_use]
+    pub(super) fn drive_input(&self) -> DriveInput {
+        DriveInput::from_keys(|k| self.keys_down.contains(&k))
+    }
+
+    /// A drive-mode click at pixel (x, y) of `frame` (after
+    /// [`Action::DriveClick`](super::input::Action::DriveClick)): the mesh the pick method finds there joins
+    /// the driving set, or leaves it when driven; returns the stdout line
+    /// (`drive none x=X y=Y` on background).
+    pub(super) fn drive_click(&mut self, frame: &Frame, scene: &Scene, x: i64, y: i64) -> String {
+        let line =
+            do_pick(frame, scene, self.method, x, y).and_then(|h| self.drive.toggle(scene, h.mesh));
+        self.view_dirty = true;
+        line.unwrap_or_else(|| format!("drive none x={x} y={y}"))
+    }
+
+    /// `B` (after [`Action::DriveSelection`](super::input::Action::DriveSelection)): the box/lasso selection
+    /// becomes the driving set; returns the `drive` lines of the change, or
+    /// `drive unchanged` when there is none.
+    pub(super) fn drive_selection(&mut self, scene: &Scene) -> Vec<String> {
+        let lines = self.drive.set(scene, &self.selection);
+        self.view_dirty = true;
+        if lines.is_empty() {
+            vec!["drive unchanged".to_string()]
+        } else {
+            lines
+        }
+    }
+
+    /// The title's drive part: the driven meshes with what lies ahead of
+    /// each and its distance, the click mode and ground following.
+    pub(super) fn drive_title(&self) -> String {
+        let movers = self.drive.movers();
+        if movers.is_empty() && !self.drive_clicks {
+            return String::new();
+        }
+        let each: Vec<String> = movers
+            .iter()
+            .map(|m| match m.look.as_ref().and_then(|l| l.ahead.as_ref()) {
+                Some(a) => format!("{} -> {} {:.2}", m.name, a.name, a.distance),
+                None => m.name.clone(),
+            })
+            .collect();
+        format!(
+            " | drive{} {}: {}{}",
+            if self.drive_clicks { " (clicks)" } else { "" },
+            movers.len(),
+            each.join(", "),
+            if self.drive.ground {
+                " | ground on"
+            } else {
+                ""
+            }
+        )
+    }
+}

@@ -228,11 +228,14 @@ pub fn plan_sweep(
                 let normal = (corners[1] - corners[0])
                     .cross(corners[2] - corners[0])
                     .normalize_or_zero();
+                let (origin, node_name) = scene.hit_origin(mi);
                 let hit = Hit {
                     mesh: mi,
                     mesh_name: m.name_arc().clone(),
                     triangle: t as u32,
                     global_triangle: scene.global_triangle(mi, t as u32),
+                    origin,
+                    node_name,
                     depth: f32::NAN,
                     distance: dist,
                     position: b0 + (b1 - b0) * u,

@@ -210,6 +210,8 @@ pub(super) struct ViewerState {
     pub(super) drive: Drive,
     /// Drive mode (`V`): a click adds or removes a driven mesh instead of picking.
     pub(super) drive_clicks: bool,
+    /// The animation clock (`Space`, `[`, `]`).
+    pub(super) player: super::animation::Player,
     /// The last camera check (`None` before the first).
     pub(super) camera_view: Option<CameraView>,
     /// The scene, camera or rule changed: render again.
@@ -256,6 +258,7 @@ impl ViewerState {
             // speeds scale with the scene; contacts stop a tenth of a step short
             drive: Drive::new(if r.is_finite() && r > 0.0 { r } else { 1.0 }, step * 0.1),
             drive_clicks: false,
+            player: super::animation::Player::new(Vec::new(), 0, 0.0),
             camera_view: None,
             render_dirty: true,
             view_dirty: true,
@@ -566,6 +569,12 @@ impl ViewerState {
             }
             Key::B if edge => out.push(Action::DriveSelection),
             Key::G if edge => out.push(Action::StopAll),
+            // (with a driving set, Space moves the driven meshes up instead)
+            Key::Space if edge && self.drive.movers().is_empty() => {
+                out.push(Action::Say(self.player.toggle()));
+            }
+            Key::LeftBracket if edge => out.push(Action::Say(self.player.step(-1))),
+            Key::RightBracket if edge => out.push(Action::Say(self.player.step(1))),
             Key::L if edge => {
                 self.drive.lines = !self.drive.lines;
                 self.view_dirty = true;
@@ -719,7 +728,7 @@ impl ViewerState {
             None => String::new(),
         };
         format!(
-            "softpick view | {} | rule {} | pick {} | hover {} | select {} ({}) | {}{}{}{}{}",
+            "softpick view | {} | rule {} | pick {} | hover {} | select {} ({}) | {}{}{}{}{}{}",
             self.mode.name(),
             self.rule.name(),
             self.method.name(),
@@ -730,6 +739,10 @@ impl ViewerState {
             cycle,
             band,
             self.drive_title(),
+            self.player
+                .title()
+                .map(|t| format!(" | {t}"))
+                .unwrap_or_default(),
             self.camera_view
                 .as_ref()
                 .map(CameraView::flag)

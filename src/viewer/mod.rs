@@ -187,6 +187,7 @@
 // `lines` (the three lines) reads `drive`; `input` (the state machine) uses
 // them, and `input_drive` adds its driving part; `overlay` (the window image) draws what `input` and `lines`
 // describe; `window` is the minifb loop over all of them.
+mod animation;
 mod drive;
 mod input;
 mod input_drive;
@@ -282,11 +283,18 @@ pub const COLLIDE_VIEW_PITCH_DEG: f32 = 30.0;
 /// Options of [`run`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewerOptions {
-    /// Model file (OBJ, STL or PLY); `None` is the built-in scene `builtin`.
+    /// Model file (OBJ, STL, PLY or glTF); `None` is the built-in scene `builtin`.
     pub model: Option<PathBuf>,
+    /// The glTF scene to load, by index or name (`None`: the default).
+    pub scene: Option<String>,
+    /// The animation shown and played (index or name; `None`: the first).
+    pub animation: Option<String>,
+    /// The time the animation starts at, in seconds (`None`: 0).
+    pub time: Option<f32>,
     /// The built-in scene shown without a model.
     pub builtin: BuiltinScene,
-    /// Camera JSON; `None` is automatic framing. Its size is replaced by
+    /// Camera JSON, or `gltf:N` / `gltf:NAME` for a camera of the glTF
+    /// file; `None` is automatic framing. Its size is replaced by
     /// `width` × `height`.
     pub camera: Option<PathBuf>,
     /// Window and frame width.
@@ -309,6 +317,9 @@ impl Default for ViewerOptions {
     fn default() -> Self {
         Self {
             model: None,
+            scene: None,
+            animation: None,
+            time: None,
             builtin: BuiltinScene::Default,
             camera: None,
             width: DEFAULT_WIDTH,
@@ -347,11 +358,60 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
     if !display_available() {
         return Err(no_display("neither DISPLAY nor WAYLAND_DISPLAY is set"));
     }
-    let scene = match &opts.model {
-        Some(p) => crate::io::load_model(p)?.0,
-        None => opts.builtin.scene(),
+    let load = crate::io::LoadOptions {
+        scene: opts.scene.clone(),
     };
+    let (mut scene, report) = match &opts.model {
+        Some(p) => crate::io::load_model_with(p, &load)?,
+        None => (opts.builtin.scene(), crate::io::LoadReport::default()),
+    };
+    let anim = match &opts.animation {
+        Some(k) => Some(scene.find_animation(k).ok_or_else(|| {
+            Error::Option {
+                path: opts
+                    .model
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from("built-in scene")),
+                message: format!(
+                    "--animation {k}: no such animation (the scene has {})",
+                    scene.animations().len()
+                ),
+            }
+        })?),
+        None => (!scene.animations().is_empty()).then_some(0),
+    };
+    let time = opts.time.unwrap_or(0.0);
+    if let Some(a) = anim {
+        scene
+            .pose(Some(a), time)
+            .map_err(|e| Error::Window(format!("cannot pose the scene: {e}")))?;
+    }
+    let gltf_key = opts
+        .camera
+        .as_deref()
+        .and_then(|p| p.to_str())
+        .and_then(|s| s.strip_prefix("gltf:"));
     let camera = match &opts.camera {
+        Some(_) if gltf_key.is_some() => {
+            let key = gltf_key.unwrap_or_default();
+            let c = crate::camera::file::FileCamera::find(&report.cameras, key, |n| {
+                scene.nodes().get(n as usize).map(|n| n.name.clone())
+            })
+            .ok_or_else(|| Error::Option {
+                path: opts
+                    .model
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from("built-in scene")),
+                message: format!("--camera gltf:{key}: no such camera in the file"),
+            })?;
+            c.camera(
+                scene.world_matrix(c.node),
+                h,
+                Some((w, h)),
+                &scene.framing_bounds(),
+            )
+            .map_err(Error::InvalidCamera)?
+        }
         Some(p) => Camera::load(p, &scene.framing_bounds())?
             .try_with_size(w, h)
             .map_err(|e| Error::Camera {
@@ -367,7 +427,13 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
         threads: opts.threads,
         ..RenderOptions::default()
     })?;
-    let state = ViewerState::new(camera, &scene.framing_bounds(), opts.rule, opts.method);
+    let mut state = ViewerState::new(camera, &scene.framing_bounds(), opts.rule, opts.method);
+    let clips = scene
+        .animations()
+        .iter()
+        .map(|a| (a.name.clone(), a.duration()))
+        .collect();
+    state.player = animation::Player::new(clips, anim.unwrap_or(0), time);
     window::show(scene, renderer, state, (w, h), &opts.output_dir)
 }
 

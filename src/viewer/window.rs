@@ -174,6 +174,13 @@ pub(super) fn show(
         } else if tick.turned {
             state.view_dirty = true;
         }
+        // the animation's pose of this tick, before the render that shows it
+        if let Some(t) = state.player.advance(dt) {
+            scene
+                .pose(Some(state.player.current), t)
+                .map_err(|e| Error::Window(format!("cannot pose the scene: {e}")))?;
+            state.scene_changed();
+        }
         if state.render_dirty {
             renderer.set_options(RenderOptions {
                 rule: state.rule,

@@ -12,6 +12,7 @@
 //! Without them every scenario fails when `CI` is set and is skipped,
 //! loudly, otherwise.
 
+mod animation;
 mod drive;
 mod expect;
 mod session;

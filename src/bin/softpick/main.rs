@@ -617,6 +617,9 @@ fn view_cmd(a: &ViewCmd) -> Res<ExitCode> {
     };
     run(ViewerOptions {
         model: a.scene.model.clone(),
+        scene: a.scene.scene.clone(),
+        animation: a.scene.animation.clone(),
+        time: a.scene.time,
         builtin,
         camera: a.scene.camera.clone(),
         width,

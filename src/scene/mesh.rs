@@ -12,8 +12,8 @@ use crate::geometry::Aabb;
 /// positions, triangles and BVH) and its own name and color.
 ///
 /// Cloning a mesh is cheap and shares the geometry and its BVH: that is how
-/// instances work ([`Scene::add_instance`]: every instance of a mesh walks
-/// the one BVH). [`Scene::clone_without_bvhs`] copies the geometry instead.
+/// instances work ([`Scene::add_instance`](super::Scene::add_instance): every instance of a mesh walks
+/// the one BVH). [`Scene::clone_without_bvhs`](super::Scene::clone_without_bvhs) copies the geometry instead.
 #[derive(Clone, Debug)]
 pub struct Mesh {
     name: Arc<str>,

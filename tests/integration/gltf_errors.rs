@@ -103,6 +103,22 @@ fn wrong_json_types_and_references_name_the_place() {
         e.contains("meshes[0].primitives[0].indices") && e.contains("does not exist"),
         "{e}"
     );
+    // (an attribute's accessor out of range: the glTF crate's own
+    // validation would index past its list; found by the fuzz target)
+    for attr in ["POSITION", "NORMAL"] {
+        let (d, mut root) = quad_doc(|_, _| {});
+        root["meshes"][0]["primitives"][0]["attributes"][attr] = json!(5);
+        let e = glb_error(&d, root);
+        let at = format!("meshes[0].primitives[0].attributes.{attr}");
+        assert!(e.contains(&at) && e.contains("accessor 5"), "{e}");
+    }
+    let (d, mut root) = quad_doc(|_, _| {});
+    root["meshes"][0]["primitives"][0]["targets"] = json!([{"POSITION": 9}]);
+    let e = glb_error(&d, root);
+    assert!(
+        e.contains("meshes[0].primitives[0].targets[0].POSITION"),
+        "{e}"
+    );
     let (d, mut root) = quad_doc(|_, _| {});
     root["nodes"][0]["children"] = json!([0]);
     let e = glb_error(&d, root);

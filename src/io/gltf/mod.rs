@@ -196,6 +196,46 @@ fn parse(json_bytes: &[u8]) -> Result<gltf::Document, Fail> {
     }
     use json::validation::Validate;
     let root = doc.as_json();
+    // (the crate's validation indexes primitives' attribute accessors
+    // without checking them first: check those before it runs)
+    let accessors = root.accessors.len();
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            let targets = prim
+                .targets
+                .iter()
+                .flatten()
+                .enumerate()
+                .flat_map(|(k, t)| {
+                    [
+                        ("POSITION", &t.positions),
+                        ("NORMAL", &t.normals),
+                        ("TANGENT", &t.tangents),
+                    ]
+                    .into_iter()
+                    .filter_map(move |(n, a)| a.map(|a| (format!("targets[{k}].{n}"), a.value())))
+                });
+            let attrs = prim
+                .attributes
+                .iter()
+                .map(|(sem, a)| {
+                    let name = match sem {
+                        json::validation::Checked::Valid(s) => s.to_string(),
+                        json::validation::Checked::Invalid => "?".to_string(),
+                    };
+                    (format!("attributes.{name}"), a.value())
+                })
+                .chain(targets);
+            if let Some((at, i)) = attrs.into_iter().find(|(_, i)| *i >= accessors) {
+                return Err(Fail::at(
+                    &format!("meshes[{m}].primitives[{p}].{at}"),
+                    format!(
+                        "refers to accessor {i}, which does not exist (the file has {accessors})"
+                    ),
+                ));
+            }
+        }
+    }
     let mut first: Option<(json::Path, json::validation::Error)> = None;
     root.validate(root, json::Path::new, &mut |path, error| {
         // (the crate refuses every required extension it lacks; ours are checked above)

@@ -95,7 +95,8 @@ pub(crate) fn scene_name(path: &Path) -> String {
 
 impl LoadReport {
     /// The warnings every loader gives for what it dropped: triangles
-    /// touching non-finite vertices, and faces of fewer than 3 vertices.
+    /// touching non-finite vertices, faces of fewer than 3 vertices, and
+    /// glTF points and lines primitives.
     pub(crate) fn warn_dropped(&mut self, path: &Path) {
         if self.invalid_triangles > 0 {
             self.warnings.push(format!(
@@ -109,6 +110,13 @@ impl LoadReport {
                 "{}: {} faces with fewer than 3 vertices skipped",
                 path.display(),
                 self.skipped_faces
+            ));
+        }
+        if self.skipped_primitives > 0 {
+            self.warnings.push(format!(
+                "{}: {} points or lines primitives skipped",
+                path.display(),
+                self.skipped_primitives
             ));
         }
     }

@@ -259,14 +259,17 @@ impl Scene {
                 continue;
             };
             let o = self.origins[m];
-            let weights = match &self.morph_weights[o.node as usize] {
-                w if !w.is_empty() => w.clone(),
-                _ => d.default_weights.clone(),
+            // (the node's weights, else the mesh's defaults; borrowed, not copied)
+            let node_weights = &self.morph_weights[o.node as usize];
+            let weights = if node_weights.is_empty() {
+                &d.default_weights
+            } else {
+                node_weights
             };
             let skin = self
                 .instance_skin(o.instance)
                 .map(|s| (&joints[s as usize], self.world_matrix(o.node).inverse()));
-            let posed = pose_vertices(&d, &weights, skin);
+            let posed = pose_vertices(&d, weights, skin);
             let r = self.meshes[m].replace_positions(posed)?;
             stats.count(r);
         }

@@ -704,13 +704,6 @@ fn build(
         return Err(Fail(ModelErrorKind::Empty(why)).into());
     }
     report.warn_dropped(path);
-    if report.skipped_primitives > 0 {
-        report.warnings.push(format!(
-            "{}: {} points or lines primitives skipped",
-            path.display(),
-            report.skipped_primitives
-        ));
-    }
     Ok((scene, report))
 }
 

@@ -2,7 +2,9 @@
 //! BVH build time and first-hit rays per second (360×360 primary rays, one
 //! thread) through one-shot queries, a reused [`RayCaster`] and the frame's
 //! compact pick ([`softpick::Frame::pick_id_ray`]), plus the compact pick on
-//! a scene of 1,600 small meshes (the top-level BVH). Uses
+//! a scene of 1,600 small meshes (the top-level BVH), and 100k random
+//! rays (incoherent, Open3D's `cast_rays` benchmark) through a caster's
+//! full hits and its compact batch ([`RayCaster::first_hits`]). Uses
 //! `../shared/models/snowden_bust.obj` (109k triangles) when present, else a
 //! generated 100k-triangle sphere. `cargo bench --bench rays`.
 
@@ -11,7 +13,7 @@ use std::path::Path;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use glam::Vec3;
 use softpick::{
-    load_obj, raycast_first, render, Bvh, Camera, RayCaster, RayOptions, RenderOptions, Scene,
+    load_obj, raycast_first, render, Bvh, Camera, Ray, RayCaster, RayOptions, RenderOptions, Scene,
     Transform,
 };
 
@@ -61,6 +63,8 @@ fn bench(c: &mut Criterion) {
     });
     sweep(&mut g, &name, &scene);
     sweep(&mut g, "1600_meshes", &many_meshes());
+    random(&mut g, &name, &scene);
+    random(&mut g, "builtin", &softpick::builtin_scene());
     g.finish();
 }
 
@@ -96,6 +100,59 @@ fn sweep(
             (0..360i64)
                 .flat_map(|y| (0..360i64).map(move |x| (x, y)))
                 .filter(|&(x, y)| frame.pick_id_ray(scene, x, y).unwrap().is_some())
+                .count()
+        })
+    });
+}
+
+/// 100k seeded random rays through the scene's box, as
+/// `scripts/bench_python.py` casts them: from a sphere of twice the box's
+/// half-diagonal toward random points of the box.
+fn random_rays(scene: &Scene, n: usize) -> Vec<Ray> {
+    let b = scene.bounds();
+    let (c, r) = ((b.min + b.max) / 2.0, (b.max - b.min).length());
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut unit = move || {
+        // (xorshift64*: a fixed, dependency-free sequence)
+        seed ^= seed >> 12;
+        seed ^= seed << 25;
+        seed ^= seed >> 27;
+        (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40) as f32 / (1u64 << 24) as f32
+    };
+    (0..n)
+        .map(|_| {
+            let d = Vec3::new(unit() - 0.5, unit() - 0.5, unit() - 0.5).normalize_or(Vec3::X);
+            let o = c + r * d;
+            let to = b.min + (b.max - b.min) * Vec3::new(unit(), unit(), unit());
+            Ray::new(o, to - o)
+        })
+        .collect()
+}
+
+/// First hits of 100k random rays, one thread: full hits against the
+/// compact batch.
+fn random(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    scene: &Scene,
+) {
+    scene.build_bvhs();
+    let rays = random_rays(scene, 100_000);
+    let caster = RayCaster::new(scene);
+    let opts = RayOptions::default();
+    g.throughput(Throughput::Elements(rays.len() as u64));
+    g.bench_function(format!("random_100k_first/{name}"), |b| {
+        b.iter(|| {
+            rays.iter()
+                .filter(|r| caster.first(r, &opts).is_some())
+                .count()
+        })
+    });
+    g.bench_function(format!("random_100k_first_hits/{name}"), |b| {
+        b.iter(|| {
+            caster
+                .first_hits(rays.iter().copied(), &opts)
+                .flatten()
                 .count()
         })
     });

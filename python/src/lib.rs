@@ -123,6 +123,29 @@ pub(crate) fn float_rows(
     Ok((v, shape[..shape.len().saturating_sub(1)].to_vec()))
 }
 
+/// [`float_rows`] as float32 (numpy rounds float64 to nearest, as `as
+/// f32` does), borrowed from the contiguous array without a copy when it
+/// already is one.
+pub(crate) fn f32_rows<'py>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    cols: usize,
+) -> PyResult<(numpy::PyReadonlyArrayDyn<'py, f32>, Vec<usize>)> {
+    let arr = as_array(obj, what, "fiu", "float32")?;
+    let arr = arr.downcast_into::<numpy::PyArrayDyn<f32>>()?;
+    let shape = arr.shape().to_vec();
+    check_cols(&shape, what, cols)?;
+    let ro = arr.readonly();
+    let v = ro.as_slice()?;
+    if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+        return Err(value_err(format!(
+            "{what} must be finite (value {i} is {})",
+            v[i]
+        )));
+    }
+    Ok((ro, shape[..shape.len().saturating_sub(1)].to_vec()))
+}
+
 /// An array-like of integers as int64 values (`cols` columns as in
 /// [`float_rows`]); floats or other dtypes are a `ValueError`.
 pub(crate) fn int_rows(obj: &Bound<'_, PyAny>, what: &str, cols: usize) -> PyResult<Vec<i64>> {

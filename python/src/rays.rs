@@ -1,17 +1,57 @@
-//! Batched ray casts: the core's `RayCaster` (first hit or every hit) over
-//! numpy rays, in parallel without the GIL, with Open3D's output names.
+//! Batched ray casts over numpy rays, in parallel without the GIL, with
+//! Open3D's output names: first hits through the core's compact batch
+//! query (`RayCaster::first_hits`), written straight into the output
+//! arrays; every hit through `RayCaster::all`.
 
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
-use softpick::{Hit, Ray, RayCaster, RayOptions, Scene};
+use softpick::{CullMode, Hit, Ray, RayCaster, RayHit, RayOptions, Scene};
 
 use crate::scene::cull_mode;
-use crate::{float_rows, in_pool, instance_of, pool, value_err, INVALID_ID};
+use crate::{f32_rows, in_pool, instance_of, pool, value_err, INVALID_ID};
 
 /// Rays per parallel task.
 const CHUNK: usize = 1024;
+
+/// A batch of rays as given (flat xyz rows), with the query's range in
+/// units of each ray's direction (the ray parameter) and its cull mode.
+struct Rays<'s> {
+    o: &'s [f32],
+    d: &'s [f32],
+    near: f32,
+    far: f32,
+    cull: CullMode,
+}
+
+impl Rays<'_> {
+    fn len(&self) -> usize {
+        self.o.len() / 3
+    }
+
+    fn ray(&self, i: usize) -> Ray {
+        let v = |a: &[f32]| glam::Vec3::new(a[3 * i], a[3 * i + 1], a[3 * i + 2]);
+        Ray::new(v(self.o), v(self.d))
+    }
+
+    /// The core's options for a ray of direction length `len` (the core
+    /// measures its range in distances).
+    fn opts(&self, len: f32) -> RayOptions<'static> {
+        RayOptions {
+            near: self.near * len,
+            far: self.far * len,
+            cull: self.cull,
+            filter: None,
+        }
+    }
+
+    /// Whether the range is the whole ray, the same in distances as in ray
+    /// parameters, so one set of options serves every ray.
+    fn whole(&self) -> bool {
+        self.near == 0.0 && self.far == f32::INFINITY
+    }
+}
 
 /// The outputs of a batch, one entry per hit (per ray for first hits).
 #[derive(Default)]
@@ -29,30 +69,121 @@ struct Out {
     counts: Vec<u32>,
 }
 
-impl Out {
-    fn push(&mut self, scene: &Scene, hit: Option<&Hit>, len: f32) {
+/// One ray's slots in the first-hit outputs.
+struct Slot<'a> {
+    t_hit: &'a mut f32,
+    geometry: &'a mut u32,
+    primitive: &'a mut u32,
+    triangle: &'a mut u32,
+    instance: &'a mut u32,
+    uv: &'a mut [f32],
+    normal: &'a mut [f32],
+}
+
+impl Slot<'_> {
+    fn set(self, scene: &Scene, caster: &RayCaster<'_>, hit: Option<RayHit>) {
         match hit {
             Some(h) => {
-                // Open3D's t_hit is the ray parameter: distance / |direction|
-                self.t_hit.push(h.distance / len);
-                self.geometry_ids.push(h.mesh);
-                self.primitive_ids.push(h.triangle);
-                self.triangle_ids.push(h.global_triangle);
-                self.instance_ids.push(instance_of(scene, h.mesh));
-                self.primitive_uvs
-                    .extend([h.barycentric.y, h.barycentric.z]);
-                self.primitive_normals.extend(h.normal.to_array());
+                *self.t_hit = h.t;
+                *self.geometry = h.mesh;
+                *self.primitive = h.triangle;
+                *self.triangle = h.global_triangle;
+                *self.instance = instance_of(scene, h.mesh);
+                self.uv.copy_from_slice(&[h.barycentric.y, h.barycentric.z]);
+                self.normal
+                    .copy_from_slice(&caster.face_normal(h.mesh, h.triangle).to_array());
             }
             None => {
-                self.t_hit.push(f32::INFINITY);
-                self.geometry_ids.push(INVALID_ID);
-                self.primitive_ids.push(INVALID_ID);
-                self.triangle_ids.push(INVALID_ID);
-                self.instance_ids.push(INVALID_ID);
-                self.primitive_uvs.extend([0.0, 0.0]);
-                self.primitive_normals.extend([0.0; 3]);
+                *self.t_hit = f32::INFINITY;
+                *self.geometry = INVALID_ID;
+                *self.primitive = INVALID_ID;
+                *self.triangle = INVALID_ID;
+                *self.instance = INVALID_ID;
+                self.uv.fill(0.0);
+                self.normal.fill(0.0);
             }
         }
+    }
+}
+
+/// The first hit of every ray, each chunk of rays walked by one task with
+/// one batch iterator and its answers written in place.
+fn first_hits(scene: &Scene, rays: &Rays<'_>) -> Out {
+    let n = rays.len();
+    scene.build_bvhs();
+    let caster = RayCaster::new(scene);
+    let mut out = Out {
+        t_hit: vec![0.0; n],
+        geometry_ids: vec![0; n],
+        primitive_ids: vec![0; n],
+        triangle_ids: vec![0; n],
+        instance_ids: vec![0; n],
+        primitive_uvs: vec![0.0; 2 * n],
+        primitive_normals: vec![0.0; 3 * n],
+        ..Out::default()
+    };
+    out.t_hit
+        .par_chunks_mut(CHUNK)
+        .zip(out.geometry_ids.par_chunks_mut(CHUNK))
+        .zip(out.primitive_ids.par_chunks_mut(CHUNK))
+        .zip(out.triangle_ids.par_chunks_mut(CHUNK))
+        .zip(out.instance_ids.par_chunks_mut(CHUNK))
+        .zip(out.primitive_uvs.par_chunks_mut(2 * CHUNK))
+        .zip(out.primitive_normals.par_chunks_mut(3 * CHUNK))
+        .enumerate()
+        .for_each(|(c, ((((((t, g), p), tri), inst), uv), nrm))| {
+            let len = t.len();
+            let slots = (0..len).zip(t.iter_mut()).zip(g.iter_mut());
+            let slots = slots
+                .zip(p.iter_mut())
+                .zip(tri.iter_mut())
+                .zip(inst.iter_mut())
+                .zip(uv.chunks_exact_mut(2))
+                .zip(nrm.chunks_exact_mut(3))
+                .map(|(((((((k, t), g), p), tri), inst), uv), nrm)| {
+                    let slot = Slot {
+                        t_hit: t,
+                        geometry: g,
+                        primitive: p,
+                        triangle: tri,
+                        instance: inst,
+                        uv,
+                        normal: nrm,
+                    };
+                    (c * CHUNK + k, slot)
+                });
+            if rays.whole() {
+                let opts = rays.opts(1.0);
+                let hits = caster.first_hits((0..len).map(|k| rays.ray(c * CHUNK + k)), &opts);
+                for ((_, slot), hit) in slots.zip(hits) {
+                    slot.set(scene, &caster, hit);
+                }
+            } else {
+                // (a range in ray parameters is a different distance range
+                // for each ray)
+                for (i, slot) in slots {
+                    let r = rays.ray(i);
+                    let opts = rays.opts(r.direction.length());
+                    let hit = caster.first_hits([r], &opts).next().flatten();
+                    slot.set(scene, &caster, hit);
+                }
+            }
+        });
+    out
+}
+
+impl Out {
+    /// Appends one hit of an every-hit batch.
+    fn push(&mut self, scene: &Scene, h: &Hit, len: f32) {
+        // Open3D's t_hit is the ray parameter: distance / |direction|
+        self.t_hit.push(h.distance / len);
+        self.geometry_ids.push(h.mesh);
+        self.primitive_ids.push(h.triangle);
+        self.triangle_ids.push(h.global_triangle);
+        self.instance_ids.push(instance_of(scene, h.mesh));
+        self.primitive_uvs
+            .extend([h.barycentric.y, h.barycentric.z]);
+        self.primitive_normals.extend(h.normal.to_array());
     }
 
     fn append(&mut self, mut o: Out) {
@@ -66,6 +197,80 @@ impl Out {
         self.ray_ids.append(&mut o.ray_ids);
         self.counts.append(&mut o.counts);
     }
+
+    /// The outputs as Open3D names them, numpy arrays without a copy:
+    /// first hits in the rays' leading shape `lead`, every-hit lists flat
+    /// with `ray_ids` and `ray_splits` (when `counts` is set).
+    fn into_dict<'py>(
+        self,
+        py: Python<'py>,
+        lead: &[usize],
+        all: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        let k = self.t_hit.len();
+        let shape = |extra: Option<usize>| -> Vec<usize> {
+            let mut s = if all { vec![k] } else { lead.to_vec() };
+            s.extend(extra);
+            s
+        };
+        let ids = [
+            ("geometry_ids", self.geometry_ids),
+            ("primitive_ids", self.primitive_ids),
+            ("triangle_ids", self.triangle_ids),
+            ("instance_ids", self.instance_ids),
+        ];
+        let floats = [
+            ("t_hit", self.t_hit, None),
+            ("primitive_uvs", self.primitive_uvs, Some(2)),
+            ("primitive_normals", self.primitive_normals, Some(3)),
+        ];
+        for (name, v, extra) in floats {
+            dict.set_item(name, PyArray1::from_vec(py, v).reshape(shape(extra))?)?;
+        }
+        for (name, v) in ids {
+            dict.set_item(name, PyArray1::from_vec(py, v).reshape(shape(None))?)?;
+        }
+        if all {
+            let mut splits = Vec::with_capacity(self.counts.len() + 1);
+            splits.push(0u64);
+            for c in &self.counts {
+                splits.push(splits.last().copied().unwrap_or(0) + u64::from(*c));
+            }
+            dict.set_item("ray_ids", PyArray1::from_vec(py, self.ray_ids))?;
+            dict.set_item("ray_splits", PyArray1::from_vec(py, splits))?;
+        }
+        Ok(dict)
+    }
+}
+
+/// Every hit of every ray, sorted by ray then distance.
+fn all_hits(scene: &Scene, rays: &Rays<'_>) -> Out {
+    let n = rays.len();
+    scene.build_bvhs();
+    let caster = RayCaster::new(scene);
+    let parts: Vec<Out> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut out = Out::default();
+            for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                let r = rays.ray(i);
+                let len = r.direction.length();
+                let hits = caster.all(&r, &rays.opts(len));
+                out.counts.push(hits.len() as u32);
+                for h in &hits {
+                    out.push(scene, h, len);
+                    out.ray_ids.push(i as u32);
+                }
+            }
+            out
+        })
+        .collect();
+    let mut out = Out::default();
+    for p in parts {
+        out.append(p);
+    }
+    out
 }
 
 /// Casts the rays `origins` → `directions` ((..., 3) each) against `scene`:
@@ -82,8 +287,8 @@ pub(crate) fn cast<'py>(
     threads: Option<usize>,
     all: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (o, lead) = float_rows(origins, "origins", 3)?;
-    let (d, lead_d) = float_rows(directions, "directions", 3)?;
+    let (o, lead) = f32_rows(origins, "origins", 3)?;
+    let (d, lead_d) = f32_rows(directions, "directions", 3)?;
     if lead != lead_d {
         return Err(value_err(format!(
             "origins and directions must have the same shape (got {lead:?} and {lead_d:?} rays)"
@@ -96,109 +301,21 @@ pub(crate) fn cast<'py>(
     }
     let cull = cull_mode(cull)?;
     let pool = pool(threads)?;
-    let n = o.len() / 3;
-    let ray = |i: usize| {
-        let v =
-            |a: &[f64]| glam::Vec3::new(a[3 * i] as f32, a[3 * i + 1] as f32, a[3 * i + 2] as f32);
-        Ray::new(v(&o), v(&d))
+    let rays = Rays {
+        o: o.as_slice()?,
+        d: d.as_slice()?,
+        near,
+        far,
+        cull,
     };
     let out = py.allow_threads(|| {
         in_pool(&pool, || {
-            let caster = RayCaster::new(scene);
-            scene.build_bvhs();
-            let parts: Vec<Out> = (0..n.div_ceil(CHUNK))
-                .into_par_iter()
-                .map(|c| {
-                    let mut out = Out::default();
-                    for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                        let r = ray(i);
-                        let len = r.direction.length();
-                        let opts = RayOptions {
-                            near: near * len,
-                            far: far * len,
-                            cull,
-                            filter: None,
-                        };
-                        if all {
-                            let hits = caster.all(&r, &opts);
-                            out.counts.push(hits.len() as u32);
-                            for h in &hits {
-                                out.push(scene, Some(h), len);
-                                out.ray_ids.push(i as u32);
-                            }
-                        } else {
-                            out.push(scene, caster.first(&r, &opts).as_ref(), len);
-                        }
-                    }
-                    out
-                })
-                .collect();
-            let mut out = Out::default();
-            for p in parts {
-                out.append(p);
+            if all {
+                all_hits(scene, &rays)
+            } else {
+                first_hits(scene, &rays)
             }
-            out
         })
     });
-    let dict = PyDict::new(py);
-    let k = out.t_hit.len();
-    // first hits keep the rays' leading shape; every-hit lists are flat
-    let shape = |extra: Option<usize>| -> Vec<usize> {
-        let mut s = if all { vec![k] } else { lead.clone() };
-        s.extend(extra);
-        s
-    };
-    let put = |name: &str, arr: Bound<'py, PyAny>| dict.set_item(name, arr);
-    put(
-        "t_hit",
-        PyArray1::from_vec(py, out.t_hit)
-            .reshape(shape(None))?
-            .into_any(),
-    )?;
-    put(
-        "geometry_ids",
-        PyArray1::from_vec(py, out.geometry_ids)
-            .reshape(shape(None))?
-            .into_any(),
-    )?;
-    put(
-        "primitive_ids",
-        PyArray1::from_vec(py, out.primitive_ids)
-            .reshape(shape(None))?
-            .into_any(),
-    )?;
-    put(
-        "triangle_ids",
-        PyArray1::from_vec(py, out.triangle_ids)
-            .reshape(shape(None))?
-            .into_any(),
-    )?;
-    put(
-        "instance_ids",
-        PyArray1::from_vec(py, out.instance_ids)
-            .reshape(shape(None))?
-            .into_any(),
-    )?;
-    put(
-        "primitive_uvs",
-        PyArray1::from_vec(py, out.primitive_uvs)
-            .reshape(shape(Some(2)))?
-            .into_any(),
-    )?;
-    put(
-        "primitive_normals",
-        PyArray1::from_vec(py, out.primitive_normals)
-            .reshape(shape(Some(3)))?
-            .into_any(),
-    )?;
-    if all {
-        let mut splits = Vec::with_capacity(n + 1);
-        splits.push(0u64);
-        for c in &out.counts {
-            splits.push(splits.last().copied().unwrap_or(0) + u64::from(*c));
-        }
-        put("ray_ids", PyArray1::from_vec(py, out.ray_ids).into_any())?;
-        put("ray_splits", PyArray1::from_vec(py, splits).into_any())?;
-    }
-    Ok(dict)
+    out.into_dict(py, &lead, all)
 }

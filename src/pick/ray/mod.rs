@@ -17,8 +17,10 @@
 //! options, the nearest-hit record, the local ray, the flat-BVH test),
 //! `walk` (one ray's first hit), `packet_walk` (four or eight rays' first
 //! hits), this file (the caster and the one-shot queries), `frame_picks`
-//! (a frame's ray picks through its pixels).
+//! (a frame's ray picks through its pixels), `batch` (first hits of many
+//! rays as compact records).
 
+mod batch;
 mod frame_picks;
 mod packet_walk;
 mod query;
@@ -36,6 +38,7 @@ use crate::frame::ray_setup::{MeshTransform, MeshTransforms};
 use crate::geometry::Ray;
 use crate::pick::{face_normal, Hit};
 use crate::scene::{Mesh, MeshId, Scene};
+pub use batch::{FirstHits, RayHit};
 pub use query::RayOptions;
 use query::{local_ray, mesh_passes, LocalRay, NearestHit};
 use walk::first_in;

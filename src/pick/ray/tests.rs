@@ -278,3 +278,67 @@ fn filter_applies_through_the_top_level() {
         assert!(a.is_none_or(|h| h.mesh % 2 == 1));
     }
 }
+
+/// The compact batch answers what full first hits answer, ray for ray:
+/// the same triangle, ray parameter, barycentrics and facing, and
+/// `face_normal` the hit's normal; on placed, mirrored and duplicated
+/// meshes and on identity-placed scenes (the flat walk), every cull mode,
+/// with and without a mesh filter and a distance range, and rays that are
+/// invalid (zero direction, non-finite origin) answering `None` in place.
+#[test]
+fn first_hits_equal_full_first_hits() {
+    let mut rng = Rng(0xba7c_4175);
+    let mut hits = 0;
+    for round in 0..10 {
+        let s = scene_placed(&mut rng, [1, 3, 8, 40, 90][round % 5], round % 2 == 1);
+        let caster = RayCaster::new(&s);
+        let odd = |m: MeshId| m % 2 == 1;
+        let rays: Vec<Ray> = (0..300)
+            .map(|k| {
+                let origin = rng.vec3(-14.0, 14.0);
+                let dir = rng.vec3(-9.0, 9.0) - origin;
+                match k % 50 {
+                    0 => Ray::new(origin, Vec3::ZERO),
+                    1 => Ray::new(Vec3::new(f32::NAN, 0.0, 0.0), dir),
+                    _ => Ray::new(origin, dir * rng.range(0.2, 3.0)),
+                }
+            })
+            .collect();
+        for (c, cull) in [CullMode::None, CullMode::Back, CullMode::Front]
+            .into_iter()
+            .enumerate()
+        {
+            let opts = RayOptions {
+                near: if c == 1 { 2.0 } else { 0.0 },
+                far: if c == 2 { 18.0 } else { f32::INFINITY },
+                cull,
+                filter: (round % 3 == 2).then_some(&odd as _),
+            };
+            let batch: Vec<_> = caster.first_hits(rays.iter().copied(), &opts).collect();
+            assert_eq!(batch.len(), rays.len());
+            for (k, (ray, got)) in rays.iter().zip(&batch).enumerate() {
+                let want = caster.first(ray, &opts);
+                let at = format!("round {round} cull {c} ray {k}");
+                match (want, got) {
+                    (None, None) => {}
+                    (Some(w), Some(g)) => {
+                        hits += 1;
+                        assert_eq!((g.mesh, g.triangle), (w.mesh, w.triangle), "{at}");
+                        assert_eq!(g.global_triangle, w.global_triangle, "{at}");
+                        assert_eq!(g.barycentric, w.barycentric, "{at}");
+                        assert_eq!(g.front_face, w.front_face, "{at}");
+                        assert_eq!(g.t * ray.direction.length(), w.distance, "{at}");
+                        assert_eq!(ray.at(g.t), w.position, "{at}");
+                        assert_eq!(caster.face_normal(g.mesh, g.triangle), w.normal, "{at}");
+                    }
+                    (w, g) => panic!("{at}: full {:?}, batch {g:?}", w.map(|h| h.triangle)),
+                }
+            }
+        }
+    }
+    assert!(hits > 500, "{hits} hits: the rays must often hit");
+    let s = scene(&mut rng, 2);
+    let caster = RayCaster::new(&s);
+    assert_eq!(caster.face_normal(99, 0), Vec3::ZERO);
+    assert_eq!(caster.face_normal(0, u32::MAX), Vec3::ZERO);
+}

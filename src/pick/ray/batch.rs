@@ -1,0 +1,150 @@
+//! Batches of first-hit ray queries with a compact answer: the triangle,
+//! the ray parameter, the barycentrics and the facing of each ray's
+//! nearest hit, without the names, world position and normal of a full
+//! [`Hit`]. The walk is the one of [`RayCaster::first`] (same code, same
+//! tie rule), so the answers are its answers; the batch only sets up the
+//! traversal stacks once and skips the per-hit work a full record needs
+//! (the name's shared-pointer counts, which threads would otherwise fight
+//! over for every ray).
+
+use glam::Vec3;
+
+use super::query::RayOptions;
+use super::walk::{first_t_in, RayScratch};
+use super::RayCaster;
+use crate::geometry::Ray;
+use crate::pick::face_normal;
+#[cfg(doc)]
+use crate::pick::Hit;
+use crate::scene::MeshId;
+
+/// The nearest hit of one ray of a batch ([`RayCaster::first_hits`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// Mesh id (index in the scene).
+    pub mesh: MeshId,
+    /// Triangle index within the mesh.
+    pub triangle: u32,
+    /// Global triangle index (file order over all meshes).
+    pub global_triangle: u32,
+    /// Ray parameter: the hit point is `origin + t * direction`, so the
+    /// distance is `t * direction.length()` ([`Hit::distance`]).
+    pub t: f32,
+    /// Barycentric weights of the triangle's corners, as [`Hit::barycentric`].
+    pub barycentric: Vec3,
+    /// Whether the ray sees the triangle counter-clockwise in world space,
+    /// as [`Hit::front_face`].
+    pub front_face: bool,
+}
+
+/// The iterator of [`RayCaster::first_hits`].
+pub struct FirstHits<'c, 'a, 'o, I> {
+    caster: &'c RayCaster<'a>,
+    rays: I,
+    opts: RayOptions<'o>,
+    scratch: RayScratch,
+}
+
+impl<I: Iterator<Item = Ray>> Iterator for FirstHits<'_, '_, '_, I> {
+    type Item = Option<RayHit>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Option<RayHit>> {
+        let ray = self.rays.next()?;
+        Some(
+            self.caster
+                .first_compact(&ray, &self.opts, &mut self.scratch),
+        )
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.rays.size_hint()
+    }
+}
+
+impl<I: ExactSizeIterator<Item = Ray>> ExactSizeIterator for FirstHits<'_, '_, '_, I> {}
+
+impl<'a> RayCaster<'a> {
+    /// The nearest hit of each ray of `rays`, in order: what
+    /// [`RayCaster::first`] answers for the same ray and options, as a
+    /// compact [`RayHit`]. Nothing is allocated per ray, so a loop over
+    /// millions of rays (split across threads by the caller, each with its
+    /// own iterator) costs the BVH walks and little else.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use softpick::{builtin_scene, Ray, RayCaster, RayOptions};
+    ///
+    /// let scene = builtin_scene();
+    /// let caster = RayCaster::new(&scene);
+    /// let rays = (0..8).map(|i| Ray::new(Vec3::new(0.1 * i as f32, 0.0, 5.0), Vec3::NEG_Z));
+    /// let opts = RayOptions::default();
+    /// for (ray, hit) in rays.clone().zip(caster.first_hits(rays, &opts)) {
+    ///     let full = caster.first(&ray, &opts);
+    ///     assert_eq!(hit.map(|h| h.global_triangle), full.map(|h| h.global_triangle));
+    /// }
+    /// ```
+    pub fn first_hits<'c, 'o, I: IntoIterator<Item = Ray>>(
+        &'c self,
+        rays: I,
+        opts: &RayOptions<'o>,
+    ) -> FirstHits<'c, 'a, 'o, I::IntoIter> {
+        FirstHits {
+            caster: self,
+            rays: rays.into_iter(),
+            opts: *opts,
+            scratch: RayScratch::new(),
+        }
+    }
+
+    /// One ray of [`RayCaster::first_hits`], with its traversal stacks.
+    #[inline]
+    fn first_compact(
+        &self,
+        ray: &Ray,
+        opts: &RayOptions<'_>,
+        scratch: &mut RayScratch,
+    ) -> Option<RayHit> {
+        let len = ray.direction.length();
+        if !(len > 0.0) || !ray.origin.is_finite() {
+            return None;
+        }
+        let (t_min, t_max) = (opts.near / len, opts.far / len);
+        let n = first_t_in(
+            self.scene,
+            &self.transforms,
+            ray,
+            t_min,
+            t_max,
+            opts,
+            scratch,
+        )?;
+        let transform = &self.transforms[n.mesh as usize];
+        Some(RayHit {
+            mesh: n.mesh,
+            triangle: n.triangle,
+            global_triangle: self.scene.global_triangle(n.mesh, n.triangle),
+            t: n.hit.t,
+            barycentric: n.hit.bary,
+            // (a mirrored placement flips the facing, as in a full hit)
+            front_face: n.hit.front != transform.mirrored,
+        })
+    }
+
+    /// The unit world-space normal of triangle `triangle` of mesh `mesh`
+    /// as this caster places it ([`Hit::normal`] of a hit on it): zero for
+    /// a degenerate triangle or an unknown mesh or triangle.
+    #[must_use]
+    pub fn face_normal(&self, mesh: MeshId, triangle: u32) -> Vec3 {
+        let (Some(m), Some(t)) = (
+            self.scene.meshes().get(mesh as usize),
+            self.transforms.get(mesh as usize),
+        ) else {
+            return Vec3::ZERO;
+        };
+        if triangle as usize >= m.triangles().len() {
+            return Vec3::ZERO;
+        }
+        face_normal(m.triangle(triangle).map(|q| t.world.transform_point3(q)))
+    }
+}

@@ -2,7 +2,7 @@
 //! depth buffers without a copy, the other maps computed on first read
 //! and handed over without a copy), picks, selections and K layers.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use numpy::ndarray::ArrayView2;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
@@ -16,6 +16,23 @@ use crate::{in_pool, instance_of, py_err, value_err, INVALID_ID};
 
 /// The largest `k` of `Frame.layers`.
 const MAX_LAYERS: usize = 64;
+
+/// Raster frames nobody holds any more, whose buffers the next renders
+/// reuse instead of allocating (and faulting in) new ones: at most
+/// [`SPARE_FRAMES`] of them, of at most [`SPARE_PIXELS`] pixels each.
+static SPARE: Mutex<Vec<Frame>> = Mutex::new(Vec::new());
+const SPARE_FRAMES: usize = 2;
+const SPARE_PIXELS: u64 = 3840 * 2160;
+
+/// A spare frame to render into, or a new 1×1 one.
+pub(crate) fn spare_frame() -> Frame {
+    let spare = SPARE.lock().unwrap_or_else(PoisonError::into_inner).pop();
+    spare.unwrap_or_else(tiny_frame)
+}
+
+fn tiny_frame() -> Frame {
+    Frame::new(1, 1).unwrap_or_else(|| unreachable!("1x1 is a valid frame size"))
+}
 
 /// A rendered frame (row 0 on top, column 0 on the left). Frames are
 /// read-only; their arrays stay valid as long as anything holds them.
@@ -132,6 +149,21 @@ impl PyFrame {
         arr.call_method1("setflags", (false,))?;
         let _ = this.cache[map as usize].set(arr.clone().unbind());
         Ok(arr)
+    }
+}
+
+impl Drop for PyFrame {
+    /// Hands a raster frame's buffers to the next render (the numpy views
+    /// of them hold the frame, so nothing still reads them).
+    fn drop(&mut self) {
+        let pixels = u64::from(self.frame.width()) * u64::from(self.frame.height());
+        if self.method != "raster" || pixels > SPARE_PIXELS {
+            return;
+        }
+        let mut spare = SPARE.lock().unwrap_or_else(PoisonError::into_inner);
+        if spare.len() < SPARE_FRAMES {
+            spare.push(std::mem::replace(&mut self.frame, tiny_frame()));
+        }
     }
 }
 

@@ -2,11 +2,14 @@
 //! from numpy arrays or loaded from a file, and its renders.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 use glam::Vec3;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
-use softpick::{CullMode, FillRule, Mesh, MeshId, PickMethod, RenderOptions, Scene, Transform};
+use softpick::{
+    CullMode, FillRule, Mesh, MeshId, PickMethod, RenderOptions, Renderer, Scene, Transform,
+};
 
 use crate::camera::PyCamera;
 use crate::frame::PyFrame;
@@ -24,6 +27,9 @@ pub struct PyScene {
     /// (what `method="auto"` weighs).
     pub(crate) bvh_ready: AtomicBool,
     warnings: Vec<String>,
+    /// The renderer of this scene's raster frames, kept for its reused
+    /// per-render buffers (vertices, bins).
+    renderer: Mutex<Option<Renderer>>,
 }
 
 impl PyScene {
@@ -32,6 +38,7 @@ impl PyScene {
             scene,
             bvh_ready: AtomicBool::new(false),
             warnings,
+            renderer: Mutex::new(None),
         }
     }
 }
@@ -416,7 +423,7 @@ impl PyScene {
         };
         let frame = {
             let this = slf.borrow();
-            let scene = &this.scene;
+            let (scene, renderer) = (&this.scene, &this.renderer);
             let opts = RenderOptions {
                 rule,
                 cull,
@@ -427,7 +434,7 @@ impl PyScene {
             py.allow_threads(|| {
                 in_pool(&pool, || {
                     if method == "raster" {
-                        softpick::render(scene, &cam, opts)
+                        raster_frame(renderer, scene, &cam, opts)
                     } else {
                         ray_frame(scene, &cam, cull)
                     }
@@ -529,6 +536,32 @@ impl PyScene {
 /// pixel (`Frame::pick_id_block` with the ray method), bands of rows in
 /// parallel: each pixel's answer is its own, so any thread count gives the
 /// same frame.
+/// A raster frame of `scene`, rendered by the scene's kept renderer (a
+/// fresh one when another thread is rendering with it) into the buffers of
+/// a spare frame when one was handed back (`frame::spare_frame`).
+fn raster_frame(
+    renderer: &Mutex<Option<Renderer>>,
+    scene: &Scene,
+    cam: &softpick::Camera,
+    opts: RenderOptions,
+) -> Result<softpick::Frame, softpick::Error> {
+    let mut frame = crate::frame::spare_frame();
+    let mut fresh = None;
+    let mut kept = match renderer.try_lock() {
+        Ok(g) => Some(g),
+        Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    };
+    let slot = kept.as_deref_mut().unwrap_or(&mut fresh);
+    let r = match slot {
+        Some(r) => r,
+        None => slot.insert(Renderer::new(opts)?),
+    };
+    r.set_options(opts);
+    r.render_to(scene, cam, &mut frame)?;
+    Ok(frame)
+}
+
 fn ray_frame(
     scene: &Scene,
     cam: &softpick::Camera,

@@ -172,3 +172,33 @@ def test_arrays_are_the_frames_buffers():
         a[0, 0] = 7
     del frame  # the arrays keep the frame alive
     assert a.sum() == b.sum() and a.shape == (48, 64)
+
+
+def test_renders_into_handed_back_frames_equal_fresh_ones(obj_scene):
+    """A render reuses the buffers of frames nobody holds any more (other
+    sizes, color on or off, other rules): its arrays equal those of renders
+    made while every earlier frame is still held (fresh buffers)."""
+    _, scene = obj_scene
+    views = [(camera(160, 120), "top-left", True), (camera(64, 48), "strict", False),
+             (camera(97, 61), "inclusive", False), (camera(160, 120), "strict", True)]
+    held = []
+    fresh = []
+    for cam, rule, color in views:
+        f = scene.render(cam, rule=rule, color=color)
+        held.append(f)
+        fresh.append((f.ids.copy(), f.depth.copy(), f.barycentrics.copy(),
+                      f.color.copy() if color else None))
+    del held, f
+    for _ in range(2):
+        for (cam, rule, color), (ids, depth, bary, rgb) in zip(views, fresh):
+            f = scene.render(cam, rule=rule, color=color)
+            assert (ids > 0).any()
+            np.testing.assert_array_equal(f.ids, ids)
+            np.testing.assert_array_equal(f.depth, depth)
+            np.testing.assert_array_equal(f.barycentrics, bary)
+            if color:
+                np.testing.assert_array_equal(f.color, rgb)
+            else:
+                with pytest.raises(ValueError, match="no color"):
+                    f.color
+            del f

@@ -131,6 +131,26 @@ impl Renderer {
         self.frame
     }
 
+    /// Renders `scene` from `camera` into `frame` instead of the renderer's
+    /// own, reusing its buffers: a frame of an earlier render that its user
+    /// is done with, of any scene or size (a render sets every buffer and
+    /// setting of the frame it renders into, as it does for its own frame
+    /// on every call), so a loop of renders handing back its frames stops
+    /// allocating (and faulting in) new buffers. Fails only for an invalid
+    /// camera, leaving `frame` as it was.
+    pub fn render_to(
+        &mut self,
+        scene: &Scene,
+        camera: &Camera,
+        frame: &mut Frame,
+    ) -> Result<(), Error> {
+        camera.validate().map_err(Error::InvalidCamera)?;
+        std::mem::swap(&mut self.frame, frame);
+        let done = self.render(scene, camera).map(|_| ());
+        std::mem::swap(&mut self.frame, frame);
+        done
+    }
+
     /// Renders `scene` from `camera` into the reused frame. Fails only for an
     /// invalid camera.
     pub fn render(&mut self, scene: &Scene, camera: &Camera) -> Result<&Frame, Error> {
@@ -391,8 +411,9 @@ mod tests {
         (cam, opts)
     }
 
-    /// The same depth (bit for bit), ID and color buffers and counters, and
-    /// the same direct pick at every pixel.
+    /// The same depth (bit for bit), ID and color buffers (color when
+    /// rendered with it) and counters, and the same direct pick at every
+    /// pixel.
     fn assert_same_frames(a: &Frame, b: &Frame, scene: &Scene, what: &str) {
         assert!(
             a.depth()
@@ -402,7 +423,11 @@ mod tests {
             "{what}"
         );
         assert_eq!(a.ids(), b.ids(), "{what}");
-        assert_eq!(a.color(), b.color(), "{what}");
+        // (the color buffer means something only after a render with color)
+        assert_eq!(a.has_color(), b.has_color(), "{what}");
+        if a.has_color() {
+            assert_eq!(a.color(), b.color(), "{what}");
+        }
         assert_eq!(a.stats(), b.stats(), "{what}");
         for y in 0..i64::from(a.height()) {
             for x in 0..i64::from(a.width()) {
@@ -481,6 +506,52 @@ mod tests {
             assert_same_frames(&early, &plain, &scene, &what);
         }
         assert!(tested >= 18, "{tested}");
+    }
+
+    /// A render into a frame handed back from earlier renders (other
+    /// scenes, sizes, fill rules, color on or off, a frame of ray picks)
+    /// equals a fresh render: depth, IDs, color, counters and every
+    /// pixel's direct pick, and the frame's ray picks too; an invalid
+    /// camera leaves the frame as it was.
+    #[test]
+    fn render_to_a_used_frame_equals_a_fresh_render() {
+        let mut rng = Rng(0x4e05_ed01);
+        let mut r = Renderer::new(RenderOptions::default()).unwrap();
+        let mut used = Frame::new(3, 2).unwrap();
+        for round in 0..16 {
+            let mut scene = Scene::new();
+            for m in 0..1 + rng.below(4) {
+                let n = [1, 40, 700][rng.below(3)];
+                let c = rng.vec3(-2.0, 2.0);
+                scene.add_mesh(soup(&mut rng, n, c), placement(&mut rng, m % 2 == 1), None);
+            }
+            let (w, h) = (1 + rng.below(200) as u32, 1 + rng.below(150) as u32);
+            let (cam, opts) = round_view(&mut rng, round, &scene, (w, h), 3.0);
+            r.set_options(opts);
+            r.render_to(&scene, &cam, &mut used).unwrap();
+            let fresh = super::render(&scene, &cam, opts).unwrap();
+            let what = format!("round {round} ({w}x{h}, {opts:?})");
+            assert_same_frames(&used, &fresh, &scene, &what);
+            for (x, y) in [
+                (0, 0),
+                (w as i64 / 2, h as i64 / 2),
+                (w as i64 - 1, h as i64 - 1),
+            ] {
+                let key = |f: &Frame| f.pick_id_ray(&scene, x, y).unwrap();
+                assert_eq!(key(&used), key(&fresh), "{what} at ({x}, {y})");
+            }
+            if round % 5 == 4 {
+                // a frame filled by picks, handed back to the renderer
+                used =
+                    Frame::from_picks(&scene, &cam, crate::CullMode::None, |_, ids, _| ids.fill(7))
+                        .unwrap();
+            }
+        }
+        let before = used.ids().to_vec();
+        let mut bad = Camera::auto_frame(&Scene::new().bounds(), 8, 8);
+        bad.near = -1.0;
+        assert!(r.render_to(&Scene::new(), &bad, &mut used).is_err());
+        assert_eq!(used.ids(), &before[..]);
     }
 
     /// The renderer's own choice: a large scene listed in scattered order

@@ -1,10 +1,10 @@
 //! Criterion benchmarks: frame time (depth + ID, and with color), pick
-//! sweeps and the direct picks' index on the built-in scene and generated
-//! spheres.
+//! sweeps, the direct picks' index and the per-pixel maps (barycentrics,
+//! distance) on the built-in scene and generated spheres.
 //! `cargo bench --bench render`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use softpick::{builtin_scene, Camera, RenderOptions, Renderer};
+use softpick::{builtin_scene, Camera, MapRequest, RenderOptions, Renderer};
 
 mod common;
 use common::sphere_scene;
@@ -103,6 +103,36 @@ fn bench(c: &mut Criterion) {
                 n
             })
         });
+    }
+    g.finish();
+
+    // the per-pixel maps of a rendered frame, as the Python package reads
+    // them (one map per call), on the current thread pool
+    let mut g = c.benchmark_group("maps");
+    g.sample_size(10);
+    for (name, scene) in &scenes[..2] {
+        let cam = Camera::auto_frame(&scene.framing_bounds(), 1920, 1080);
+        let f = softpick::render(scene, &cam, RenderOptions::default()).unwrap();
+        for (label, want) in [
+            (
+                "barycentric",
+                MapRequest {
+                    barycentric: true,
+                    ..MapRequest::default()
+                },
+            ),
+            (
+                "distance",
+                MapRequest {
+                    distance: true,
+                    ..MapRequest::default()
+                },
+            ),
+        ] {
+            g.bench_function(format!("{name}/1920x1080/{label}"), |b| {
+                b.iter(|| f.pixel_maps(scene, want).unwrap())
+            });
+        }
     }
     g.finish();
 }

@@ -121,7 +121,11 @@ impl PixelRays {
     }
 }
 
-/// What [`Frame::pixel_maps`] computes for one covered pixel.
+/// Triangle setups a band of [`Frame::pixel_maps`] keeps (by id).
+const CACHED_TRIS: usize = 64;
+
+/// What [`Frame::pixel_maps`] computes for one covered pixel (the parts
+/// not asked for are left at zero).
 struct PixelHit {
     bary: [f32; 3],
     distance: f32,
@@ -140,6 +144,9 @@ struct TriSetup {
     abc: (f64, f64, f64),
     den: f64,
     normal: [f32; 3],
+    /// `n · (p0 − eye)`, the numerator of every perspective pixel's plane
+    /// hit (their rays all start at the eye; unused for orthographic rays).
+    num_eye: f64,
 }
 
 impl Frame {
@@ -249,43 +256,52 @@ impl Frame {
             let y0 = b * BAND;
             let rows = (self.height as usize - y0).min(BAND);
             let mut hint = 0;
-            // neighbouring pixels mostly show one triangle: its setup is
-            // made once for them
-            let mut tri: Option<(u32, TriSetup)> = None;
-            for k in 0..rows * w {
-                let id = self.ids[y0 * w + k];
-                if id == NO_TRIANGLE {
-                    continue;
-                }
-                if tri.as_ref().is_none_or(|(g, _)| *g != id - 1) {
-                    tri = self
-                        .tri_setup(scene, id - 1, &mut hint, want.normal)
-                        .map(|t| (id - 1, t));
-                }
-                let Some((_, t)) = tri.as_ref() else {
-                    continue;
-                };
-                if let Some(m) = out.mesh.as_deref_mut() {
-                    m[k] = t.mesh;
-                }
-                if !geometry {
-                    continue;
-                }
-                let (x, y) = ((k % w) as u32, (y0 + k / w) as u32);
-                let Some(h) = self.pixel_hit(t, &rays, (x, y)) else {
-                    continue;
-                };
-                if let Some(v) = out.bary.as_deref_mut() {
-                    v[3 * k..3 * k + 3].copy_from_slice(&h.bary);
-                }
-                if let Some(v) = out.normal.as_deref_mut() {
-                    v[3 * k..3 * k + 3].copy_from_slice(&t.normal);
-                }
-                if let Some(v) = out.distance.as_deref_mut() {
-                    v[k] = h.distance;
-                }
-                if let Some(v) = out.z.as_deref_mut() {
-                    v[k] = h.z;
+            // Neighbouring pixels mostly show one triangle: the setups of
+            // the last triangles seen stay in a small cache (by id), and
+            // the band is walked in blocks of BAND × BAND pixels, which
+            // show fewer triangles than its rows do. Each pixel's values
+            // depend on its own triangle only, so the order changes none.
+            let mut cache: [Option<(u32, Option<TriSetup>)>; CACHED_TRIS] =
+                std::array::from_fn(|_| None);
+            for x0 in (0..w).step_by(BAND) {
+                for r in 0..rows {
+                    for x in x0..(x0 + BAND).min(w) {
+                        let k = r * w + x;
+                        let id = self.ids[y0 * w + k];
+                        if id == NO_TRIANGLE {
+                            continue;
+                        }
+                        let slot = &mut cache[id as usize % CACHED_TRIS];
+                        if slot.as_ref().is_none_or(|(g, _)| *g != id) {
+                            let t = self.tri_setup(scene, id - 1, &mut hint, want.normal, &rays);
+                            *slot = Some((id, t));
+                        }
+                        let Some((_, Some(t))) = slot.as_ref() else {
+                            continue;
+                        };
+                        if let Some(m) = out.mesh.as_deref_mut() {
+                            m[k] = t.mesh;
+                        }
+                        if !geometry {
+                            continue;
+                        }
+                        let y = (y0 + r) as u32;
+                        let Some(h) = self.pixel_hit(t, &rays, (x as u32, y), want) else {
+                            continue;
+                        };
+                        if let Some(v) = out.bary.as_deref_mut() {
+                            v[3 * k..3 * k + 3].copy_from_slice(&h.bary);
+                        }
+                        if let Some(v) = out.normal.as_deref_mut() {
+                            v[3 * k..3 * k + 3].copy_from_slice(&t.normal);
+                        }
+                        if let Some(v) = out.distance.as_deref_mut() {
+                            v[k] = h.distance;
+                        }
+                        if let Some(v) = out.z.as_deref_mut() {
+                            v[k] = h.z;
+                        }
+                    }
                 }
             }
         });
@@ -300,6 +316,7 @@ impl Frame {
         global: u32,
         hint: &mut MeshId,
         want_normal: bool,
+        rays: &PixelRays,
     ) -> Option<TriSetup> {
         let (mesh, local) = scene.locate_from(global, *hint)?;
         *hint = mesh;
@@ -331,15 +348,31 @@ impl Frame {
             } else {
                 [0.0; 3]
             },
+            num_eye: n.dot(p[0] - rays.eye),
         })
     }
 
-    /// The hit of pixel (x, y)'s ray on the plane of the triangle `t`.
-    fn pixel_hit(&self, t: &TriSetup, rays: &PixelRays, (x, y): (u32, u32)) -> Option<PixelHit> {
+    /// The hit of pixel (x, y)'s ray on the plane of the triangle `t`: the
+    /// parts `want` asks for (z always).
+    #[inline]
+    fn pixel_hit(
+        &self,
+        t: &TriSetup,
+        rays: &PixelRays,
+        (x, y): (u32, u32),
+        want: MapRequest,
+    ) -> Option<PixelHit> {
         let (o, d) = rays.ray(x, y);
         let denom = t.n.dot(d);
         let s = if denom != 0.0 {
-            t.n.dot(t.p0 - o) / denom
+            // (a perspective ray starts at the eye: `num_eye` is this
+            // numerator, computed once by the same operations)
+            let num = if rays.perspective {
+                t.num_eye
+            } else {
+                t.n.dot(t.p0 - o)
+            };
+            num / denom
         } else {
             // seen edge-on: the depth buffer's point
             let q = self
@@ -354,24 +387,28 @@ impl Frame {
                 .as_dvec3();
             (q - o).dot(rays.forward)
         };
-        let dq = o + d * s - t.p0;
-        let ((a, b, c), den) = (t.abc, t.den);
-        let (d0, d1) = (dq.dot(t.e0), dq.dot(t.e1));
-        let bary = if den == 0.0 {
-            [1.0, 0.0, 0.0]
+        let bary = if !want.barycentric {
+            [0.0; 3]
         } else {
-            let v = (c * d0 - b * d1) / den;
-            let w = (a * d1 - b * d0) / den;
-            [(1.0 - v - w) as f32, v as f32, w as f32]
+            let dq = o + d * s - t.p0;
+            let ((a, b, c), den) = (t.abc, t.den);
+            let (d0, d1) = (dq.dot(t.e0), dq.dot(t.e1));
+            if den == 0.0 {
+                [1.0, 0.0, 0.0]
+            } else {
+                let v = (c * d0 - b * d1) / den;
+                let w = (a * d1 - b * d0) / den;
+                [(1.0 - v - w) as f32, v as f32, w as f32]
+            }
         };
         // (the ray's component along the viewing direction is 1 and an
         // orthographic ray starts on the eye's plane: s is camera-space z)
         Some(PixelHit {
             bary,
-            distance: if rays.perspective {
-                (s * d.length()) as f32
-            } else {
-                s as f32
+            distance: match (want.distance, rays.perspective) {
+                (false, _) => 0.0,
+                (true, true) => (s * d.length()) as f32,
+                (true, false) => s as f32,
             },
             z: s as f32,
         })

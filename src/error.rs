@@ -196,8 +196,8 @@ pub enum CameraError {
     /// A required field is missing.
     #[error("missing field `{0}`")]
     Missing(&'static str),
-    /// `projection` is neither perspective nor orthographic.
-    #[error("unknown projection `{0}` (use \"perspective\" or \"orthographic\")")]
+    /// `projection` is neither perspective, orthographic nor pinhole.
+    #[error("unknown projection `{0}` (use \"perspective\", \"orthographic\" or \"pinhole\")")]
     UnknownProjection(String),
     /// A coordinate is NaN or infinite.
     #[error("camera values must be finite")]

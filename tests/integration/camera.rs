@@ -78,6 +78,36 @@ fn invalid_cases() -> Vec<(String, CameraError)> {
             CameraError::UnknownProjection("fisheye".into()),
         ),
         (r#"{"eye":[0,0,5]}"#.into(), CameraError::Missing("target")),
+        (
+            with(r#""projection":"pinhole","fy":300,"cx":180,"cy":180"#),
+            CameraError::Missing("fx"),
+        ),
+        (
+            with(r#""projection":"pinhole","fx":300,"cx":180,"cy":180"#),
+            CameraError::Missing("fy"),
+        ),
+        (
+            with(r#""projection":"pinhole","fx":300,"fy":300,"cy":180,"skew":1"#),
+            CameraError::Missing("cx"),
+        ),
+        (
+            with(r#""projection":"pinhole","fx":300,"fy":300,"cx":180"#),
+            CameraError::Missing("cy"),
+        ),
+        (
+            with(r#""projection":"pinhole","fx":0,"fy":300,"cx":180,"cy":180"#),
+            CameraError::Intrinsic {
+                name: "fx",
+                value: 0.0,
+            },
+        ),
+        (
+            with(r#""projection":"pinhole","fx":300,"fy":-2,"cx":180,"cy":180"#),
+            CameraError::Intrinsic {
+                name: "fy",
+                value: -2.0,
+            },
+        ),
         // f32 overflow in the JSON, and near·far overflowing the matrix
         (with(r#""near":1e39"#), CameraError::NonFinite),
         (with(r#""near":1e20,"far":1e30"#), CameraError::NonFinite),
@@ -591,4 +621,67 @@ fn pinhole_vertices_land_at_opencv_pixels() {
         }
     }
     assert!(checked > 500, "{checked} covered pixels checked");
+}
+
+/// Pinhole camera JSON: the intrinsics are read as written, `skew`
+/// defaults to 0, a missing intrinsic is named, and a camera written back
+/// with every value in Rust's shortest round-trip form parses to the very
+/// same camera.
+#[test]
+fn pinhole_json_round_trips() {
+    let c = parse(&with(
+        r#""projection":"pinhole","fx":512.5,"fy":498,"cx":170.25,"cy":201,"skew":-1.5,"width":320,"height":400"#,
+    ))
+    .unwrap();
+    assert_eq!(
+        c.projection,
+        Projection::Pinhole {
+            fx: 512.5,
+            fy: 498.0,
+            cx: 170.25,
+            cy: 201.0,
+            skew: -1.5,
+        }
+    );
+    let c = parse(&with(
+        r#""projection":"pinhole","fx":300,"fy":310,"cx":10,"cy":20"#,
+    ))
+    .unwrap();
+    assert!(matches!(c.projection, Projection::Pinhole { skew, .. } if skew == 0.0));
+    let e = parse(&with(r#""projection":"pinhole","fx":300,"fy":310,"cx":10"#)).unwrap_err();
+    assert_eq!(e.to_string(), "missing field `cy`");
+    let cam = Camera {
+        near: 0.123_456_7,
+        far: 98.765_43,
+        ..pinhole(
+            Vec3::new(0.1, 0.2, 3.3),
+            Vec3::new(-0.7, 0.01, 0.3),
+            0.1,
+            10.0,
+            321,
+            173,
+        )
+    };
+    let Projection::Pinhole {
+        fx,
+        fy,
+        cx,
+        cy,
+        skew,
+    } = cam.projection
+    else {
+        unreachable!()
+    };
+    let v = |v: Vec3| format!("[{:?},{:?},{:?}]", v.x, v.y, v.z);
+    let json = format!(
+        r#"{{"eye":{},"target":{},"up":{},"projection":"pinhole","fx":{fx:?},"fy":{fy:?},"cx":{cx:?},"cy":{cy:?},"skew":{skew:?},"near":{:?},"far":{:?},"width":{},"height":{}}}"#,
+        v(cam.eye),
+        v(cam.target),
+        v(cam.up),
+        cam.near,
+        cam.far,
+        cam.width,
+        cam.height
+    );
+    assert_eq!(parse(&json), Ok(cam), "{json}");
 }

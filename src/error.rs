@@ -179,6 +179,14 @@ fn an(f: ModelFormat) -> &'static str {
     }
 }
 
+/// The values a pinhole intrinsic may take, for [`CameraError::Intrinsic`].
+fn intrinsic_range(name: &str) -> &'static str {
+    match name {
+        "fx" | "fy" => "finite and > 0",
+        _ => "finite",
+    }
+}
+
 /// What was wrong with a camera.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CameraError {
@@ -188,8 +196,8 @@ pub enum CameraError {
     /// A required field is missing.
     #[error("missing field `{0}`")]
     Missing(&'static str),
-    /// `projection` is neither perspective nor orthographic.
-    #[error("unknown projection `{0}` (use \"perspective\" or \"orthographic\")")]
+    /// `projection` is neither perspective, orthographic nor pinhole.
+    #[error("unknown projection `{0}` (use \"perspective\", \"orthographic\" or \"pinhole\")")]
     UnknownProjection(String),
     /// A coordinate is NaN or infinite.
     #[error("camera values must be finite")]
@@ -206,6 +214,18 @@ pub enum CameraError {
     /// Orthographic height not positive.
     #[error("ortho_height must be > 0 (got {0})")]
     OrthoHeight(f32),
+    /// A pinhole intrinsic out of range: `fx` or `fy` not finite and
+    /// positive, or `cx`, `cy` or `skew` not finite.
+    #[error(
+        "pinhole intrinsic {name} must be {} (got {value})",
+        intrinsic_range(name)
+    )]
+    Intrinsic {
+        /// Which one: `fx`, `fy`, `cx`, `cy` or `skew`.
+        name: &'static str,
+        /// Its value.
+        value: f32,
+    },
     /// Eye and target coincide.
     #[error("eye and target are the same point")]
     EyeIsTarget,

@@ -1,6 +1,7 @@
 //! `softpick.Camera`: the core's camera (right-handed look-at view, OpenGL
-//! projection, symmetric frustum, square pixels), made from a look-at,
-//! an orthographic box, OpenCV intrinsics and extrinsics, or camera JSON.
+//! projection: a symmetric perspective frustum, an orthographic box, or the
+//! off-centre frustum of OpenCV intrinsics), made from a look-at, an
+//! orthographic box, OpenCV intrinsics and extrinsics, or camera JSON.
 
 use std::path::PathBuf;
 
@@ -91,12 +92,19 @@ impl PyCamera {
         })
     }
 
-    /// A camera from OpenCV intrinsics `K` (3×3: fx, fy, cx, cy) and a
-    /// world→camera `extrinsic` (4×4, camera x right, y down, z forward),
-    /// as Open3D's `RaycastingScene.create_rays_pinhole(K, extrinsic, w, h)`
-    /// takes them (pixel centres at +0.5). The core's frustum is symmetric
-    /// with square pixels: `fx == fy`, `cx == width / 2`, `cy == height / 2`
-    /// and no skew are required (`ValueError` otherwise).
+    /// A camera from OpenCV intrinsics `K` (3×3: `[[fx, skew, cx], [0, fy,
+    /// cy], [0, 0, 1]]`, pixels) and a world→camera `extrinsic` (4×4, camera
+    /// x right, y down, z forward), as Open3D's
+    /// `RaycastingScene.create_rays_pinhole(K, extrinsic, w, h)` takes them
+    /// (pixel centres at +0.5, so a centred camera has `cx = width / 2`).
+    /// Any finite positive `fx`, `fy`, finite principal point and skew are
+    /// accepted: with `fx == fy`, `cx == width / 2`, `cy == height / 2`
+    /// (relative 1e-6) and no skew the camera is the symmetric perspective
+    /// one of `fov_y_deg = 2·atan(height / (2·fy))`, otherwise a pinhole
+    /// camera of those intrinsics (`projection == "pinhole"`). `ValueError`
+    /// for a non-finite entry, non-positive focal lengths, a `K[1, 0]` other
+    /// than 0, a last row other than `0 0 1`, or an extrinsic whose 3×3
+    /// block is not a rotation.
     #[staticmethod]
     #[pyo3(signature = (intrinsic, extrinsic, width, height, near=0.01, far=1000.0))]
     fn from_intrinsics(
@@ -111,24 +119,18 @@ impl PyCamera {
         if lead != [3] {
             return Err(value_err("intrinsic must be a 3x3 matrix"));
         }
-        let (fx, fy, cx, cy) = (k[0], k[4], k[2], k[5]);
-        let close = |a: f64, b: f64, tol: f64| (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0);
-        if !(fx > 0.0) || !close(fx, fy, 1e-6) || k[1] != 0.0 {
+        let (fx, skew, cx, fy, cy) = (k[0], k[1], k[2], k[4], k[5]);
+        // (`float_rows` refused non-finite values)
+        if !(fx > 0.0 && fy > 0.0) {
             return Err(value_err(format!(
-                "intrinsic needs square pixels and no skew (fx == fy > 0, K[0,1] == 0; got fx {fx}, fy {fy}, skew {})",
-                k[1]
+                "intrinsic needs positive focal lengths (fx, fy > 0; got fx {fx}, fy {fy})"
             )));
         }
-        let (w, h) = (f64::from(width), f64::from(height));
-        if !close(cx, w / 2.0, 1e-6)
-            || !close(cy, h / 2.0, 1e-6)
-            || k[3] != 0.0
-            || k[6..] != [0.0, 0.0, 1.0]
-        {
+        if k[3] != 0.0 || k[6..] != [0.0, 0.0, 1.0] {
             return Err(value_err(format!(
-                "intrinsic needs the principal point at the image centre (cx {cx} == {}, cy {cy} == {}) and a last row 0 0 1",
-                w / 2.0,
-                h / 2.0
+                "intrinsic must be [[fx, skew, cx], [0, fy, cy], [0, 0, 1]] (got K[1,0] {} and a last row {:?})",
+                k[3],
+                &k[6..]
             )));
         }
         let e = mat4(extrinsic, "extrinsic")?;
@@ -141,12 +143,31 @@ impl PyCamera {
         let eye = -(rt * e.w_axis.truncate());
         let forward = rt * Vec3::Z;
         let up = rt * Vec3::NEG_Y;
-        let fov = (2.0 * (h / 2.0 / fy).atan()).to_degrees() as f32;
+        let (w, h) = (f64::from(width), f64::from(height));
+        let close = |a: f64, b: f64, tol: f64| (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0);
+        // the symmetric case stays the perspective camera it always was
+        // (the same fov, so the same frames); anything else is a pinhole
+        let symmetric = close(fx, fy, 1e-6)
+            && close(cx, w / 2.0, 1e-6)
+            && close(cy, h / 2.0, 1e-6)
+            && skew == 0.0;
+        let projection = if symmetric {
+            let fov = (2.0 * (h / 2.0 / fy).atan()).to_degrees() as f32;
+            Projection::Perspective { fov_y_deg: fov }
+        } else {
+            Projection::Pinhole {
+                fx: fx as f32,
+                fy: fy as f32,
+                cx: cx as f32,
+                cy: cy as f32,
+                skew: skew as f32,
+            }
+        };
         checked(Camera {
             eye,
             target: eye + forward,
             up,
-            projection: Projection::Perspective { fov_y_deg: fov },
+            projection,
             near,
             far,
             width,
@@ -221,20 +242,29 @@ impl PyCamera {
     fn far(&self) -> f32 {
         self.cam.far
     }
-    /// `"perspective"` or `"orthographic"`.
+    /// `"perspective"`, `"orthographic"` or `"pinhole"`.
     #[getter]
     fn projection(&self) -> &'static str {
         match self.cam.projection {
             Projection::Perspective { .. } => "perspective",
             Projection::Orthographic { .. } => "orthographic",
+            Projection::Pinhole { .. } => "pinhole",
         }
     }
-    /// The vertical field of view in degrees (None for orthographic).
+    /// The vertical field of view in degrees (None for orthographic). For a
+    /// pinhole camera, the angle between the planes of the image's top and
+    /// bottom edges, `atan(cy / fy) + atan((height − cy) / fy)`:
+    /// `2·atan(height / (2·fy))` when `cy == height / 2`.
     #[getter]
     fn fov_y_deg(&self) -> Option<f32> {
         match self.cam.projection {
             Projection::Perspective { fov_y_deg } => Some(fov_y_deg),
             Projection::Orthographic { .. } => None,
+            Projection::Pinhole { fy, cy, .. } => {
+                let (fy, cy) = (f64::from(fy), f64::from(cy));
+                let h = f64::from(self.cam.height);
+                Some(((cy / fy).atan() + ((h - cy) / fy).atan()).to_degrees() as f32)
+            }
         }
     }
 
@@ -250,18 +280,30 @@ impl PyCamera {
         mat4_to_py(py, self.cam.proj())
     }
 
-    /// OpenCV intrinsics `K` of a perspective camera (what
+    /// OpenCV intrinsics `K` of a perspective or pinhole camera (what
     /// `from_intrinsics` and Open3D's `create_rays_pinhole` take).
     #[getter]
     fn intrinsic_matrix(&self) -> PyResult<[[f64; 3]; 3]> {
-        let Projection::Perspective { fov_y_deg } = self.cam.projection else {
-            return Err(value_err(
-                "an orthographic camera has no pinhole intrinsics",
-            ));
-        };
         let (w, h) = (f64::from(self.cam.width), f64::from(self.cam.height));
-        let f = h / 2.0 / (f64::from(fov_y_deg).to_radians() / 2.0).tan();
-        Ok([[f, 0.0, w / 2.0], [0.0, f, h / 2.0], [0.0, 0.0, 1.0]])
+        match self.cam.projection {
+            Projection::Perspective { fov_y_deg } => {
+                let f = h / 2.0 / (f64::from(fov_y_deg).to_radians() / 2.0).tan();
+                Ok([[f, 0.0, w / 2.0], [0.0, f, h / 2.0], [0.0, 0.0, 1.0]])
+            }
+            Projection::Pinhole {
+                fx,
+                fy,
+                cx,
+                cy,
+                skew,
+            } => {
+                let [fx, fy, cx, cy, skew] = [fx, fy, cx, cy, skew].map(f64::from);
+                Ok([[fx, skew, cx], [0.0, fy, cy], [0.0, 0.0, 1.0]])
+            }
+            Projection::Orthographic { .. } => Err(value_err(
+                "an orthographic camera has no pinhole intrinsics",
+            )),
+        }
     }
 
     /// The OpenCV world→camera extrinsic (x right, y down, z forward), 4×4.
@@ -281,6 +323,15 @@ impl PyCamera {
             Projection::Orthographic { height } => {
                 format!("\"projection\":\"orthographic\",\"ortho_height\":{height:?}")
             }
+            Projection::Pinhole {
+                fx,
+                fy,
+                cx,
+                cy,
+                skew,
+            } => format!(
+                "\"projection\":\"pinhole\",\"fx\":{fx:?},\"fy\":{fy:?},\"cx\":{cx:?},\"cy\":{cy:?},\"skew\":{skew:?}"
+            ),
         };
         format!(
             "{{\"eye\":{},\"target\":{},\"up\":{},{proj},\"near\":{:?},\"far\":{:?},\"width\":{},\"height\":{}}}",

@@ -65,9 +65,15 @@ def test_camera_constructors_round_trip(tmp_path):
     scene = build_scene(parts())
     a, b = scene.render(cam).ids, scene.render(same).ids
     assert (a == b).mean() > 0.995
+    assert same.projection == "perspective"
+    # an off-centre principal point is a pinhole camera; a K[1,0] is refused
     K = np.asarray(cam.intrinsic_matrix)
     K[0, 2] += 3
-    with pytest.raises(ValueError, match="principal point"):
+    off = softpick.Camera.from_intrinsics(K, cam.extrinsic_matrix, 128, 96)
+    assert off.projection == "pinhole"
+    np.testing.assert_allclose(off.intrinsic_matrix, K, rtol=1e-6)
+    K[1, 0] = 0.5
+    with pytest.raises(ValueError, match="K\\[1,0\\]"):
         softpick.Camera.from_intrinsics(K, cam.extrinsic_matrix, 128, 96)
     auto = softpick.Camera.auto(scene, 64, 64)
     (tmp_path / "auto.json").write_text('{"width": 64, "height": 64}')

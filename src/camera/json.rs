@@ -23,6 +23,11 @@ struct CameraJson {
     height: Option<u32>,
     projection: Option<String>,
     ortho_height: Option<f32>,
+    fx: Option<f32>,
+    fy: Option<f32>,
+    cx: Option<f32>,
+    cy: Option<f32>,
+    skew: Option<f32>,
     /// Written by some peer tools; ignored.
     #[allow(dead_code)]
     auto: Option<bool>,
@@ -32,7 +37,10 @@ impl Camera {
     /// Parses camera JSON. Missing `eye` means automatic framing of `bounds`
     /// (then `target`/`near`/`far`/`fov_y_deg` come from the framing unless
     /// given); other missing fields default to up = +Y, fov 45, near 0.1,
-    /// far 100, 360×360. The result is validated.
+    /// far 100, 360×360. `"projection": "orthographic"` needs
+    /// `ortho_height`; `"projection": "pinhole"` needs `fx`, `fy`, `cx` and
+    /// `cy` (`skew` defaults to 0), see [`Projection::Pinhole`]. The result
+    /// is validated.
     pub fn from_json_str(json: &str, bounds: &Aabb) -> Result<Self, CameraError> {
         // a byte-order mark (some editors write one) is not JSON
         let json = json.strip_prefix('\u{feff}').unwrap_or(json);
@@ -75,6 +83,13 @@ impl Camera {
             None | Some("perspective") => Projection::Perspective { fov_y_deg: fov },
             Some("orthographic") => Projection::Orthographic {
                 height: j.ortho_height.ok_or(CameraError::Missing("ortho_height"))?,
+            },
+            Some("pinhole") => Projection::Pinhole {
+                fx: j.fx.ok_or(CameraError::Missing("fx"))?,
+                fy: j.fy.ok_or(CameraError::Missing("fy"))?,
+                cx: j.cx.ok_or(CameraError::Missing("cx"))?,
+                cy: j.cy.ok_or(CameraError::Missing("cy"))?,
+                skew: j.skew.unwrap_or(0.0),
             },
             Some(other) => return Err(CameraError::UnknownProjection(other.to_string())),
         };

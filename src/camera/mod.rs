@@ -18,7 +18,8 @@ use crate::limits::MAX_FRAME_SIDE;
 /// The projection of a [`Camera`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Projection {
-    /// Perspective with a vertical field of view in degrees.
+    /// Perspective with a vertical field of view in degrees: a frustum
+    /// symmetric about the view direction, with square pixels.
     Perspective {
         /// Vertical field of view, degrees, in (0, 180).
         fov_y_deg: f32,
@@ -28,6 +29,50 @@ pub enum Projection {
         /// World units visible vertically.
         height: f32,
     },
+    /// A calibrated pinhole camera, OpenCV's intrinsics in pixels: in the
+    /// camera's frame (x right, y down, z forward: the look-at's right,
+    /// −up and view direction), a point (x, y, z) lands at window
+    /// coordinates
+    ///
+    /// ```text
+    /// u = fx·x/z + skew·y/z + cx
+    /// v = fy·y/z + cy
+    /// ```
+    ///
+    /// where pixel (i, j)'s centre is (i + 0.5, j + 0.5), so a centred
+    /// camera has `cx = width / 2`, `cy = height / 2` (Open3D's
+    /// `create_rays_pinhole` takes the same `K`). With `fx == fy`, the
+    /// centred principal point and no skew it is the [`Perspective`]
+    /// camera of `fov_y_deg = 2·atan(height / (2·fy))`. The intrinsics
+    /// are in pixels, so another frame size (e.g.
+    /// [`Camera::try_with_size`]) keeps them: the image grows or shrinks
+    /// at its right and bottom edges, as an OpenCV camera's would.
+    ///
+    /// [`Perspective`]: Projection::Perspective
+    Pinhole {
+        /// Focal length along x, pixels (> 0).
+        fx: f32,
+        /// Focal length along y, pixels (> 0).
+        fy: f32,
+        /// Principal point's x, pixels from the left edge.
+        cx: f32,
+        /// Principal point's y, pixels from the top edge.
+        cy: f32,
+        /// Skew: `K[0, 1]`, pixels (0 for rectangular pixels).
+        skew: f32,
+    },
+}
+
+impl Projection {
+    /// Is this a perspective projection (rays from the eye), pinhole
+    /// included, rather than an orthographic one (parallel rays)?
+    #[must_use]
+    pub const fn is_perspective(&self) -> bool {
+        matches!(
+            self,
+            Projection::Perspective { .. } | Projection::Pinhole { .. }
+        )
+    }
 }
 
 /// A camera and its viewport size.
@@ -150,9 +195,11 @@ impl Camera {
     }
 
     /// Checks every parameter: finite values, 0 < near < far, a field of view
-    /// in (0, 180), eye ≠ target, up neither zero nor parallel to the view
-    /// direction, a viewport of 1..=16384 pixels per side, and finite view
-    /// and projection matrices (e.g. `near · far` must not overflow f32).
+    /// in (0, 180), pinhole intrinsics with finite positive `fx`, `fy` and
+    /// finite `cx`, `cy`, `skew`, eye ≠ target, up neither zero nor parallel
+    /// to the view direction, a viewport of 1..=16384 pixels per side, and
+    /// finite view and projection matrices (e.g. `near · far` must not
+    /// overflow f32).
     pub fn validate(&self) -> Result<(), CameraError> {
         let finite = self.eye.is_finite()
             && self.target.is_finite()
@@ -186,6 +233,24 @@ impl Camera {
                     return Err(CameraError::OrthoHeight(height));
                 }
             }
+            Projection::Pinhole {
+                fx,
+                fy,
+                cx,
+                cy,
+                skew,
+            } => {
+                for (name, value) in [("fx", fx), ("fy", fy)] {
+                    if !(value > 0.0 && value.is_finite()) {
+                        return Err(CameraError::Intrinsic { name, value });
+                    }
+                }
+                for (name, value) in [("cx", cx), ("cy", cy), ("skew", skew)] {
+                    if !value.is_finite() {
+                        return Err(CameraError::Intrinsic { name, value });
+                    }
+                }
+            }
         }
         let dir = self.target - self.eye;
         if dir.length_squared() == 0.0 || !dir.length_squared().is_normal() {
@@ -213,7 +278,21 @@ impl Camera {
         glam::camera::rh::view::look_at_mat4(self.eye, self.target, self.up)
     }
 
-    /// Projection matrix (`perspective_rh_gl` or `orthographic_rh_gl`).
+    /// Projection matrix: `perspective_rh_gl`, `orthographic_rh_gl`, or for
+    /// [`Projection::Pinhole`] the off-centre frustum of its intrinsics.
+    ///
+    /// The pinhole's: the OpenCV camera frame is the OpenGL view's with y
+    /// and z flipped (x = X, y = −Y, z = −Z for a view-space point
+    /// (X, Y, Z), Z < 0) and the window mapping is `u = (ndc.x + 1)·W/2`,
+    /// `v = (1 − ndc.y)·H/2`; so with `clip.w = −Z`,
+    ///
+    /// ```text
+    /// clip.x = (2fx/W)·X − (2·skew/W)·Y + (1 − 2cx/W)·Z
+    /// clip.y = (2fy/H)·Y + (2cy/H − 1)·Z
+    /// ```
+    ///
+    /// gives `u = fx·x/z + skew·y/z + cx` and `v = fy·y/z + cy`; `clip.z`
+    /// is `perspective_rh_gl`'s.
     #[must_use]
     pub fn proj(&self) -> Mat4 {
         use glam::camera::rh::proj::opengl;
@@ -226,7 +305,39 @@ impl Camera {
                 let hw = hh * self.aspect();
                 opengl::orthographic(-hw, hw, -hh, hh, self.near, self.far)
             }
+            Projection::Pinhole {
+                fx,
+                fy,
+                cx,
+                cy,
+                skew,
+            } => self.pinhole_proj([fx, fy, cx, cy, skew]),
         }
+    }
+
+    /// The pinhole rows of [`Camera::proj`] for intrinsics
+    /// `[fx, fy, cx, cy, skew]`. The x and y entries are computed in f64
+    /// and rounded once; the depth row is `perspective_rh_gl`'s by the same
+    /// f32 operations, so a pinhole and a perspective camera with the same
+    /// planes give a point at the same view-space z the same window depth.
+    fn pinhole_proj(&self, [fx, fy, cx, cy, skew]: [f32; 5]) -> Mat4 {
+        let (w, h) = (f64::from(self.width), f64::from(self.height));
+        let [fx, fy, cx, cy, skew] = [fx, fy, cx, cy, skew].map(f64::from);
+        let (near, far) = (self.near, self.far);
+        let z_range_inv = 1.0 / (far - near);
+        let zz = -(far + near) * z_range_inv;
+        let tz = -2.0 * far * near * z_range_inv;
+        Mat4::from_cols(
+            Vec4::new((2.0 * fx / w) as f32, 0.0, 0.0, 0.0),
+            Vec4::new((-2.0 * skew / w) as f32, (2.0 * fy / h) as f32, 0.0, 0.0),
+            Vec4::new(
+                (1.0 - 2.0 * cx / w) as f32,
+                (2.0 * cy / h - 1.0) as f32,
+                zz,
+                -1.0,
+            ),
+            Vec4::new(0.0, 0.0, tz, 0.0),
+        )
     }
 
     /// `proj * view`.
@@ -364,6 +475,178 @@ mod tests {
         let w = cam.project(p).unwrap();
         let q = cam.unproject(w.x, w.y, w.z);
         assert!((p - q).length() < 1e-3, "{p} vs {q}");
+    }
+
+    /// A pinhole camera with every intrinsic away from the symmetric case,
+    /// looking obliquely at the origin.
+    fn pinhole_camera() -> Camera {
+        Camera {
+            eye: Vec3::new(0.7, 1.3, 4.2),
+            target: Vec3::new(-0.2, 0.1, 0.0),
+            up: Vec3::new(0.1, 1.0, 0.0),
+            projection: Projection::Pinhole {
+                fx: 410.0,
+                fy: 365.0,
+                cx: 141.3,
+                cy: 117.8,
+                skew: 7.5,
+            },
+            near: 0.1,
+            far: 50.0,
+            width: 320,
+            height: 200,
+        }
+    }
+
+    /// The OpenCV camera frame (x right, y down, z forward) of `cam`'s
+    /// look-at, in f64, from its definition rather than the view matrix.
+    fn opencv_frame(cam: &Camera) -> [glam::DVec3; 3] {
+        let forward = (cam.target - cam.eye).as_dvec3().normalize();
+        let right = forward.cross(cam.up.as_dvec3()).normalize();
+        let down = forward.cross(right);
+        [right, down, forward]
+    }
+
+    /// [`Camera::project`] of a pinhole camera gives OpenCV's pixel formula
+    /// `u = fx·x/z + skew·y/z + cx`, `v = fy·y/z + cy` and the OpenGL
+    /// perspective's window depth, and the pick ray of a pixel points along
+    /// `K⁻¹·(u, v, 1)` in the camera frame.
+    #[test]
+    fn pinhole_projects_to_the_opencv_pixel_formula() {
+        let cam = pinhole_camera();
+        assert_eq!(cam.validate(), Ok(()));
+        let Projection::Pinhole {
+            fx,
+            fy,
+            cx,
+            cy,
+            skew,
+        } = cam.projection
+        else {
+            unreachable!()
+        };
+        let [fx, fy, cx, cy, skew] = [fx, fy, cx, cy, skew].map(f64::from);
+        let [right, down, forward] = opencv_frame(&cam);
+        let (n, f) = (f64::from(cam.near), f64::from(cam.far));
+        let mut rng = crate::test_util::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut inside = 0;
+        for _ in 0..2000 {
+            let p = rng.vec3(-3.0, 3.0);
+            let d = (p - cam.eye).as_dvec3();
+            let (x, y, z) = (d.dot(right), d.dot(down), d.dot(forward));
+            if z < 0.2 {
+                assert!(z > 0.0 || cam.project(p).is_none(), "{p}");
+                continue;
+            }
+            let u = fx * x / z + skew * y / z + cx;
+            let v = fy * y / z + cy;
+            let depth = ((f + n) / (f - n) - 2.0 * f * n / ((f - n) * z)) * 0.5 + 0.5;
+            let got = cam.project(p).unwrap().as_dvec3();
+            // f32 view and projection: a few ulps of the formula's terms
+            let terms = (fx * x.abs() + skew.abs() * y.abs() + fy * y.abs()) / z;
+            let tol = 1e-5 * (1.0 + terms + cx.abs() + cy.abs());
+            assert!(
+                (got.x - u).abs() < tol && (got.y - v).abs() < tol,
+                "{p}: {got} vs ({u}, {v})"
+            );
+            assert!((got.z - depth).abs() < 1e-5, "{p}: {} vs {depth}", got.z);
+            inside += usize::from((0.0..320.0).contains(&u) && (0.0..200.0).contains(&v));
+        }
+        assert!(inside > 100, "{inside} points in the frame");
+        for (px, py) in [(0, 0), (319, 0), (17, 150), (319, 199), (141, 117)] {
+            let (u, v) = (f64::from(px) + 0.5, f64::from(py) + 0.5);
+            let b = (v - cy) / fy;
+            let a = (u - cx - skew * b) / fx;
+            let want = (right * a + down * b + forward).normalize();
+            let got = cam.ray_for_pixel(px, py).direction.as_dvec3().normalize();
+            assert!(
+                got.angle_between(want) < 1e-5,
+                "({px},{py}): {got} vs {want}"
+            );
+        }
+    }
+
+    /// A pinhole camera with `fx == fy == H / (2·tan(fov/2))`, the centred
+    /// principal point and no skew has the perspective camera's projection
+    /// matrix (within 1e-5 relative; the perspective's comes from f32
+    /// trigonometry).
+    #[test]
+    fn symmetric_pinhole_is_the_perspective_matrix() {
+        for (fov, w, h) in [(45.0f32, 360, 360), (60.0, 640, 480), (20.0, 33, 1000)] {
+            let persp = Camera {
+                projection: Projection::Perspective { fov_y_deg: fov },
+                width: w,
+                height: h,
+                ..pinhole_camera()
+            };
+            let focal = (f64::from(h) / (2.0 * (f64::from(fov).to_radians() / 2.0).tan())) as f32;
+            let pinhole = Camera {
+                projection: Projection::Pinhole {
+                    fx: focal,
+                    fy: focal,
+                    cx: w as f32 / 2.0,
+                    cy: h as f32 / 2.0,
+                    skew: 0.0,
+                },
+                ..persp
+            };
+            let (a, b) = (persp.proj().to_cols_array(), pinhole.proj().to_cols_array());
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                assert!(
+                    (x - y).abs() <= 1e-5 * x.abs().max(y.abs()),
+                    "{fov}° {w}x{h}: entry {i}: {x} vs {y}"
+                );
+            }
+        }
+    }
+
+    /// Every out-of-range intrinsic is refused with its name and value.
+    #[test]
+    fn pinhole_intrinsics_are_validated() {
+        let good = pinhole_camera();
+        let with = |k: usize, v: f32| {
+            let Projection::Pinhole {
+                fx,
+                fy,
+                cx,
+                cy,
+                skew,
+            } = good.projection
+            else {
+                unreachable!()
+            };
+            let mut p = [fx, fy, cx, cy, skew];
+            p[k] = v;
+            Camera {
+                projection: Projection::Pinhole {
+                    fx: p[0],
+                    fy: p[1],
+                    cx: p[2],
+                    cy: p[3],
+                    skew: p[4],
+                },
+                ..good
+            }
+        };
+        let bad = [
+            (0, 0.0, "fx must be finite and > 0 (got 0)"),
+            (0, -410.0, "fx must be finite and > 0 (got -410)"),
+            (0, f32::NAN, "fx must be finite and > 0 (got NaN)"),
+            (1, f32::INFINITY, "fy must be finite and > 0 (got inf)"),
+            (2, f32::NAN, "cx must be finite (got NaN)"),
+            (3, f32::NEG_INFINITY, "cy must be finite (got -inf)"),
+            (4, f32::INFINITY, "skew must be finite (got inf)"),
+        ];
+        for (k, v, msg) in bad {
+            let e = with(k, v).validate().unwrap_err();
+            assert!(matches!(e, CameraError::Intrinsic { .. }), "{e:?}");
+            assert_eq!(e.to_string(), format!("pinhole intrinsic {msg}"));
+        }
+        // anything finite goes for the principal point and the skew, even
+        // far outside the frame
+        for (k, v) in [(2, -5000.0), (3, 1e4), (4, -300.0), (1, 1e-3)] {
+            assert_eq!(with(k, v).validate(), Ok(()), "{k} {v}");
+        }
     }
 
     #[cfg(feature = "json")]

@@ -82,6 +82,9 @@ struct PixelRays {
     /// orthographic box, along right and up.
     half: (f64, f64),
     size: (f64, f64),
+    /// A pinhole camera's `[fx, fy, cx, cy, skew]`, whose rays come from
+    /// its intrinsics instead of `half`.
+    pinhole: Option<[f64; 5]>,
 }
 
 impl PixelRays {
@@ -91,25 +94,42 @@ impl PixelRays {
         let right = forward.cross(cam.up.as_dvec3()).normalize();
         let up = right.cross(forward);
         let aspect = f64::from(cam.width) / f64::from(cam.height);
-        let (perspective, hh) = match cam.projection {
+        let (hh, pinhole) = match cam.projection {
             Projection::Perspective { fov_y_deg } => {
-                (true, (f64::from(fov_y_deg).to_radians() * 0.5).tan())
+                ((f64::from(fov_y_deg).to_radians() * 0.5).tan(), None)
             }
-            Projection::Orthographic { height } => (false, f64::from(height) * 0.5),
+            Projection::Orthographic { height } => (f64::from(height) * 0.5, None),
+            Projection::Pinhole {
+                fx,
+                fy,
+                cx,
+                cy,
+                skew,
+            } => (0.0, Some([fx, fy, cx, cy, skew].map(f64::from))),
         };
         Self {
             eye,
             forward,
             right,
             up,
-            perspective,
+            perspective: cam.projection.is_perspective(),
             half: (hh * aspect, hh),
             size: (f64::from(cam.width), f64::from(cam.height)),
+            pinhole,
         }
     }
 
     /// Origin and direction of the ray through the centre of pixel (x, y).
     fn ray(&self, x: u32, y: u32) -> (DVec3, DVec3) {
+        if let Some([fx, fy, cx, cy, skew]) = self.pinhole {
+            // the inverse of u = fx·a + skew·b + cx, v = fy·b + cy for the
+            // point (a, b, 1) of the OpenCV frame (x right, y down, z
+            // forward), whose y is the look-at's −up
+            let (u, v) = (f64::from(x) + 0.5, f64::from(y) + 0.5);
+            let b = (v - cy) / fy;
+            let a = (u - cx - skew * b) / fx;
+            return (self.eye, self.forward + self.right * a - self.up * b);
+        }
         let nx = (f64::from(x) + 0.5) / self.size.0 * 2.0 - 1.0;
         let ny = 1.0 - (f64::from(y) + 0.5) / self.size.1 * 2.0;
         let side = self.right * (nx * self.half.0) + self.up * (ny * self.half.1);

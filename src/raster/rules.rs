@@ -2,7 +2,7 @@
 //!
 //! | what | softpick's choice |
 //! |---|---|
-//! | clip space | OpenGL: right-handed `look_at_rh` view, `perspective_rh_gl` / `orthographic_rh_gl` projection, NDC depth −1..1, NDC y up |
+//! | clip space | OpenGL: right-handed `look_at_rh` view, `perspective_rh_gl` / `orthographic_rh_gl` projection (or a pinhole camera's off-centre frustum, [`Projection::Pinhole`](crate::Projection::Pinhole)), NDC depth −1..1, NDC y up |
 //! | window / screen space | x right, **y down**, row 0 is the top row; `sx = (ndc_x*0.5+0.5)*W`, `sy = (1-(ndc_y*0.5+0.5))*H` (computed in f32 in this order) |
 //! | window depth | `z_win = ndc_z*0.5+0.5` in 0..1, stored as f32; cleared to 1.0 |
 //! | pixel centre | pixel (px, py) has its centre at (px+0.5, py+0.5) |

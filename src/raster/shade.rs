@@ -14,7 +14,7 @@
 use glam::{BVec4A, Vec3, Vec4};
 
 use super::setup::{SmallTri, TriSetup};
-use crate::camera::{Camera, Projection};
+use crate::camera::Camera;
 use crate::scene::Scene;
 
 /// Flat two-sided Lambert with a headlight: `0.25 + 0.75·|n·v|`, from the
@@ -25,9 +25,10 @@ pub(crate) fn shade(color: [u8; 3], p: [Vec3; 3], cam: &Camera) -> u32 {
     let n = scaled(p[1] - p[0])
         .cross(scaled(p[2] - p[0]))
         .normalize_or_zero();
-    let v = match cam.projection {
-        Projection::Perspective { .. } => scaled(cam.eye - p[0]).normalize_or_zero(),
-        Projection::Orthographic { .. } => (cam.eye - cam.target).normalize_or_zero(),
+    let v = if cam.projection.is_perspective() {
+        scaled(cam.eye - p[0]).normalize_or_zero()
+    } else {
+        (cam.eye - cam.target).normalize_or_zero()
     };
     let k = 0.25 + 0.75 * n.dot(v).abs();
     pack(color, k)
@@ -264,7 +265,7 @@ impl Shader<'_> {
         let p0 = corner(0);
         let (mut e1, mut e2) = (corner(1).sub(p0), corner(2).sub(p0));
         let cam = self.camera;
-        let perspective = matches!(cam.projection, Projection::Perspective { .. });
+        let perspective = cam.projection.is_perspective();
         let mut to_eye = if perspective {
             Vec3x4::splat(cam.eye).sub(p0)
         } else {
@@ -387,8 +388,10 @@ mod tests {
     /// one-triangle shading of its triangle (found from the ID buffer):
     /// random scenes of many meshes (empty ones, placed, mirrored), seen
     /// from inside and near them (near-plane clipping: one triangle, many
-    /// records), both projections, so records are mapped to their own
-    /// triangle and mesh whatever the grouping by four.
+    /// records), every projection, so records are mapped to their own
+    /// triangle and mesh whatever the grouping by four. A pinhole camera
+    /// shades as the perspective camera at its eye: the headlight is the
+    /// direction to the eye for both.
     #[test]
     fn rendered_colors_are_each_triangles_shading() {
         use crate::scene::{Mesh, Transform};
@@ -417,9 +420,24 @@ mod tests {
             }
             let mut cam = Camera::auto_frame(&scene.bounds(), 96, 64);
             cam.eye = rng.vec3(-5.0, 5.0); // often among the triangles
+            let perspective = cam;
             if round % 4 == 3 {
                 cam.projection = Projection::Orthographic { height: 8.0 };
+            } else if round % 4 == 1 {
+                cam.projection = Projection::Pinhole {
+                    fx: 70.0,
+                    fy: 55.0,
+                    cx: 40.0,
+                    cy: 35.0,
+                    skew: 3.0,
+                };
             }
+            // (the reference of a pinhole camera is the perspective one)
+            let reference_cam = if matches!(cam.projection, Projection::Pinhole { .. }) {
+                perspective
+            } else {
+                cam
+            };
             let f = r.render(&scene, &cam).unwrap();
             for (k, &id) in f.ids().iter().enumerate() {
                 let Some((m, t)) = id.checked_sub(1).and_then(|g| scene.locate(g)) else {
@@ -431,7 +449,7 @@ mod tests {
                     .map(|i| world.transform_point3(mesh.positions()[i as usize]));
                 assert_eq!(
                     f.color()[k],
-                    shade(mesh.color(), p, &cam),
+                    shade(mesh.color(), p, &reference_cam),
                     "round {round} px {k}"
                 );
                 covered += 1;

@@ -59,7 +59,8 @@ pub(super) fn zoom(cam: &Camera, notches: f32) -> Camera {
             },
             ..*cam
         },
-        Projection::Perspective { .. } => {
+        // (a pinhole camera's intrinsics stay: it moves as a perspective one)
+        Projection::Perspective { .. } | Projection::Pinhole { .. } => {
             let offset = cam.eye - cam.target;
             let r = offset.length();
             if r.is_nan() || r <= 0.0 {

@@ -12,7 +12,7 @@ use softpick::{
 
 use crate::support::Rng;
 
-fn assert_direct_equals_buffer(scene: &Scene, f: &Frame, what: &str) {
+pub(crate) fn assert_direct_equals_buffer(scene: &Scene, f: &Frame, what: &str) {
     let mut covered = 0;
     for y in 0..f.height() {
         for x in 0..f.width() {

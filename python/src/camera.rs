@@ -290,14 +290,9 @@ impl PyCamera {
                 let f = h / 2.0 / (f64::from(fov_y_deg).to_radians() / 2.0).tan();
                 Ok([[f, 0.0, w / 2.0], [0.0, f, h / 2.0], [0.0, 0.0, 1.0]])
             }
-            Projection::Pinhole {
-                fx,
-                fy,
-                cx,
-                cy,
-                skew,
-            } => {
-                let [fx, fy, cx, cy, skew] = [fx, fy, cx, cy, skew].map(f64::from);
+            Projection::Pinhole { .. } => {
+                let k = self.cam.projection.intrinsics().unwrap_or_default();
+                let [fx, fy, cx, cy, skew] = k.map(f64::from);
                 Ok([[fx, skew, cx], [0.0, fy, cy], [0.0, 0.0, 1.0]])
             }
             Projection::Orthographic { .. } => Err(value_err(

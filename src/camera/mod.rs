@@ -73,6 +73,22 @@ impl Projection {
             Projection::Perspective { .. } | Projection::Pinhole { .. }
         )
     }
+
+    /// A pinhole's intrinsics `[fx, fy, cx, cy, skew]`; `None` for the
+    /// other projections.
+    #[must_use]
+    pub const fn intrinsics(&self) -> Option<[f32; 5]> {
+        match *self {
+            Projection::Pinhole {
+                fx,
+                fy,
+                cx,
+                cy,
+                skew,
+            } => Some([fx, fy, cx, cy, skew]),
+            _ => None,
+        }
+    }
 }
 
 /// A camera and its viewport size.
@@ -305,13 +321,9 @@ impl Camera {
                 let hw = hh * self.aspect();
                 opengl::orthographic(-hw, hw, -hh, hh, self.near, self.far)
             }
-            Projection::Pinhole {
-                fx,
-                fy,
-                cx,
-                cy,
-                skew,
-            } => self.pinhole_proj([fx, fy, cx, cy, skew]),
+            Projection::Pinhole { .. } => {
+                self.pinhole_proj(self.projection.intrinsics().unwrap_or_default())
+            }
         }
     }
 
@@ -515,17 +527,10 @@ mod tests {
     fn pinhole_projects_to_the_opencv_pixel_formula() {
         let cam = pinhole_camera();
         assert_eq!(cam.validate(), Ok(()));
-        let Projection::Pinhole {
-            fx,
-            fy,
-            cx,
-            cy,
-            skew,
-        } = cam.projection
-        else {
+        let Some(k) = cam.projection.intrinsics() else {
             unreachable!()
         };
-        let [fx, fy, cx, cy, skew] = [fx, fy, cx, cy, skew].map(f64::from);
+        let [fx, fy, cx, cy, skew] = k.map(f64::from);
         let [right, down, forward] = opencv_frame(&cam);
         let (n, f) = (f64::from(cam.near), f64::from(cam.far));
         let mut rng = crate::test_util::Rng(0x9e37_79b9_7f4a_7c15);
@@ -605,17 +610,9 @@ mod tests {
     fn pinhole_intrinsics_are_validated() {
         let good = pinhole_camera();
         let with = |k: usize, v: f32| {
-            let Projection::Pinhole {
-                fx,
-                fy,
-                cx,
-                cy,
-                skew,
-            } = good.projection
-            else {
+            let Some(mut p) = good.projection.intrinsics() else {
                 unreachable!()
             };
-            let mut p = [fx, fy, cx, cy, skew];
             p[k] = v;
             Camera {
                 projection: Projection::Pinhole {

@@ -99,13 +99,7 @@ impl PixelRays {
                 ((f64::from(fov_y_deg).to_radians() * 0.5).tan(), None)
             }
             Projection::Orthographic { height } => (f64::from(height) * 0.5, None),
-            Projection::Pinhole {
-                fx,
-                fy,
-                cx,
-                cy,
-                skew,
-            } => (0.0, Some([fx, fy, cx, cy, skew].map(f64::from))),
+            Projection::Pinhole { .. } => (0.0, cam.projection.intrinsics()),
         };
         Self {
             eye,
@@ -115,7 +109,7 @@ impl PixelRays {
             perspective: cam.projection.is_perspective(),
             half: (hh * aspect, hh),
             size: (f64::from(cam.width), f64::from(cam.height)),
-            pinhole,
+            pinhole: pinhole.map(|k| k.map(f64::from)),
         }
     }
 

@@ -414,14 +414,7 @@ struct OpenCv {
 
 impl OpenCv {
     fn of(cam: &Camera) -> Self {
-        let Projection::Pinhole {
-            fx,
-            fy,
-            cx,
-            cy,
-            skew,
-        } = cam.projection
-        else {
+        let Some([fx, fy, cx, cy, skew]) = cam.projection.intrinsics() else {
             panic!("not a pinhole camera: {cam:?}")
         };
         let forward = (cam.target - cam.eye).as_dvec3().normalize();
@@ -662,14 +655,7 @@ fn pinhole_json_round_trips() {
             173,
         )
     };
-    let Projection::Pinhole {
-        fx,
-        fy,
-        cx,
-        cy,
-        skew,
-    } = cam.projection
-    else {
+    let Some([fx, fy, cx, cy, skew]) = cam.projection.intrinsics() else {
         unreachable!()
     };
     let v = |v: Vec3| format!("[{:?},{:?},{:?}]", v.x, v.y, v.z);

@@ -4,9 +4,10 @@
 //! screen-space vertex buffer, fills triangles with exact integer edge
 //! functions (8 subpixel bits, four selectable fill rules) and writes a
 //! color, a depth and an ID buffer in one pass, so "what is under this
-//! pixel?" is a 2D lookup ([`Frame::pick`]), a point-in-triangle query on the
-//! screen-space triangles ([`Frame::pick_direct`]) or a 3D ray cast
-//! ([`Frame::pick_ray`], [`raycast_first`]), and all three agree.
+//! pixel?" is a 2D lookup in the ID buffer, a point-in-triangle query on
+//! the screen-space triangles or a 3D ray cast, and all three agree
+//! ([`PickMethod`]): [`Frame::picks`] checks the frame against its scene
+//! once and answers every pick through the view it returns ([`Picks`]).
 //!
 //! ```
 //! use softpick::{builtin_scene, Camera, RenderOptions, Renderer};
@@ -15,7 +16,7 @@
 //! let camera = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
 //! let mut renderer = Renderer::new(RenderOptions::default())?;
 //! let frame = renderer.render(&scene, &camera)?;
-//! if let Some(hit) = frame.pick(&scene, 180, 300)? {
+//! if let Some(hit) = frame.picks(&scene)?.at(180, 300) {
 //!     println!("{} triangle {} at {}", hit.mesh_name, hit.triangle, hit.position);
 //! }
 //! # Ok::<(), softpick::Error>(())
@@ -42,6 +43,9 @@ mod error;
 mod export;
 mod frame;
 mod geometry;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod internals;
 #[cfg(any(feature = "obj", feature = "stl", feature = "ply", feature = "gltf"))]
 mod io;
 pub mod limits;
@@ -84,6 +88,7 @@ pub use io::{
     LoadOptions, LoadReport, MAX_MODEL_BYTES,
 };
 pub use pick::ray::{raycast_all, raycast_first, FirstHits, RayCaster, RayHit, RayOptions};
+pub use pick::Picks;
 pub use pick::{Hit, PickId, PickMethod};
 pub use raster::rules;
 pub use raster::rules::{DepthTest, FillRule};

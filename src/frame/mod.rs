@@ -3,7 +3,7 @@
 //! tile bins of the last render, and the direct picks' cell index, built on
 //! demand). [`render`] runs the raster stages into a frame.
 
-use glam::{DMat4, Mat4, Vec3};
+use glam::{DMat4, Mat4};
 
 pub(crate) mod direct_index;
 pub(crate) mod maps;
@@ -205,32 +205,11 @@ impl Frame {
         &self.worlds
     }
 
-    /// `Ok` when this frame was rendered from `scene` as it is now. Picking
-    /// a frame needs the scene it was rendered from, unchanged: every pick
-    /// and selection call checks this first, so that picking with another
-    /// scene, or after moving a node or adding a mesh, is an error rather
-    /// than an answer about geometry that is not drawn.
-    ///
-    /// ```
-    /// use glam::Vec3;
-    /// use softpick::{builtin_scene, Camera, Error, RenderOptions, Renderer};
-    ///
-    /// let mut scene = builtin_scene();
-    /// let camera = Camera::auto_frame(&scene.framing_bounds(), 90, 90);
-    /// let mut renderer = Renderer::new(RenderOptions::default())?;
-    /// renderer.render(&scene, &camera)?;
-    /// assert!(renderer.frame().check_scene(&scene).is_ok());
-    /// let node = scene.mesh_node(0).unwrap();
-    /// scene.translate(node, Vec3::X);
-    /// assert!(matches!(renderer.frame().pick(&scene, 45, 45), Err(Error::StaleFrame(_))));
-    /// renderer.render(&scene, &camera)?; // render again: picks work
-    /// assert!(renderer.frame().pick(&scene, 45, 45).is_ok());
-    /// # Ok::<(), softpick::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`] naming what the frame was rendered from.
-    pub fn check_scene(&self, scene: &Scene) -> Result<(), Error> {
+    /// `Ok` when this frame was rendered from `scene` as it is now: the one
+    /// check of [`Frame::picks`](crate::pick::Picks), so that picking with
+    /// another scene, or after moving a node or adding a mesh, is an error
+    /// rather than an answer about geometry that is not drawn.
+    pub(crate) fn check_scene(&self, scene: &Scene) -> Result<(), Error> {
         match self.scene {
             Some(s) if s == scene.stamp() => Ok(()),
             Some(s) if s.same_scene(&scene.stamp()) => {
@@ -263,22 +242,5 @@ impl Frame {
     pub fn triangle_at(&self, x: i64, y: i64) -> Option<u32> {
         let id = self.ids[self.index(x, y)?];
         (id != NO_TRIANGLE).then(|| id - 1)
-    }
-
-    /// World point under the centre of pixel (x, y), from the depth buffer;
-    /// `None` on background, outside the frame or before the first render.
-    #[must_use]
-    pub fn world_at(&self, x: i64, y: i64) -> Option<Vec3> {
-        let i = self.index(x, y)?;
-        if self.ids[i] == NO_TRIANGLE {
-            return None;
-        }
-        let cam = self.camera.as_ref()?;
-        Some(cam.unproject_with(
-            &self.inv_view_proj,
-            x as f32 + 0.5,
-            y as f32 + 0.5,
-            self.depth[i],
-        ))
     }
 }

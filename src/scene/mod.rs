@@ -113,7 +113,7 @@ pub struct Node {
 ///
 /// Every scene value has its own identity (a clone gets a new one) and a
 /// revision that each change of its geometry or transforms advances: a
-/// [`crate::Frame`] remembers both ([`crate::Frame::check_scene`]), so that picking it
+/// [`crate::Frame`] remembers both ([`crate::Frame::picks`] checks them), so that picking it
 /// with another scene, or after its scene changed, is an error instead of a
 /// wrong answer.
 #[derive(Clone, Debug, Default)]

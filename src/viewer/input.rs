@@ -10,11 +10,10 @@ use glam::Vec3;
 use minifb::{Key, MouseButton};
 
 use crate::camera::Camera;
-use crate::frame::Frame;
 use crate::geometry::Aabb;
-use crate::pick::{Hit, PickMethod};
+use crate::pick::{Hit, PickMethod, Picks};
 use crate::raster::rules::FillRule;
-use crate::scene::{MeshId, Scene};
+use crate::scene::MeshId;
 use crate::select::{PickCycle, SelectMode};
 
 use super::drive::Drive;
@@ -137,7 +136,7 @@ pub(super) enum Action {
 pub(super) enum SelectRegion {
     /// Inclusive pixel rectangle between pixels (x0, y0) and (x1, y1), corners
     /// in any order, possibly reaching outside the frame (clamped by
-    /// [`Frame::select_rect`]).
+    /// [`Picks::rect`]).
     Rect([i64; 4]),
     /// Closed polygon in window coordinates (pixel centres at +0.5).
     Lasso(Vec<[f32; 2]>),
@@ -613,17 +612,18 @@ impl ViewerState {
         self.view_dirty = true;
     }
 
-    /// A click at pixel (x, y) of `frame` (after [`Action::Pick`]): picks,
-    /// records the hit and returns the stdout line.
+    /// A click at pixel (x, y) of the view's frame (after
+    /// [`Action::Pick`]): picks, records the hit and returns the stdout line.
     ///
     /// The first click at a pixel answers with [`ViewerState::method`];
     /// each further click at the same pixel steps to the next mesh of
-    /// [`Frame::pick_stack`] (near to far, wrapping, via [`PickCycle`]) and,
-    /// when there is more than one, appends `cycle=k/n` to the line. Back at the nearest mesh the method
-    /// answers again.
-    pub(super) fn click(&mut self, frame: &Frame, scene: &Scene, x: i64, y: i64) -> String {
+    /// [`Picks::stack`] with that method (near to far, wrapping, via
+    /// [`PickCycle`]) and, when there is more than one, appends `cycle=k/n`
+    /// to the line. Back at the nearest mesh the method answers again.
+    pub(super) fn click(&mut self, picks: Picks<'_>, x: i64, y: i64) -> String {
+        let picks = picks.with(self.method);
         let before = self.cycle.position();
-        let stacked = self.cycle.click_unchecked(frame, scene, x, y);
+        let stacked = self.cycle.click(picks, x, y);
         let now = self.cycle.position();
         let repeat = match (before, now) {
             (Some((k, n)), Some((k2, n2))) => {
@@ -634,7 +634,7 @@ impl ViewerState {
         self.last_click = Some((x, y));
         let hit = match now {
             Some((k, _)) if k > 0 => stacked,
-            _ => do_pick(frame, scene, self.method, x, y),
+            _ => picks.at(x, y),
         };
         let mut line = pick_line(self.method, x, y, hit.as_ref());
         if let (true, Some((k, n))) = (repeat, now) {
@@ -644,26 +644,23 @@ impl ViewerState {
         line
     }
 
-    /// Selects the meshes of `region` in `frame` with
+    /// Selects the meshes of `region` in the view's frame with
     /// [`ViewerState::select_mode`] and combines them with the selection by
     /// `op` (after [`Action::Select`]); returns the stdout line
     /// ([`select_line`]).
     pub(super) fn select_region(
         &mut self,
-        frame: &Frame,
-        scene: &Scene,
+        picks: Picks<'_>,
         region: &SelectRegion,
         op: SelectOp,
     ) -> String {
         let mode = self.select_mode();
         let sel = match region {
-            SelectRegion::Rect(r) => {
-                frame.select_rect_unchecked(scene, r[0], r[1], r[2], r[3], mode)
-            }
-            SelectRegion::Lasso(p) => frame.select_lasso_unchecked(scene, p, mode),
+            SelectRegion::Rect(r) => picks.rect(r[0], r[1], r[2], r[3], mode),
+            SelectRegion::Lasso(p) => picks.lasso(p, mode),
         };
         self.apply_selection(op, &sel.meshes);
-        select_line(mode, &self.selection, scene)
+        select_line(mode, &self.selection, picks.scene())
     }
 
     /// Combines the selection with `meshes` by `op`.
@@ -760,19 +757,4 @@ pub(super) fn next_of<T: Copy + PartialEq>(all: &[T], cur: T) -> T {
 fn rect_of(a: (f32, f32), b: (f32, f32)) -> [i64; 4] {
     // `as` saturates, so far-away positions stay far away
     [a.0, a.1, b.0, b.1].map(|c| c.floor() as i64)
-}
-
-/// The answer of `method` at pixel (x, y).
-pub(super) fn do_pick(
-    frame: &Frame,
-    scene: &Scene,
-    method: PickMethod,
-    x: i64,
-    y: i64,
-) -> Option<Hit> {
-    match method {
-        PickMethod::Buffer => frame.pick_unchecked(scene, x, y),
-        PickMethod::Direct => frame.pick_direct_unchecked(scene, x, y),
-        PickMethod::Ray => frame.pick_ray_unchecked(scene, x, y),
-    }
 }

@@ -93,10 +93,10 @@
 //! triangle outlined; the mesh `W A S D Q E` move), a box or lasso selects a
 //! set of meshes (tinted, listed on stdout). A box selects the inclusive
 //! pixel rectangle between the pixels under the press and under the release
-//! ([`Frame::select_rect`]); a lasso is the polygon through the centres of
+//! ([`Picks::rect`]); a lasso is the polygon through the centres of
 //! the pixels the pointer passed, a point whenever the pointer is 3 pixels
 //! or more from the last one, closed at the pixel of the release
-//! ([`Frame::select_lasso`]). A replacing box over empty background clears
+//! ([`Picks::lasso`]). A replacing box over empty background clears
 //! the selection. The cycle of repeated clicks restarts when the pointer
 //! moves to another pixel, and whenever the view changes (camera, fill rule,
 //! pick method, a moved mesh).
@@ -176,8 +176,8 @@
 //! [`PickMethod::ALL`]: crate::pick::PickMethod::ALL
 //! [`Hit`]: crate::pick::Hit
 //! [`id_color`]: crate::export::id_color
-//! [`Frame::select_rect`]: crate::frame::Frame::select_rect
-//! [`Frame::select_lasso`]: crate::frame::Frame::select_lasso
+//! [`Picks::rect`]: crate::pick::Picks::rect
+//! [`Picks::lasso`]: crate::pick::Picks::lasso
 //! [`BACKGROUND`]: crate::frame::BACKGROUND
 
 // The parts, each importing only the ones listed before it:

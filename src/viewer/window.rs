@@ -16,6 +16,7 @@ use crate::error::Error;
 use crate::export::write_png;
 use crate::frame::render::{RenderOptions, Renderer};
 use crate::frame::Frame;
+use crate::pick::Picks;
 use crate::scene::{MeshId, Scene};
 
 use super::input::{Action, Event, ViewerState};
@@ -71,6 +72,22 @@ fn save(dir: &Path, frame: &Frame, mesh_of: &[MeshId]) -> Result<(PathBuf, PathB
 }
 
 /// Opens a `w` × `h` window; a failure names the display and minifb's reason.
+/// The pick view of the frame on screen. A move earlier in the same batch
+/// of actions changed the scene since the render: the frame is rendered
+/// again from the same camera first, so a pick never answers about a scene
+/// that is no longer there.
+fn current_picks<'a>(
+    renderer: &'a mut Renderer,
+    scene: &'a Scene,
+    state: &ViewerState,
+) -> Result<Picks<'a>, Error> {
+    if renderer.frame().picks(scene).is_err() {
+        let camera = renderer.frame().camera().copied().unwrap_or(state.camera);
+        renderer.render(scene, &camera)?;
+    }
+    renderer.frame().picks(scene)
+}
+
 fn open_window(title: &str, w: u32, h: u32) -> Result<Window, Error> {
     Window::new(title, w as usize, h as usize, WindowOptions::default()).map_err(|e| {
         let on =
@@ -224,11 +241,13 @@ pub(super) fn show(
                 Action::Exit => return Ok(()),
                 Action::Say(s) => say(&s),
                 Action::Pick { x, y } => {
-                    let line = state.click(renderer.frame(), &scene, x, y);
+                    let picks = current_picks(&mut renderer, &scene, &state)?;
+                    let line = state.click(picks, x, y);
                     say(&line);
                 }
                 Action::Select { region, op } => {
-                    let line = state.select_region(renderer.frame(), &scene, &region, op);
+                    let picks = current_picks(&mut renderer, &scene, &state)?;
+                    let line = state.select_region(picks, &region, op);
                     say(&line);
                 }
                 Action::Hover { x, y } => {
@@ -244,7 +263,8 @@ pub(super) fn show(
                     Err(e) => eprintln!("error: {e}"),
                 },
                 Action::DriveClick { x, y } => {
-                    let line = state.drive_click(renderer.frame(), &scene, x, y);
+                    let picks = current_picks(&mut renderer, &scene, &state)?;
+                    let line = state.drive_click(picks, x, y);
                     say(&line);
                 }
                 Action::DriveSelection => {

@@ -88,7 +88,7 @@ fn render_pick_and_sweep_read_gltf_and_name_instances() {
         assert_eq!(v["instance"], 2, "{method}");
         assert_eq!(v["primitive"], 0);
         assert_eq!(v["source_mesh"], 0);
-        let h = frame.pick(&scene, x as i64, y as i64).unwrap().unwrap();
+        let h = frame.picks(&scene).unwrap().at(x as i64, y as i64).unwrap();
         assert_eq!(v["global_triangle"], h.global_triangle, "{method}");
         assert_eq!(v["node"], h.origin.node);
     }

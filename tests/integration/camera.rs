@@ -495,14 +495,12 @@ fn pinhole_pixels_show_what_opencv_rays_hit() {
     for (what, scene, cam) in pinhole_views() {
         let f = render(&scene, &cam, RenderOptions::default()).unwrap();
         let z = f
-            .pixel_maps(
-                &scene,
-                MapRequest {
-                    z: true,
-                    ..MapRequest::default()
-                },
-            )
+            .picks(&scene)
             .unwrap()
+            .maps(MapRequest {
+                z: true,
+                ..MapRequest::default()
+            })
             .z
             .unwrap();
         let model = OpenCv::of(&cam);

@@ -252,8 +252,7 @@ pub fn random_trials(
                 let a = f
                     .triangle_at(x.into(), y.into())
                     .map(|t| (t, f.depth()[(y * c.width + x) as usize].to_bits()));
-                let b = f
-                    .triangle_at_direct(x.into(), y.into())
+                let b = softpick::internals::direct_triangle_at(&f, x.into(), y.into())
                     .map(|(t, z)| (t, z.to_bits()));
                 assert_eq!(a, b, "trial {trial} {tri:?}: pixel ({x},{y})");
             }
@@ -430,7 +429,11 @@ fn assert_2d_matches_reference(w: u32, h: u32, tris: &[[[f32; 2]; 3]], what: &st
                 let a = f
                     .triangle_at(x.into(), y.into())
                     .map(|t| (t, f.depth()[(y * w + x) as usize]));
-                assert_eq!(a, f.triangle_at_direct(x.into(), y.into()), "{what}");
+                assert_eq!(
+                    a,
+                    softpick::internals::direct_triangle_at(&f, x.into(), y.into()),
+                    "{what}"
+                );
             }
         }
     }
@@ -584,7 +587,10 @@ fn top_left_covers_exactly_once_with_vertices_at_the_guard_band() {
                 let a = f
                     .triangle_at(x.into(), y.into())
                     .map(|t| (t, f.depth()[(y * w + x) as usize]));
-                assert_eq!(a, f.triangle_at_direct(x.into(), y.into()));
+                assert_eq!(
+                    a,
+                    softpick::internals::direct_triangle_at(&f, x.into(), y.into())
+                );
             }
         }
     }
@@ -651,11 +657,18 @@ fn a_million_sub_pixel_triangles() {
         let a = f
             .triangle_at(x.into(), y.into())
             .map(|t| (t, f.depth()[(y * 256 + x) as usize]));
-        assert_eq!(a, f.triangle_at_direct(x.into(), y.into()), "({x},{y})");
+        assert_eq!(
+            a,
+            softpick::internals::direct_triangle_at(&f, x.into(), y.into()),
+            "({x},{y})"
+        );
         let (x, y) = (i64::from(x), i64::from(y));
         assert_eq!(
-            f.pick(&scene, x, y).unwrap(),
-            f.pick_direct(&scene, x, y).unwrap()
+            f.picks(&scene).unwrap().at(x, y),
+            f.picks(&scene)
+                .unwrap()
+                .with(softpick::PickMethod::Direct)
+                .at(x, y)
         );
     }
 }

@@ -207,11 +207,12 @@ fn hits_name_instance_node_primitive_and_global_id_on_every_method() {
         load_gltf_bytes(Path::new("inst.glb"), &d.glb(root), &LoadOptions::default()).unwrap();
     let cam = camera(&scene);
     let frame = render(&scene, &cam, RenderOptions::default()).unwrap();
+    let picks = frame.picks(&scene).unwrap();
     let mut seen = std::collections::BTreeSet::new();
     for y in 0..cam.height as i64 {
         for x in 0..cam.width as i64 {
-            let b = frame.pick(&scene, x, y).unwrap();
-            let d = frame.pick_direct(&scene, x, y).unwrap();
+            let b = picks.at(x, y);
+            let d = picks.with(softpick::PickMethod::Direct).at(x, y);
             assert_eq!(
                 b.as_ref().map(|h| h.global_triangle),
                 d.as_ref().map(|h| h.global_triangle),

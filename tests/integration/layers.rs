@@ -30,6 +30,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("export", 8),
     ("builtin", 8),
     ("viewer", 9),
+    ("internals", 10),
 ];
 
 fn src() -> PathBuf {

@@ -250,6 +250,7 @@ fn non_finite_vertices_drop_their_triangles_only() {
     assert_eq!((b.min, b.max), (Vec3::ZERO, Vec3::new(1.0, 1.0, 0.0)));
     let cam = Camera::auto_frame(&b, 64, 48);
     let f = render(&scene, &cam, RenderOptions::default()).unwrap();
+    let picks = f.picks(&scene).unwrap();
     assert_eq!(f.stats().invalid, 3);
     let mut seen = std::collections::BTreeSet::new();
     for y in 0..48 {
@@ -258,9 +259,9 @@ fn non_finite_vertices_drop_their_triangles_only() {
                 seen.insert(t);
             }
             for h in [
-                f.pick(&scene, x, y).unwrap(),
-                f.pick_direct(&scene, x, y).unwrap(),
-                f.pick_ray(&scene, x, y).unwrap(),
+                picks.at(x, y),
+                picks.with(softpick::PickMethod::Direct).at(x, y),
+                picks.with(softpick::PickMethod::Ray).at(x, y),
             ]
             .into_iter()
             .flatten()
@@ -463,10 +464,12 @@ fn a_100_mb_file_loads_renders_and_picks() {
     let covered = f.ids().iter().filter(|&&i| i != 0).count();
     assert!(covered > 360 * 240 / 10, "covered {covered}");
     for (x, y) in [(180, 120), (90, 100), (270, 140)] {
-        let a = f.pick(&scene, x, y).unwrap().map(|h| h.global_triangle);
+        let a = f.picks(&scene).unwrap().at(x, y).map(|h| h.global_triangle);
         let b = f
-            .pick_direct(&scene, x, y)
+            .picks(&scene)
             .unwrap()
+            .with(softpick::PickMethod::Direct)
+            .at(x, y)
             .map(|h| h.global_triangle);
         assert_eq!(a, b, "({x},{y})");
     }

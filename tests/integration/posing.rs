@@ -136,12 +136,13 @@ fn camera() -> Camera {
 /// covered pixel count.
 fn three_methods_agree(scene: &Scene, what: &str) -> usize {
     let f = render(scene, &camera(), RenderOptions::default()).unwrap();
+    let picks = f.picks(scene).unwrap();
     for y in 0..120 {
         for x in 0..120 {
-            let b = f.pick(scene, x, y).unwrap().map(|h| h.global_triangle);
-            let d = f
-                .pick_direct(scene, x, y)
-                .unwrap()
+            let b = picks.at(x, y).map(|h| h.global_triangle);
+            let d = picks
+                .with(softpick::PickMethod::Direct)
+                .at(x, y)
                 .map(|h| h.global_triangle);
             assert_eq!(b, d, "{what} ({x},{y})");
         }
@@ -231,12 +232,16 @@ fn moving_a_node_costs_no_bvh_work_and_deforming_refits() {
     for y in 0..120 {
         for x in 0..120 {
             let a = f1
-                .pick_ray(&scene, x, y)
+                .picks(&scene)
                 .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .at(x, y)
                 .map(|h| (h.global_triangle, h.distance.to_bits()));
             let b = f2
-                .pick_ray(&fresh, x, y)
+                .picks(&fresh)
                 .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .at(x, y)
                 .map(|h| (h.global_triangle, h.distance.to_bits()));
             assert_eq!(a, b, "({x},{y})");
             hits += a.is_some() as usize;

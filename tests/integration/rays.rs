@@ -101,8 +101,12 @@ fn transformed_child_of_moved_group_is_hit_where_it_is_drawn() {
     let (mut checked, mut agree) = (0, 0);
     for y in 0..120 {
         for x in 0..160 {
-            let buf = f.pick(&s, x, y).unwrap();
-            let ray = f.pick_ray(&s, x, y).unwrap();
+            let buf = f.picks(&s).unwrap().at(x, y);
+            let ray = f
+                .picks(&s)
+                .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .at(x, y);
             if let Some(b) = &buf {
                 checked += 1;
                 assert_eq!(b.mesh, m);
@@ -142,33 +146,31 @@ fn ray_picks_refuse_a_scene_moved_after_the_render_and_follow_a_new_render() {
         None,
     );
     let cam = Camera::auto_frame(&s.bounds(), 96, 72);
-    let picks = |f: &Frame, s: &Scene| -> Vec<_> {
-        (0..72)
+    let picks = |f: &Frame, s: &Scene| -> Result<Vec<_>, softpick::Error> {
+        let rays = f.picks(s)?.with(softpick::PickMethod::Ray);
+        Ok((0..72)
             .flat_map(|y| (0..96).map(move |x| (x, y)))
-            .map(|(x, y)| f.pick_id_ray(s, x, y))
-            .collect()
+            .map(|(x, y)| rays.id_at(x, y))
+            .collect())
     };
-    let answers = |v: Vec<Result<_, _>>| -> Vec<_> { v.into_iter().map(Result::unwrap).collect() };
+    let answers = |v: Result<Vec<_>, _>| -> Vec<_> { v.unwrap() };
     let before = render(&s, &cam, RenderOptions::default()).unwrap();
     let want = answers(picks(&before, &s));
     let lazy = render(&s, &cam, RenderOptions::default()).unwrap();
     let prepared = render(&s, &cam, RenderOptions::default()).unwrap();
-    prepared.prepare_rays(&s).unwrap();
+    prepared
+        .picks(&s)
+        .unwrap()
+        .with(softpick::PickMethod::Ray)
+        .prepare();
     assert_eq!(
         answers(picks(&prepared, &s)),
         want,
         "prepared before the move"
     );
     s.translate(g, Vec3::new(0.0, 0.7, 0.2));
-    assert!(
-        picks(&lazy, &s).iter().all(Result::is_err),
-        "first ray pick after the move"
-    );
-    assert!(
-        picks(&prepared, &s).iter().all(Result::is_err),
-        "prepared, after the move"
-    );
-    assert!(prepared.prepare_rays(&s).is_err());
+    assert!(picks(&lazy, &s).is_err(), "first ray pick after the move");
+    assert!(picks(&prepared, &s).is_err(), "prepared, after the move");
     let hits = want.iter().flatten().count();
     assert!(hits > 1_000, "{hits}");
     let moved = render(&s, &cam, RenderOptions::default()).unwrap();
@@ -176,7 +178,7 @@ fn ray_picks_refuse_a_scene_moved_after_the_render_and_follow_a_new_render() {
     assert_ne!(after, want, "the move changes the picks");
     // a mesh added after the render: refused as well
     s.add_mesh(cube("c", Vec3::splat(0.1)), Transform::IDENTITY, None);
-    assert!(picks(&moved, &s).iter().all(Result::is_err));
+    assert!(picks(&moved, &s).is_err());
 }
 
 pub(crate) fn agreement(scene: &Scene, f: &Frame) -> (usize, usize) {
@@ -187,7 +189,12 @@ pub(crate) fn agreement(scene: &Scene, f: &Frame) -> (usize, usize) {
         for x in 0..w {
             let Some(t) = id(x, y) else { continue };
             covered += 1;
-            let r = f.pick_ray(scene, x, y).unwrap().map(|h| h.global_triangle);
+            let r = f
+                .picks(scene)
+                .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .at(x, y)
+                .map(|h| h.global_triangle);
             if r == Some(t) {
                 agree += 1;
                 continue;
@@ -363,14 +370,25 @@ fn ray_rows_on_plane(
     let mut hit_mask = Vec::new();
     for y in 0..f.height() {
         let mut row = vec![None; f.width() as usize];
-        f.pick_id_span(PickMethod::Ray, scene, 0, y.into(), &mut row)
-            .unwrap();
+        f.picks(scene)
+            .unwrap()
+            .with(PickMethod::Ray)
+            .span(0, y.into(), &mut row);
         for (x, got) in row.iter().enumerate() {
-            let single = f.pick_id_ray(scene, x as i64, y.into()).unwrap();
+            let single = f
+                .picks(scene)
+                .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .id_at(x as i64, y.into());
             assert_eq!(*got, single, "{what}: row at ({x},{y})");
             hit_mask.push(single.is_some());
             if single.is_some() {
-                let hit = f.pick_ray(scene, x as i64, y.into()).unwrap().unwrap();
+                let hit = f
+                    .picks(scene)
+                    .unwrap()
+                    .with(softpick::PickMethod::Ray)
+                    .at(x as i64, y.into())
+                    .unwrap();
                 assert!(
                     coord(hit.position).abs() < tol,
                     "{what}: ({x},{y}): {hit:?}"
@@ -429,13 +447,17 @@ fn ray_picks_of_a_10e37_long_triangle_lie_on_it_and_agree_in_rows() {
         let f = render(&scene, &cam, RenderOptions::default()).unwrap();
         let w = f.width() as usize;
         let mut block = vec![None; w * f.height() as usize];
-        f.pick_id_block(PickMethod::Ray, &scene, 0, 0, w, &mut block)
-            .unwrap();
+        f.picks(&scene)
+            .unwrap()
+            .with(PickMethod::Ray)
+            .block(0, 0, w, &mut block);
         let hit_mask = ray_rows_on_plane(&f, &scene, |p| p.z, 1e-4, &format!("{eye:?}"));
         for (k, got) in block.iter().enumerate() {
             let single = f
-                .pick_id_ray(&scene, (k % w) as i64, (k / w) as i64)
-                .unwrap();
+                .picks(&scene)
+                .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .id_at((k % w) as i64, (k / w) as i64);
             assert_eq!(*got, single, "block at {eye:?}: ({}, {})", k % w, k / w);
         }
         let hits = hit_mask.iter().filter(|&&h| h).count();
@@ -557,11 +579,12 @@ fn pick_id_ray_is_pick_ray_compacted_at_every_pixel() {
             ..RenderOptions::default()
         };
         let f = render(&scene, &cam, opts).unwrap();
+        let picks = f.picks(&scene).unwrap();
         let mut hits = 0;
         for y in -1..73 {
             for x in -1..97 {
-                let full = f.pick_ray(&scene, x, y).unwrap();
-                let id = f.pick_id_ray(&scene, x, y).unwrap();
+                let full = picks.with(softpick::PickMethod::Ray).at(x, y);
+                let id = picks.with(softpick::PickMethod::Ray).id_at(x, y);
                 assert_eq!(full.is_some(), id.is_some(), "({x},{y})");
                 if let (Some(h), Some(i)) = (full, id) {
                     hits += 1;
@@ -571,7 +594,7 @@ fn pick_id_ray_is_pick_ray_compacted_at_every_pixel() {
                         "({x},{y})"
                     );
                     assert!(h.depth > 0.0 && h.depth < 1.0);
-                    assert!(f.hit(&scene, i, x, y).unwrap().is_some(), "({x},{y})");
+                    assert!(picks.hit(i, x, y).is_some(), "({x},{y})");
                 }
             }
         }

@@ -116,7 +116,7 @@ fn space_plays_and_pauses_and_picks_land_on_the_moving_tile() {
         .project(glam::Vec3::new(1.2 + 2.0 * t, 0.0, 0.0))
         .unwrap();
     let (x, y) = (p.x as u32, p.y as u32);
-    let hit = frame.pick(&scene, x.into(), y.into()).unwrap().unwrap();
+    let hit = frame.picks(&scene).unwrap().at(x.into(), y.into()).unwrap();
     assert_eq!(&*hit.node_name, "c");
     v.click((x, y));
     let line = v.line("pick ", "the click on the moved tile");

@@ -221,9 +221,19 @@ impl View {
     pub fn pick(&self, method: PickMethod, (x, y): (u32, u32)) -> Option<Hit> {
         let (x, y) = (i64::from(x), i64::from(y));
         match method {
-            PickMethod::Buffer => self.frame.pick(&self.scene, x, y).unwrap(),
-            PickMethod::Direct => self.frame.pick_direct(&self.scene, x, y).unwrap(),
-            PickMethod::Ray => self.frame.pick_ray(&self.scene, x, y).unwrap(),
+            PickMethod::Buffer => self.frame.picks(&self.scene).unwrap().at(x, y),
+            PickMethod::Direct => self
+                .frame
+                .picks(&self.scene)
+                .unwrap()
+                .with(softpick::PickMethod::Direct)
+                .at(x, y),
+            PickMethod::Ray => self
+                .frame
+                .picks(&self.scene)
+                .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .at(x, y),
         }
     }
 
@@ -234,8 +244,9 @@ impl View {
             (i64::from(b.0), i64::from(b.1)),
         );
         self.frame
-            .select_rect(&self.scene, a.0, a.1, b.0, b.1, mode)
+            .picks(&self.scene)
             .unwrap()
+            .rect(a.0, a.1, b.0, b.1, mode)
             .meshes
     }
 
@@ -247,8 +258,9 @@ impl View {
             .map(|&(x, y)| [x as f32 + 0.5, y as f32 + 0.5])
             .collect();
         self.frame
-            .select_lasso(&self.scene, &poly, mode)
+            .picks(&self.scene)
             .unwrap()
+            .lasso(&poly, mode)
             .meshes
     }
 

@@ -344,7 +344,7 @@ fn repeated_clicks_cycle_through_the_meshes_under_a_pixel() {
     let (x, y, stack) = (0..W * H)
         .map(|i| (i64::from(i % W), i64::from(i / W)))
         .find_map(|(x, y)| {
-            let st = view.frame.pick_stack(&view.scene, x, y).unwrap();
+            let st = view.frame.picks(&view.scene).unwrap().stack(x, y);
             (st.len() >= 2).then_some((x, y, st))
         })
         .expect("overlapping meshes in the test view");
@@ -353,7 +353,7 @@ fn repeated_clicks_cycle_through_the_meshes_under_a_pixel() {
         PickMethod::Buffer,
         x,
         y,
-        view.frame.pick(&view.scene, x, y).unwrap().as_ref(),
+        view.frame.picks(&view.scene).unwrap().at(x, y).as_ref(),
     );
     let Some(v) = Viewer::start(&view) else {
         return;

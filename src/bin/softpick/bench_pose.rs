@@ -132,12 +132,14 @@ pub fn run(
         let t0 = Instant::now();
         let frame = renderer.render(&scene, &camera)?;
         let rendered = t0.elapsed();
+        let picks = frame.picks(&scene)?;
         let t0 = Instant::now();
-        sweep_into(frame, &scene, PickMethod::Buffer, &mut grid, &|_| {})?;
+        sweep_into(picks, &mut grid, &|_| {});
         let buffer = t0.elapsed();
         let t0 = Instant::now();
-        frame.prepare_rays(&scene)?;
-        sweep_into(frame, &scene, PickMethod::Ray, &mut grid, &|_| {})?;
+        let rays = picks.with(PickMethod::Ray);
+        rays.prepare();
+        sweep_into(rays, &mut grid, &|_| {});
         let ray = t0.elapsed();
         if k < 2 {
             continue;

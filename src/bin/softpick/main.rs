@@ -448,7 +448,7 @@ fn pickmap_pixels(
     method: PickMethod,
     by: ByArg,
 ) -> Res<(Vec<u32>, Vec<u32>)> {
-    let hits = sweep::pick_grid(frame, &s.scene, method, &|_| {})?;
+    let hits = sweep::pick_grid(frame.picks(&s.scene)?.with(method), &|_| {});
     let pixels = hits
         .iter()
         .map(|h| {

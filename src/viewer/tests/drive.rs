@@ -498,6 +498,7 @@ fn keys_and_clicks_of_the_driving_set() {
     let scene = collide_scene();
     let cam = BuiltinScene::Collide.camera(&scene, 320, 240);
     let frame = crate::frame::render::render(&scene, &cam, RenderOptions::default()).unwrap();
+    let picks = frame.picks(&scene).unwrap();
     let a = collide_mesh("sphere_a").unwrap();
     let p = cam.project(SPHERE_CENTRES_A).unwrap();
     let (x, y) = (p.x as i64, p.y as i64);
@@ -513,7 +514,7 @@ fn keys_and_clicks_of_the_driving_set() {
     press(&mut s, x as f32 + 0.5, y as f32 + 0.5);
     let a1 = poll(&mut s, x as f32 + 0.5, y as f32 + 0.5, false, false);
     assert_eq!(a1, [Action::DriveClick { x, y }]);
-    let line = s.drive_click(&frame, &scene, x, y);
+    let line = s.drive_click(picks, x, y);
     assert_eq!(
         line,
         format!("drive add mesh={a} name=sphere_a forward=(1.000000,0.000000,0.000000)")
@@ -540,10 +541,10 @@ fn keys_and_clicks_of_the_driving_set() {
     assert_eq!(key(&mut s, Key::B), [Action::DriveSelection]);
     // the second click removes it; background says so
     assert_eq!(
-        s.drive_click(&frame, &scene, x, y),
+        s.drive_click(picks, x, y),
         format!("drive remove mesh={a} name=sphere_a")
     );
-    assert_eq!(s.drive_click(&frame, &scene, 0, 0), "drive none x=0 y=0");
+    assert_eq!(s.drive_click(picks, 0, 0), "drive none x=0 y=0");
     // W steps the picked mesh again; V back to picking
     assert!(matches!(key(&mut s, Key::W).as_slice(), [Action::Move(_)]));
     assert_eq!(key(&mut s, Key::V), [Action::Say("set drive=off".into())]);

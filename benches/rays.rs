@@ -1,6 +1,6 @@
 //! Criterion benchmarks of the ray picker on a ~100k-triangle mesh:
 //! BVH build time and first-hit rays per second (360×360 primary rays, one
-//! thread) through one-shot queries, a reused [`RayCaster`] and the frame's
+//! thread) through one-shot casters (one per ray), a reused [`RayCaster`] and the frame's
 //! compact pick (`Picks::id_at` with the ray method), plus the compact pick on
 //! a scene of 1,600 small meshes (the top-level BVH), and 100k random
 //! rays (incoherent, Open3D's `cast_rays` benchmark) through a caster's
@@ -13,8 +13,8 @@ use std::path::Path;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use glam::Vec3;
 use softpick::{
-    load_obj, raycast_first, render, Bvh, Camera, PickMethod, Ray, RayCaster, RayOptions,
-    RenderOptions, Scene, Transform,
+    load_obj, render, Bvh, Camera, PickMethod, Ray, RayCaster, RayOptions, RenderOptions, Scene,
+    Transform,
 };
 
 mod common;
@@ -49,7 +49,11 @@ fn bench(c: &mut Criterion) {
     g.bench_function(format!("first_hit_360x360/{name}"), |b| {
         b.iter(|| {
             rays.iter()
-                .filter(|r| raycast_first(&scene, r, &RayOptions::default()).is_some())
+                .filter(|r| {
+                    RayCaster::new(&scene)
+                        .first(r, &RayOptions::default())
+                        .is_some()
+                })
                 .count()
         })
     });

@@ -87,7 +87,7 @@ pub use io::{
     load_model, load_model_bytes, load_model_bytes_with, load_model_with, sniff_model_format,
     LoadOptions, LoadReport, MAX_MODEL_BYTES,
 };
-pub use pick::ray::{raycast_all, raycast_first, FirstHits, RayCaster, RayHit, RayOptions};
+pub use pick::ray::{FirstHits, RayCaster, RayHit, RayOptions};
 pub use pick::Picks;
 pub use pick::{Hit, PickId, PickMethod};
 pub use raster::rules;

@@ -4,7 +4,7 @@
 use crate::camera::Camera;
 use crate::collide::first_blocker;
 use crate::geometry::Ray;
-use crate::pick::ray::{raycast_first, RayOptions};
+use crate::pick::ray::{RayCaster, RayOptions};
 use crate::scene::{MeshId, Scene};
 
 /// What lies between the orbit target and the camera.
@@ -69,7 +69,8 @@ pub(super) fn camera_view(scene: &Scene, cam: &Camera) -> CameraView {
         far: dist,
         ..RayOptions::default()
     };
-    if let Some(h) = raycast_first(scene, &Ray::new(cam.eye, to_target / dist), &opts) {
+    if let Some(h) = RayCaster::new(scene).first_brute(&Ray::new(cam.eye, to_target / dist), &opts)
+    {
         if !h.front_face {
             return CameraView::Inside {
                 mesh: h.mesh,

@@ -3,9 +3,9 @@
 
 use glam::{Quat, Vec3};
 use softpick::{
-    builtin_scene, ground_height, line_of_sight, plan_sweep, raycast_all, raycast_first, render,
-    sweep_move, Camera, CullMode, Frame, Mesh, PickMethod, Projection, Ray, RayOptions,
-    RenderOptions, Scene, Transform, NO_TRIANGLE,
+    builtin_scene, ground_height, line_of_sight, plan_sweep, render, sweep_move, Camera, CullMode,
+    Frame, Mesh, PickMethod, Projection, Ray, RayCaster, RayOptions, RenderOptions, Scene,
+    Transform, NO_TRIANGLE,
 };
 
 /// An axis-aligned box mesh centred at the origin with half extents `h`
@@ -36,7 +36,7 @@ fn cube(name: &str, h: Vec3) -> Mesh {
 }
 
 #[test]
-fn raycast_first_and_all_on_stacked_boxes() {
+fn first_and_all_hits_on_stacked_boxes() {
     let mut s = Scene::new();
     for (i, z) in [0.0f32, -3.0, -6.0].iter().enumerate() {
         s.add_mesh(
@@ -46,12 +46,14 @@ fn raycast_first_and_all_on_stacked_boxes() {
         );
     }
     let ray = Ray::new(Vec3::new(0.1, 0.2, 5.0), Vec3::NEG_Z);
-    let first = raycast_first(&s, &ray, &RayOptions::default()).expect("hit");
+    let first = RayCaster::new(&s)
+        .first(&ray, &RayOptions::default())
+        .expect("hit");
     assert_eq!(first.mesh, 0);
     assert!((first.distance - 4.5).abs() < 1e-4, "{}", first.distance);
     assert!(first.front_face);
     assert!((first.normal - Vec3::Z).length() < 1e-5);
-    let all = raycast_all(&s, &ray, &RayOptions::default());
+    let all = RayCaster::new(&s).all(&ray, &RayOptions::default());
     assert_eq!(all.len(), 6, "enter and leave three boxes");
     let d: Vec<f32> = all.iter().map(|h| h.distance).collect();
     for (k, want) in [4.5f32, 5.5, 7.5, 8.5, 10.5, 11.5].iter().enumerate() {
@@ -67,18 +69,21 @@ fn raycast_first_and_all_on_stacked_boxes() {
         far: 10.0,
         ..RayOptions::default()
     };
-    assert_eq!(raycast_all(&s, &ray, &lim).len(), 3);
+    assert_eq!(RayCaster::new(&s).all(&ray, &lim).len(), 3);
     let back = RayOptions {
         cull: CullMode::Back,
         ..RayOptions::default()
     };
-    assert!(raycast_all(&s, &ray, &back).iter().all(|h| h.front_face));
+    assert!(RayCaster::new(&s)
+        .all(&ray, &back)
+        .iter()
+        .all(|h| h.front_face));
     let only2 = |m: u32| m == 2;
     let filt = RayOptions {
         filter: Some(&only2),
         ..RayOptions::default()
     };
-    assert_eq!(raycast_first(&s, &ray, &filt).unwrap().mesh, 2);
+    assert_eq!(RayCaster::new(&s).first(&ray, &filt).unwrap().mesh, 2);
 }
 
 #[test]
@@ -252,7 +257,9 @@ fn nan_and_degenerate_rays_hit_nothing() {
     let cam = Camera::auto_frame(&scene.framing_bounds(), 64, 64);
     let opts = RayOptions::default();
     let aimed = cam.ray_for_pixel(32, 50);
-    let hit = raycast_first(&scene, &aimed, &opts).expect("the aimed ray hits the scene");
+    let hit = RayCaster::new(&scene)
+        .first(&aimed, &opts)
+        .expect("the aimed ray hits the scene");
     let rays = [
         cam.ray_through(f32::NAN, 10.0),
         cam.ray_through(10.0, f32::NAN),
@@ -264,18 +271,26 @@ fn nan_and_degenerate_rays_hit_nothing() {
         Ray::new(aimed.origin, Vec3::new(f32::INFINITY, 0.0, 0.0)),
     ];
     for (k, r) in rays.iter().enumerate() {
-        assert!(raycast_first(&scene, r, &opts).is_none(), "ray {k}: {r:?}");
-        assert!(raycast_all(&scene, r, &opts).is_empty(), "ray {k}: {r:?}");
+        assert!(
+            RayCaster::new(&scene).first(r, &opts).is_none(),
+            "ray {k}: {r:?}"
+        );
+        assert!(
+            RayCaster::new(&scene).all(r, &opts).is_empty(),
+            "ray {k}: {r:?}"
+        );
     }
     // directions need not be unit: a short one finds the same hit; one so
     // short its products underflow finds that hit or nothing, never another
     let short = Ray::new(aimed.origin, aimed.direction * 1e-10);
-    let h = raycast_first(&scene, &short, &opts).expect("a short direction hits");
+    let h = RayCaster::new(&scene)
+        .first(&short, &opts)
+        .expect("a short direction hits");
     assert_eq!(h.global_triangle, hit.global_triangle);
     assert!((h.position - hit.position).length() < 1e-4, "{h:?}");
     for scale in [1e-20, 1e-30, f32::MIN_POSITIVE] {
         let tiny = Ray::new(aimed.origin, aimed.direction * scale);
-        if let Some(h) = raycast_first(&scene, &tiny, &opts) {
+        if let Some(h) = RayCaster::new(&scene).first(&tiny, &opts) {
             assert_eq!(h.global_triangle, hit.global_triangle, "scale {scale}");
             assert!(
                 (h.position - hit.position).length() < 1e-3,
@@ -290,8 +305,14 @@ fn nan_and_degenerate_rays_hit_nothing() {
             far,
             ..RayOptions::default()
         };
-        assert!(raycast_first(&scene, &aimed, &o).is_none(), "{near} {far}");
-        assert!(raycast_all(&scene, &aimed, &o).is_empty(), "{near} {far}");
+        assert!(
+            RayCaster::new(&scene).first(&aimed, &o).is_none(),
+            "{near} {far}"
+        );
+        assert!(
+            RayCaster::new(&scene).all(&aimed, &o).is_empty(),
+            "{near} {far}"
+        );
     }
 }
 
@@ -345,7 +366,8 @@ fn hit_normals_of_huge_and_tiny_triangles() {
     for size in [1e-20f32, 1.0, 1e20, 1e30] {
         let s = ground(size);
         let above = Vec3::new(0.0, size.max(1e-3), 0.0);
-        let hit = raycast_first(&s, &Ray::new(above, Vec3::NEG_Y), &RayOptions::default())
+        let hit = RayCaster::new(&s)
+            .first(&Ray::new(above, Vec3::NEG_Y), &RayOptions::default())
             .unwrap_or_else(|| panic!("size {size}: no hit"));
         assert!(hit.front_face, "size {size}");
         assert!(

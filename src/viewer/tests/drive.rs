@@ -8,7 +8,7 @@ use glam::Quat;
 
 use super::*;
 use crate::geometry::Ray;
-use crate::pick::ray::{raycast_first, RayOptions};
+use crate::pick::ray::{RayCaster, RayOptions};
 use crate::scene::Transform;
 use crate::viewer::drive::{
     forward, world_box, Drive, DriveInput, ACCEL, MAX_SPEED, MAX_TICK, TURN_RATE,
@@ -70,7 +70,9 @@ fn surfaces_cross(scene: &Scene, a: MeshId, b: MeshId) -> bool {
                     filter: Some(&only),
                     ..RayOptions::default()
                 };
-                raycast_first(scene, &Ray::new(p, (q - p) / len), &opts).is_some()
+                RayCaster::new(scene)
+                    .first(&Ray::new(p, (q - p) / len), &opts)
+                    .is_some()
             })
         })
     })

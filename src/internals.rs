@@ -14,3 +14,8 @@ pub use crate::frame::Frame;
 pub fn direct_triangle_at(frame: &Frame, x: i64, y: i64) -> Option<(u32, f32)> {
     frame.direct_at(x, y)
 }
+
+/// The guard band in pixels (the crate-private tuning constant
+/// `limits::GUARD_BAND_PX`), for tests and fuzz targets that place
+/// vertices at its edge.
+pub const GUARD_BAND_PX: f32 = crate::limits::GUARD_BAND_PX;

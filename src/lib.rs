@@ -66,7 +66,7 @@ pub use camera::{Camera, Projection};
 pub use collide::{
     first_blocker, ground_below, ground_height, line_of_sight, plan_sweep, sweep_move, SweepResult,
 };
-pub use error::{CameraError, Error, ModelErrorKind, ModelFormat, ObjErrorKind, Result};
+pub use error::{CameraError, Error, ModelErrorKind, ModelFormat, Result};
 #[cfg(feature = "png")]
 pub use export::{encode_png, read_png, write_png};
 pub use export::{id_color, read_raw_u32, write_atomic, write_raw_f32, write_raw_u32};
@@ -85,7 +85,7 @@ pub use io::stl::{load_stl, load_stl_bytes};
 #[cfg(any(feature = "obj", feature = "stl", feature = "ply", feature = "gltf"))]
 pub use io::{
     load_model, load_model_bytes, load_model_bytes_with, load_model_with, sniff_model_format,
-    LoadOptions, LoadReport, MAX_MODEL_BYTES,
+    LoadOptions, LoadReport,
 };
 pub use pick::ray::{FirstHits, RayCaster, RayHit, RayOptions};
 pub use pick::Picks;

@@ -30,8 +30,7 @@ fn vec3(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec3> {
 }
 
 fn checked(cam: Camera) -> PyResult<PyCamera> {
-    cam.validate()
-        .map_err(|e| py_err(softpick::Error::InvalidCamera(e)))?;
+    cam.validate().map_err(py_err)?;
     Ok(PyCamera { cam })
 }
 

@@ -19,7 +19,7 @@ mod frame;
 mod rays;
 mod scene;
 
-use softpick::{MeshId, ModelErrorKind, ObjErrorKind, Scene};
+use softpick::{MeshId, ModelErrorKind, Scene};
 
 pyo3::create_exception!(
     _softpick,
@@ -45,7 +45,6 @@ pub(crate) fn py_err(e: softpick::Error) -> PyErr {
     let msg = e.to_string();
     let not_found = match &e {
         softpick::Error::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
-        softpick::Error::Obj { kind, .. } => *kind == ObjErrorKind::NotFound,
         softpick::Error::Model { kind, .. } => *kind == ModelErrorKind::NotFound,
         _ => false,
     };

@@ -182,7 +182,8 @@ impl PyScene {
                 "too many triangles ({total}) for 32-bit ids"
             )));
         }
-        let mesh = Mesh::new(name, pos, tris, softpick::palette_color(id)).map_err(value_err)?;
+        let mesh = Mesh::new(name, pos, tris, softpick::palette_color(id))
+            .map_err(|e| value_err(e.to_string()))?;
         self.bvh_ready.store(false, Ordering::Relaxed);
         Ok(self.scene.add_mesh(mesh, local, parent))
     }
@@ -231,7 +232,7 @@ impl PyScene {
         let scene = &mut self.scene;
         let stats = py
             .allow_threads(move || scene.set_positions(mesh, pos))
-            .map_err(value_err)?;
+            .map_err(|e| value_err(e.to_string()))?;
         Ok(if stats.refitted > 0 {
             "refit"
         } else if stats.rebuilt > 0 {
@@ -272,8 +273,8 @@ impl PyScene {
             }
         };
         let scene = &mut self.scene;
-        py.allow_threads(move || scene.pose(anim, t))
-            .map_err(crate::Error::new_err)?;
+        py.allow_threads(move || scene.pose(t, anim))
+            .map_err(crate::py_err)?;
         self.bvh_ready.store(false, Ordering::Relaxed);
         Ok(())
     }

@@ -179,7 +179,7 @@ impl Frame {
         cull: CullMode,
         fill: impl FnOnce(&Frame, &mut [u32], &mut [f32]),
     ) -> Result<Frame, Error> {
-        camera.validate().map_err(Error::InvalidCamera)?;
+        camera.validate()?;
         let mut frame = Frame::new(camera.width, camera.height)
             .ok_or(Error::InvalidSize(camera.width, camera.height))?;
         frame.camera = Some(*camera);

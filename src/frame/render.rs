@@ -145,7 +145,7 @@ impl Renderer {
         camera: &Camera,
         frame: &mut Frame,
     ) -> Result<(), Error> {
-        camera.validate().map_err(Error::InvalidCamera)?;
+        camera.validate()?;
         std::mem::swap(&mut self.frame, frame);
         let done = self.render(scene, camera).map(|_| ());
         std::mem::swap(&mut self.frame, frame);
@@ -155,7 +155,7 @@ impl Renderer {
     /// Renders `scene` from `camera` into the reused frame. Fails only for an
     /// invalid camera.
     pub fn render(&mut self, scene: &Scene, camera: &Camera) -> Result<&Frame, Error> {
-        camera.validate().map_err(Error::InvalidCamera)?;
+        camera.validate()?;
         let opts = self.opts;
         let scratch = VertexScratch {
             verts: &mut self.verts,

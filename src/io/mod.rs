@@ -38,12 +38,7 @@ use crate::scene::Scene;
 #[cfg(any(feature = "stl", feature = "ply"))]
 use crate::scene::{Mesh, Transform};
 
-/// Largest STL or PLY file `load_stl`, `load_ply` and
-/// their `_bytes` variants accept, in bytes (1 GiB, as for OBJ files:
-/// [`crate::limits::MAX_OBJ_BYTES`]). A binary STL of this size holds
-/// about 21 million facets. Triangle counts are limited by
-/// [`crate::limits::MAX_TRIANGLES`], PLY vertex counts by the same number.
-pub const MAX_MODEL_BYTES: u64 = 1 << 30;
+pub(crate) use crate::limits::MAX_MODEL_BYTES;
 
 /// Most triangles (and PLY vertices) a model may declare.
 #[cfg(any(feature = "stl", feature = "ply", feature = "gltf"))]
@@ -203,13 +198,30 @@ fn disabled(path: &Path, format: ModelFormat, why: String) -> Error {
 /// reads `.mtl` libraries beside the file), `load_stl` and
 /// `load_ply`. A format whose cargo feature is off is an
 /// [`Error::FormatDisabled`] naming the file and the feature.
-pub fn load_model(path: &Path) -> Result<(Scene, LoadReport), Error> {
+///
+/// ```no_run
+/// let (scene, report) = softpick::load_model("fox.glb")?;
+/// println!("{} meshes, {} triangles", report.meshes, scene.triangle_count());
+/// # Ok::<(), softpick::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Io`] or [`Error::Model`] (with a [`ModelErrorKind`]) naming
+/// the file, or [`Error::FormatDisabled`].
+pub fn load_model(path: impl AsRef<Path>) -> Result<(Scene, LoadReport), Error> {
     load_model_with(path, &LoadOptions::default())
 }
 
-/// [`load_model`] with options: which glTF scene. A scene choice for a
-/// format that has one scene is an error naming the file.
-pub fn load_model_with(path: &Path, opts: &LoadOptions) -> Result<(Scene, LoadReport), Error> {
+/// [`load_model`] with options: which glTF scene.
+///
+/// # Errors
+/// As [`load_model`]; a scene choice for a format that has one scene is an
+/// [`Error::Option`] naming the file.
+pub fn load_model_with(
+    path: impl AsRef<Path>,
+    opts: &LoadOptions,
+) -> Result<(Scene, LoadReport), Error> {
+    let path = path.as_ref();
     let (format, why) = match by_extension(path) {
         Some(_) => choose(path, &[], 0),
         None => {
@@ -248,17 +260,27 @@ pub fn load_model_with(path: &Path, opts: &LoadOptions) -> Result<(Scene, LoadRe
 /// Loads a model held in memory; `path` names it in messages and its
 /// extension chooses the format, else the bytes do (as [`load_model`]).
 /// An OBJ's `mtllib` libraries are not read (a warning; palette colors).
-pub fn load_model_bytes(path: &Path, bytes: &[u8]) -> Result<(Scene, LoadReport), Error> {
+///
+/// # Errors
+/// As [`load_model`].
+pub fn load_model_bytes(
+    path: impl AsRef<Path>,
+    bytes: &[u8],
+) -> Result<(Scene, LoadReport), Error> {
     load_model_bytes_with(path, bytes, &LoadOptions::default())
 }
 
 /// [`load_model_bytes`] with options (see [`load_model_with`]). A glTF
 /// file's external buffers are not read: only GLB and data-URI buffers load.
+///
+/// # Errors
+/// As [`load_model_with`].
 pub fn load_model_bytes_with(
-    path: &Path,
+    path: impl AsRef<Path>,
     bytes: &[u8],
     opts: &LoadOptions,
 ) -> Result<(Scene, LoadReport), Error> {
+    let path = path.as_ref();
     let (format, why) = choose(path, bytes, bytes.len() as u64);
     check_options(path, format, opts)?;
     match format {
@@ -412,8 +434,13 @@ pub(crate) fn single_mesh_scene(
     for p in positions.iter().filter(|p| p.is_finite()) {
         bounds.grow(*p);
     }
-    let mesh = Mesh::new(stem.as_str(), positions, triangles, color)
-        .map_err(|msg| model_err(path, format, ModelErrorKind::IndexOutOfRange(None, msg)))?;
+    let mesh = Mesh::new(stem.as_str(), positions, triangles, color).map_err(|e| {
+        model_err(
+            path,
+            format,
+            ModelErrorKind::IndexOutOfRange(None, e.detail()),
+        )
+    })?;
     report.triangles = mesh.triangles().len();
     report.invalid_triangles = mesh.invalid_triangles();
     report.meshes = 1;

@@ -72,8 +72,10 @@ impl Animation {
 
 impl Channel {
     /// Checks that the channel can be sampled: increasing finite times,
-    /// `width × keys` values (× 3 for cubic splines), finite values.
-    pub fn check(&self) -> Result<(), String> {
+    /// `width × keys` values (× 3 for cubic splines), finite values
+    /// ([`Scene::add_animation`](crate::Scene::add_animation) checks every
+    /// channel so).
+    pub(crate) fn check(&self) -> Result<(), String> {
         let keys = self.times.len();
         if keys == 0 {
             return Err("a channel has no keys".into());

@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 use glam::Vec3;
 
 use crate::accel::bvh::{Bvh, Refit};
+use crate::error::Error;
 use crate::geometry::Aabb;
 
 /// A triangle mesh in its local space: a handle on shared geometry (its
@@ -61,25 +62,29 @@ impl Geometry {
 
 impl Mesh {
     /// A mesh from positions and triangles (vertex indices, counter-clockwise
-    /// front faces). Fails when an index is out of range. Triangles touching
-    /// a non-finite position are kept (so numbering follows the input) but are
-    /// never drawn nor hit; [`Mesh::invalid_triangles`] counts them.
+    /// front faces). Triangles touching a non-finite position are kept (so
+    /// numbering follows the input) but are never drawn nor hit;
+    /// [`Mesh::invalid_triangles`] counts them.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMesh`] when a triangle names a vertex past the
+    /// positions.
     pub fn new(
         name: impl Into<Arc<str>>,
         positions: Vec<Vec3>,
         triangles: Vec<[u32; 3]>,
         color: [u8; 3],
-    ) -> Result<Self, String> {
+    ) -> Result<Self, Error> {
         let n = positions.len();
         if let Some((i, t)) = triangles
             .iter()
             .enumerate()
             .find(|(_, t)| t.iter().any(|&v| v as usize >= n))
         {
-            return Err(format!(
+            return Err(Error::InvalidMesh(format!(
                 "triangle {i} refers to vertex {} but the mesh has {n} vertices",
                 t.iter().max().copied().unwrap_or(0)
-            ));
+            )));
         }
         let (bounds, invalid) = Geometry::measure(&positions, &triangles);
         Ok(Self {

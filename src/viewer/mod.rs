@@ -383,7 +383,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
     let time = opts.time.unwrap_or(0.0);
     if let Some(a) = anim {
         scene
-            .pose(Some(a), time)
+            .pose(time, Some(a))
             .map_err(|e| Error::Window(format!("cannot pose the scene: {e}")))?;
     }
     let gltf_key = opts
@@ -409,14 +409,16 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
                 h,
                 Some((w, h)),
                 &scene.framing_bounds(),
-            )
-            .map_err(Error::InvalidCamera)?
+            )?
         }
         Some(p) => Camera::load(p, &scene.framing_bounds())?
             .try_with_size(w, h)
-            .map_err(|e| Error::Camera {
-                path: p.clone(),
-                source: e,
+            .map_err(|e| match e {
+                Error::InvalidCamera(source) => Error::Camera {
+                    path: p.clone(),
+                    source,
+                },
+                e => e,
             })?,
         None if opts.model.is_some() => Camera::auto_frame(&scene.framing_bounds(), w, h),
         None => opts.builtin.camera(&scene, w, h),

@@ -21,6 +21,7 @@ use std::f32::consts::FRAC_PI_2;
 use glam::{Quat, Vec3};
 
 use crate::builtin::builtin_scene;
+use crate::error::Error;
 use crate::scene::{Mesh, MeshId, Scene, Transform};
 
 /// Names of the scene's own meshes, in mesh-id order (the pick test's
@@ -136,7 +137,7 @@ fn solid(
     corners: Vec<Vec3>,
     quads: &[[u32; 4]],
     color: [u8; 3],
-) -> Result<Mesh, String> {
+) -> Result<Mesh, Error> {
     let mean = corners.iter().copied().sum::<Vec3>() / corners.len() as f32;
     let mut tris = Vec::new();
     for q in quads {
@@ -161,7 +162,7 @@ fn outward(p: &[Vec3], inside: Vec3, t: [u32; 3]) -> [u32; 3] {
 }
 
 /// An axis-aligned box between `lo` and `hi`.
-fn cuboid(name: &str, lo: Vec3, hi: Vec3, color: [u8; 3]) -> Result<Mesh, String> {
+fn cuboid(name: &str, lo: Vec3, hi: Vec3, color: [u8; 3]) -> Result<Mesh, Error> {
     let corners = (0..8)
         .map(|i| {
             Vec3::new(

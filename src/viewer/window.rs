@@ -194,7 +194,7 @@ pub(super) fn show(
         // the animation's pose of this tick, before the render that shows it
         if let Some(t) = state.player.advance(dt) {
             scene
-                .pose(Some(state.player.current), t)
+                .pose(t, Some(state.player.current))
                 .map_err(|e| Error::Window(format!("cannot pose the scene: {e}")))?;
             state.scene_changed();
         }

@@ -6,7 +6,7 @@
 //! precision, and the pick methods agree.
 
 use glam::{DVec3, Vec3};
-use softpick::rules::GUARD_BAND_PX;
+use softpick::internals::GUARD_BAND_PX;
 use softpick::{
     render, render_2d, Camera, FillRule, Frame, Mesh, Projection, RenderOptions, Scene, Transform,
 };

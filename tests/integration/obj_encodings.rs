@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use softpick::{load_obj_bytes, ObjErrorKind, Scene};
+use softpick::{load_obj_bytes, ModelErrorKind, Scene};
 
 /// A two-mesh file with a material per mesh; `{mat}` is the second
 /// material's name.
@@ -117,8 +117,8 @@ fn bytes_that_are_not_text_outside_names_still_fail_with_their_line() {
     let lines_before = obj[..at].iter().filter(|&&b| b == b'\n').count();
     let err = load(&obj, mtl.as_bytes()).unwrap_err();
     assert_eq!(
-        err.obj_kind(),
-        Some(&ObjErrorKind::Binary(Some(lines_before + 1))),
+        err.model_kind(),
+        Some(&ModelErrorKind::Binary(Some(lines_before + 1))),
         "{err}"
     );
     assert!(err.to_string().contains("scene.obj"), "{err}");

@@ -169,7 +169,7 @@ fn skinned_morphed_and_both_agree_on_every_method_at_several_times() {
         assert_eq!(scene.animations().len(), 1);
         let mut shapes = Vec::new();
         for t in [-1.0, 0.0, 0.3, 0.5, 0.75, 1.0, 5.0] {
-            scene.pose(Some(0), t).unwrap();
+            scene.pose(t, Some(0)).unwrap();
             let what = format!("skin {skin} morph {morph} t {t}");
             three_methods_agree(&scene, &what);
             shapes.push(world_vertex(&scene, 9));
@@ -184,7 +184,7 @@ fn skinned_morphed_and_both_agree_on_every_method_at_several_times() {
 #[test]
 fn posed_vertices_are_where_the_formulas_put_them() {
     let mut scene = load(&strip_doc(true, true));
-    scene.pose(Some(0), 1.0).unwrap();
+    scene.pose(1.0, Some(0)).unwrap();
     // top right vertex (0.5, 4, 0): morphed to z = 0.5, then turned 90°
     // about z around the knee at (0, 2): (0.5, 2) from the knee → (-2, 0.5)
     let top = world_vertex(&scene, 9);
@@ -198,7 +198,7 @@ fn posed_vertices_are_where_the_formulas_put_them() {
     let foot = world_vertex(&scene, 0);
     assert!(foot.abs_diff_eq(Vec3::new(-0.5, 0.0, 0.5), 1e-5), "{foot}");
     // t = 0.5: a 45° turn and half the morph
-    scene.pose(Some(0), 0.5).unwrap();
+    scene.pose(0.5, Some(0)).unwrap();
     let top = world_vertex(&scene, 9);
     let r = Quat::from_rotation_z(std::f32::consts::FRAC_PI_4) * Vec3::new(0.5, 2.0, 0.0);
     assert!(
@@ -218,7 +218,7 @@ fn moving_a_node_costs_no_bvh_work_and_deforming_refits() {
         std::ptr::eq(before, scene.meshes()[0].bvh()),
         "the same BVH, untouched"
     );
-    let stats = scene.pose(Some(0), 0.4).unwrap();
+    let stats = scene.pose(0.4, Some(0)).unwrap();
     assert_eq!((stats.deformed, stats.refitted, stats.rebuilt), (1, 1, 0));
     // the refit BVH answers every pixel's ray as a fresh build does
     let fresh = scene.clone_without_bvhs();

@@ -110,7 +110,7 @@ fn space_plays_and_pauses_and_picks_land_on_the_moving_tile() {
     assert!(t > 0.05 && t < 1.0, "{pause}");
     // where tile c is at time t, by the library
     let (mut scene, _) = load_gltf(&file).unwrap();
-    scene.pose(Some(0), t).unwrap();
+    scene.pose(t, Some(0)).unwrap();
     let frame = render(&scene, &cam, RenderOptions::default()).unwrap();
     let p = cam
         .project(glam::Vec3::new(1.2 + 2.0 * t, 0.0, 0.0))

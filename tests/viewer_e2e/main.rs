@@ -142,13 +142,13 @@ fn p_saves_the_plain_render_and_the_pick_map() {
         v.line("saved ", "P"),
         "saved output/view_color.png output/view_pickmap.png"
     );
-    let (cw, ch, color) = softpick::read_png(&view.dir.join("output/view_color.png")).unwrap();
+    let (cw, ch, color) = softpick::read_png(view.dir.join("output/view_color.png")).unwrap();
     assert_eq!((cw, ch), (W, H));
     assert!(
         color == view.frame.color(),
         "view_color.png differs from the library render"
     );
-    let (pw, ph, map) = softpick::read_png(&view.dir.join("output/view_pickmap.png")).unwrap();
+    let (pw, ph, map) = softpick::read_png(view.dir.join("output/view_pickmap.png")).unwrap();
     assert_eq!((pw, ph), (W, H));
     assert!(
         map == view.pick_map(),

@@ -18,7 +18,8 @@ pub enum Refit {
     Refitted,
     /// The tree was built again: the set of valid triangles changed (a
     /// vertex became non-finite, or finite again), or the refit boxes'
-    /// total area grew past [`REFIT_AREA_LIMIT`] times the built tree's.
+    /// total area grew past twice the built tree's (a tuning constant,
+    /// `limits::REFIT_AREA_LIMIT`).
     Rebuilt,
 }
 

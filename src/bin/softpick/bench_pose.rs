@@ -107,7 +107,7 @@ pub fn run(
     let pose = |scene: &mut Scene, time: f32| -> Res<softpick::PoseStats> {
         match anim {
             Some(a) => scene
-                .pose(Some(a), time)
+                .pose(time, Some(a))
                 .map_err(|e| CliError(format!("{label}: {e}"))),
             None => {
                 let mut all = softpick::PoseStats::default();

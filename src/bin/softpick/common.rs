@@ -199,9 +199,18 @@ pub fn pose(scene: &mut Scene, t: f32, key: Option<&str>, label: &str) -> Res<()
         None => (!scene.animations().is_empty()).then_some(0),
     };
     scene
-        .pose(anim, t)
+        .pose(t, anim)
         .map_err(|e| CliError(format!("{label}: cannot pose at {t} s: {e}")))?;
     Ok(())
+}
+
+/// What is wrong with a camera, without the library's "invalid camera"
+/// prefix (the option it came from is named instead).
+fn camera_problem(e: softpick::Error) -> String {
+    match e {
+        softpick::Error::InvalidCamera(c) => c.to_string(),
+        e => e.to_string(),
+    }
 }
 
 /// The camera of `--camera`: a camera JSON file, `gltf:N` / `gltf:NAME`
@@ -237,7 +246,7 @@ pub fn scene_camera(
             })?;
             return cam
                 .camera(scene.world_matrix(cam.node), DEFAULT_SIZE.1, size, &bounds)
-                .map_err(|e| CliError(format!("--camera gltf:{key}: {e}")));
+                .map_err(|e| CliError(format!("--camera gltf:{key}: {}", camera_problem(e))));
         }
         (Some(path), None) => Camera::load(path, &bounds)?,
         (None, _) => Camera::auto_frame(&bounds, DEFAULT_SIZE.0, DEFAULT_SIZE.1),
@@ -245,7 +254,7 @@ pub fn scene_camera(
     match size {
         Some((w, h)) => camera
             .try_with_size(w, h)
-            .map_err(|e| CliError(format!("--size {w}x{h}: {e}"))),
+            .map_err(|e| CliError(format!("--size {w}x{h}: {}", camera_problem(e)))),
         None => Ok(camera),
     }
 }

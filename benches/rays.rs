@@ -12,9 +12,10 @@ use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use glam::Vec3;
+use softpick::internals::load_obj;
+use softpick::internals::Bvh;
 use softpick::{
-    load_obj, render, Bvh, Camera, PickMethod, Ray, RayCaster, RayOptions, RenderOptions, Scene,
-    Transform,
+    render, Camera, PickMethod, Ray, RayCaster, RayOptions, RenderOptions, Scene, Transform,
 };
 
 mod common;
@@ -37,9 +38,7 @@ fn bench(c: &mut Criterion) {
         format!("bvh_build/{name}/{}tris", scene.triangle_count()),
         |b| b.iter(|| Bvh::build(mesh.positions(), mesh.triangles()).node_count()),
     );
-    for m in scene.meshes() {
-        let _ = m.bvh(); // build once, outside the timing
-    }
+    scene.build_bvhs(); // once, outside the timing
     let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
     let rays: Vec<_> = (0..360)
         .flat_map(|y| (0..360).map(move |x| (x, y)))
@@ -94,9 +93,7 @@ fn sweep(
     name: &str,
     scene: &Scene,
 ) {
-    for m in scene.meshes() {
-        let _ = m.bvh();
-    }
+    scene.build_bvhs();
     let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
     let frame = render(scene, &cam, RenderOptions::default()).expect("render");
     let rays = frame.picks(scene).unwrap().with(PickMethod::Ray);

@@ -5,7 +5,8 @@
 //! `cargo run --release --example ground_and_sight`
 
 use glam::Vec3;
-use softpick::{builtin_scene, ground_height, line_of_sight, Ray, RayCaster, RayOptions};
+use softpick::collision::{ground_height, line_of_sight};
+use softpick::{builtin_scene, Ray, RayCaster, RayOptions};
 
 fn main() {
     // The built-in scene: a 3×3 floor at y = 0 with crates, pillars, a ramp

@@ -84,6 +84,7 @@ pub fn write_png(
 ///
 /// # Errors
 /// [`Error::Image`] naming the file when it cannot be read or decoded.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn read_png(path: impl AsRef<Path>) -> Result<(u32, u32, Vec<u32>), Error> {
     let path = path.as_ref();
     let img = image::open(path)
@@ -121,6 +122,7 @@ pub fn write_raw_f32(path: impl AsRef<Path>, values: &[f32]) -> Result<(), Error
 ///
 /// # Errors
 /// [`Error::Io`] naming the file when it cannot be read.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn read_raw_u32(path: impl AsRef<Path>) -> Result<Vec<u32>, Error> {
     let path = path.as_ref();
     let b = std::fs::read(path).map_err(|e| io_err(path, e))?;
@@ -131,6 +133,7 @@ pub fn read_raw_u32(path: impl AsRef<Path>) -> Result<Vec<u32>, Error> {
 
 /// The pick-map color of an id: black for `None`, a fixed distinct palette otherwise.
 #[must_use]
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn id_color(id: Option<u32>) -> u32 {
     match id {
         None => 0,

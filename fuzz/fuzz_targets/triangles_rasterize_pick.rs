@@ -83,7 +83,7 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         let mut got = vec![vec![false; (w * h) as usize]; tris.len()];
-        f.for_each_coverage(|p, t| got[t as usize][p] = true);
+        softpick::internals::for_each_coverage(&f, |p, t| got[t as usize][p] = true);
         for (k, t) in tris.iter().enumerate() {
             let accepted = t.iter().flatten().all(|c| c.is_finite() && c.abs() <= lim);
             let want = if accepted {

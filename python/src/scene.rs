@@ -182,7 +182,7 @@ impl PyScene {
                 "too many triangles ({total}) for 32-bit ids"
             )));
         }
-        let mesh = Mesh::new(name, pos, tris, softpick::palette_color(id))
+        let mesh = Mesh::new(name, pos, tris, softpick::Mesh::palette_color(id))
             .map_err(|e| value_err(e.to_string()))?;
         self.bvh_ready.store(false, Ordering::Relaxed);
         Ok(self.scene.add_mesh(mesh, local, parent))
@@ -585,7 +585,7 @@ fn ray_frame(
                 let mut picks = vec![None; ids.len()];
                 rays.block(0, (b * RAY_BAND) as i64, w, &mut picks);
                 for ((id, d), p) in ids.iter_mut().zip(depth.iter_mut()).zip(&picks) {
-                    (*id, *d) = p.map_or((softpick::NO_TRIANGLE, 1.0), |p| {
+                    (*id, *d) = p.map_or((softpick::Frame::NO_TRIANGLE, 1.0), |p| {
                         (p.global_triangle + 1, p.depth)
                     });
                 }

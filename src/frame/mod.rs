@@ -15,8 +15,8 @@ use crate::error::Error;
 use crate::geometry::CullMode;
 use crate::raster::bin::BinnedChunk;
 use crate::raster::rules::{DepthTest, FillRule, MAX_FRAME_SIDE};
-pub use crate::raster::tile::{BACKGROUND, NO_TRIANGLE};
-pub use crate::raster::vertex::ScreenVertex;
+pub(crate) use crate::raster::tile::{BACKGROUND, NO_TRIANGLE};
+use crate::raster::vertex::ScreenVertex;
 use crate::raster::{StageTimes, Stats};
 use crate::scene::{Scene, SceneStamp};
 use direct_index::DirectCache;
@@ -64,6 +64,14 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// The ID of a pixel that shows no triangle in [`Frame::ids`] and the
+    /// raw `.u32` files (an ID is the global triangle index + 1, so 0 is
+    /// free for the background).
+    pub const NO_TRIANGLE: u32 = NO_TRIANGLE;
+    /// The color of a pixel that shows no triangle in [`Frame::color`]
+    /// (0x00RRGGBB).
+    pub const BACKGROUND: u32 = BACKGROUND;
+
     /// An empty (cleared) frame; `None` for a zero side or a side above 16384.
     #[must_use]
     pub fn new(width: u32, height: u32) -> Option<Self> {
@@ -143,7 +151,7 @@ impl Frame {
         &self.depth
     }
 
-    /// ID buffer: global triangle index + 1 per pixel, [`NO_TRIANGLE`] for background.
+    /// ID buffer: global triangle index + 1 per pixel, [`Frame::NO_TRIANGLE`] for background.
     #[must_use]
     pub fn ids(&self) -> &[u32] {
         &self.ids
@@ -185,16 +193,9 @@ impl Frame {
         self.stage_times
     }
 
-    /// The screen-space vertex buffer of the last render: one entry per mesh
-    /// vertex (meshes in scene order), window x, y, depth and clip w.
-    #[must_use]
-    pub fn screen_vertices(&self) -> &[ScreenVertex] {
-        &self.vertices
-    }
-
     /// Window position of vertex `v` of mesh `mesh` in the last render.
     #[must_use]
-    pub fn screen_vertex(&self, mesh: u32, v: u32) -> Option<ScreenVertex> {
+    pub(crate) fn screen_vertex(&self, mesh: u32, v: u32) -> Option<ScreenVertex> {
         let base = *self.vertex_offsets.get(mesh as usize)?;
         self.vertices.get((base + v) as usize).copied()
     }

@@ -299,6 +299,7 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
 /// holds each triangle's palette color. Non-finite or out-of-guard-band
 /// coordinates drop the triangle. `None` for an invalid size.
 #[must_use]
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule) -> Option<Frame> {
     let mut frame = Frame::new(width, height)?;
     let started = Instant::now();

@@ -307,7 +307,7 @@ impl<'a> Picks<'a> {
     /// `cell(None)`.
     ///
     /// ```
-    /// use softpick::{builtin_scene, Camera, RenderOptions, Renderer, NO_TRIANGLE};
+    /// use softpick::{builtin_scene, Camera, Frame, RenderOptions, Renderer};
     ///
     /// let scene = builtin_scene();
     /// let camera = Camera::auto_frame(&scene.framing_bounds(), 120, 90);
@@ -316,7 +316,7 @@ impl<'a> Picks<'a> {
     /// // row 60 as raw IDs (global triangle + 1, 0 for nothing)
     /// let mut raw = vec![0u32; 120];
     /// frame.picks(&scene)?.span_with(0, 60, &mut raw, |p| {
-    ///     p.map_or(NO_TRIANGLE, |p| p.global_triangle + 1)
+    ///     p.map_or(Frame::NO_TRIANGLE, |p| p.global_triangle + 1)
     /// });
     /// assert_eq!(&raw[..], &frame.ids()[60 * 120..61 * 120]);
     /// # Ok::<(), softpick::Error>(())

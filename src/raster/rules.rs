@@ -24,7 +24,8 @@ pub const SUBPIXEL_BITS: u32 = 8;
 /// One pixel in snapped units.
 pub const SUBPIXEL_ONE: i64 = 1 << SUBPIXEL_BITS;
 
-pub use crate::geometry::CullMode;
+#[cfg(doc)]
+use crate::geometry::CullMode;
 pub(crate) use crate::limits::{GUARD_BAND_PX, MAX_FRAME_SIDE};
 pub(crate) use crate::limits::{TILE_ORDER, TILE_SIZE};
 

@@ -100,6 +100,14 @@ impl Mesh {
         })
     }
 
+    /// The `i`-th color of softpick's palette (distinct, golden-ratio
+    /// hues): the color the loaders give a mesh without a material color
+    /// (mesh `i` of an OBJ file, 0 for an STL or PLY file).
+    #[must_use]
+    pub fn palette_color(i: u32) -> [u8; 3] {
+        super::palette_color(i)
+    }
+
     /// The mesh name (the OBJ `o`/`g` name).
     #[must_use]
     pub fn name(&self) -> &str {
@@ -163,7 +171,7 @@ impl Mesh {
     /// then reused by this mesh and every instance sharing its geometry; it
     /// lives in local space, so moving the mesh's node does not invalidate it.
     #[must_use]
-    pub fn bvh(&self) -> &Bvh {
+    pub(crate) fn bvh(&self) -> &Bvh {
         let g = &*self.geometry;
         g.bvh.get_or_init(|| Bvh::build(&g.positions, &g.triangles))
     }
@@ -209,6 +217,8 @@ impl Mesh {
         let g = Arc::get_mut(&mut self.geometry).expect("unique after the copy above");
         g.positions = positions;
         (g.bounds, g.invalid) = Geometry::measure(&g.positions, &g.triangles);
-        Ok(g.bvh.get_mut().map(|b| b.refit(&g.positions, &g.triangles)))
+        Ok(g.bvh
+            .get_mut()
+            .map(|b| b.refit_or_rebuild(&g.positions, &g.triangles)))
     }
 }

@@ -1,6 +1,6 @@
 //! Posing a scene at a time: animation channels set node transforms and
 //! morph weights; morph targets and skins then move the vertices of the
-//! meshes they deform, whose BVHs are refit ([`crate::Bvh::refit`]). Moving
+//! meshes they deform, whose BVHs are refit (`Bvh::refit`). Moving
 //! a node alone costs no BVH work: BVHs live in their mesh's local space.
 //!
 //! A skinned vertex is, as glTF 2.0 defines it, `Σ weight ·
@@ -56,7 +56,9 @@ pub struct PoseStats {
     pub deformed: usize,
     /// Of those, BVHs refit.
     pub refitted: usize,
-    /// Of those, BVHs built again ([`Refit::Rebuilt`]).
+    /// Of those, BVHs built again: the tree would have stayed exact but
+    /// slow (its boxes grown past twice their area), or the set of valid
+    /// triangles changed.
     pub rebuilt: usize,
 }
 

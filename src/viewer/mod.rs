@@ -56,7 +56,7 @@
 //!
 //! plus `set rule=…`, `set method=…`, `set view=…`, `set hover=…`,
 //! `set through=…`, `camera reset|frame` and `move …` lines (moves go
-//! through [`crate::sweep_move`], so a move stops at a collision and says
+//! through [`crate::collision::sweep_move`], so a move stops at a collision and says
 //! so), and the driving lines:
 //!
 //! ```text
@@ -83,7 +83,7 @@
 //! ` inside=yes` is added when the camera is inside the mesh.
 //!
 //! `P` saves the plain shaded render and the per-mesh pick map
-//! ([`id_color`] of the mesh id, background black) of the current camera,
+//! (the palette color, [`id_color`], of the mesh id, background black) of the current camera,
 //! fill rule and scene, without the highlight or outline overlays and
 //! whatever the view mode, so the files equal what the library renders.
 //!
@@ -113,7 +113,7 @@
 //! to 0.2 × that radius per second in all; released keys leave the
 //! velocity as it is. Every frame each driven mesh, in id order, moves by
 //! velocity × elapsed time (at most 0.1 s per frame, so a stalled window
-//! does not make a jump) through [`crate::sweep_move`]: a move cut short by
+//! does not make a jump) through [`crate::collision::sweep_move`]: a move cut short by
 //! a contact stops that mesh, and the other mesh too when it is driven;
 //! held keys push a stopped mesh again only after every key was released.
 //! Since each move is checked against the scene as the meshes before it
@@ -175,10 +175,10 @@
 //! [`FillRule::ALL`]: crate::raster::rules::FillRule::ALL
 //! [`PickMethod::ALL`]: crate::pick::PickMethod::ALL
 //! [`Hit`]: crate::pick::Hit
-//! [`id_color`]: crate::export::id_color
+//! [`id_color`]: crate::Mesh::palette_color
 //! [`Picks::rect`]: crate::pick::Picks::rect
 //! [`Picks::lasso`]: crate::pick::Picks::lasso
-//! [`BACKGROUND`]: crate::frame::BACKGROUND
+//! [`BACKGROUND`]: crate::Frame::BACKGROUND
 
 // The parts, each importing only the ones listed before it:
 // `navigation` (orbit, zoom, camera-relative moves), `report` (the stdout
@@ -194,14 +194,12 @@ mod input_drive;
 mod lines;
 mod navigation;
 mod overlay;
-mod playground;
+pub(crate) mod playground;
 mod report;
 mod sight;
 mod window;
 
-pub use playground::{
-    collide_mesh, collide_scene, COLLIDE_MESHES, SPHERE_CENTRES, SPHERE_RADIUS, WALL,
-};
+use playground::{collide_scene, COLLIDE_VIEW_PITCH_DEG};
 
 use std::path::PathBuf;
 
@@ -263,7 +261,7 @@ impl BuiltinScene {
 
     /// The camera the viewer opens on without `--camera`, for a `w` × `h`
     /// window: automatic framing, and for the collide scene that framing
-    /// orbited up by [`COLLIDE_VIEW_PITCH_DEG`], so the lanes are seen from
+    /// orbited up by 30° (`COLLIDE_VIEW_PITCH_DEG`), so the lanes are seen from
     /// above rather than edge-on.
     #[must_use]
     pub fn camera(self, scene: &crate::scene::Scene, w: u32, h: u32) -> Camera {
@@ -276,9 +274,6 @@ impl BuiltinScene {
         }
     }
 }
-
-/// How far above the automatic framing the collide scene is first seen, degrees.
-pub const COLLIDE_VIEW_PITCH_DEG: f32 = 30.0;
 
 /// Options of [`run`].
 #[derive(Clone, Debug, PartialEq)]

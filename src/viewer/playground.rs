@@ -36,6 +36,9 @@ pub const SPHERE_CENTRES: [Vec3; 2] = [Vec3::new(-7.0, 1.05, 2.0), Vec3::new(-11
 
 /// The thin wall's box (min, max corners).
 pub const WALL: (Vec3, Vec3) = (Vec3::new(-2.01, 0.0, 0.0), Vec3::new(-1.99, 2.5, 4.0));
+/// How far above the automatic framing the collide scene is first seen,
+/// degrees (`BuiltinScene::camera`).
+pub const COLLIDE_VIEW_PITCH_DEG: f32 = 30.0;
 
 /// Where the pick test's scene is placed.
 const PICK_TEST_AT: Vec3 = Vec3::new(6.0, 0.0, -2.0);

@@ -6,7 +6,8 @@ use std::path::Path;
 
 use base64::Engine;
 use serde_json::{json, Value};
-use softpick::{load_gltf, render, LoadOptions, RenderOptions};
+use softpick::internals::load_gltf;
+use softpick::{render, LoadOptions, RenderOptions};
 
 use super::{assert_ok, read_u32, run_in, scratch, text};
 
@@ -128,7 +129,7 @@ fn scene_and_camera_options_choose_within_the_file() {
         text(&o.stdout)
     );
     let opts = LoadOptions::default();
-    let (scene, report) = softpick::load_gltf_with(&file, &opts).unwrap();
+    let (scene, report) = softpick::internals::load_gltf_with(&file, &opts).unwrap();
     let c = &report.cameras[0];
     let cam = c
         .camera(

@@ -76,10 +76,10 @@ fn demo_writes_three_pngs_of_the_right_sizes() {
         assert!(out.contains(m), "demo output lacks {m:?}:\n{out}");
     }
     for name in ["render.png", "pickmap.png"] {
-        let (w, h, _) = softpick::read_png(dir.join("output").join(name)).unwrap();
+        let (w, h, _) = softpick::internals::read_png(dir.join("output").join(name)).unwrap();
         assert_eq!((w, h), (360, 360), "{name}");
     }
-    let (w, h, px) = softpick::read_png(dir.join("output/rules.png")).unwrap();
+    let (w, h, px) = softpick::internals::read_png(dir.join("output/rules.png")).unwrap();
     assert_eq!(w, 4 * 360 + 3 * RULES_SEPARATOR);
     assert_eq!(h, 360 + RULES_CAPTION_360);
 
@@ -146,7 +146,7 @@ fn render_ids_raw_matches_the_library() {
             read_u32(&dir.join("r.u32")),
             library_ids(w, h, FillRule::TopLeft)
         );
-        let (pw, ph, _) = softpick::read_png(dir.join("r.png")).unwrap();
+        let (pw, ph, _) = softpick::internals::read_png(dir.join("r.png")).unwrap();
         assert_eq!((pw, ph), (w, h));
     }
     // another rule, pick-only pass: no PNG, same IDs as the library
@@ -189,7 +189,7 @@ fn pickmap_ids_are_the_id_buffer_for_buffer_and_direct() {
         );
         assert_ok(&o, "pickmap");
         assert_eq!(read_u32(&dir.join("p.u32")), want, "{method}");
-        let (w, h, px) = softpick::read_png(dir.join("p.png")).unwrap();
+        let (w, h, px) = softpick::internals::read_png(dir.join("p.png")).unwrap();
         assert_eq!((w, h), (360, 360));
         // background black exactly where the ID buffer is empty
         for (c, id) in px.iter().zip(&want) {
@@ -204,7 +204,7 @@ fn pickmap_ids_are_the_id_buffer_for_buffer_and_direct() {
         ],
     );
     assert_ok(&o, "pickmap --method ray");
-    let (w, h, _) = softpick::read_png(dir.join("q.png")).unwrap();
+    let (w, h, _) = softpick::internals::read_png(dir.join("q.png")).unwrap();
     assert_eq!((w, h), (360, 360));
     let _ = std::fs::remove_dir_all(&dir);
 }

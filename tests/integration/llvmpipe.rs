@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use softpick::{load_obj, read_raw_u32, render, render_2d, Camera, FillRule, RenderOptions};
+use softpick::internals::read_raw_u32;
+use softpick::internals::{load_obj, render_2d};
+use softpick::{render, Camera, FillRule, RenderOptions};
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/llvmpipe")

@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use softpick::{load_obj_bytes, ModelErrorKind, Scene};
+use softpick::internals::load_obj_bytes;
+use softpick::{ModelErrorKind, Scene};
 
 /// A two-mesh file with a material per mesh; `{mat}` is the second
 /// material's name.
@@ -99,7 +100,7 @@ fn a_latin1_material_library_file_matches_its_latin1_usemtl() {
     let obj = dir.join("scene.obj");
     std::fs::write(&obj, latin1(&obj_text("Terraindæk"))).unwrap();
     std::fs::write(dir.join("scene.mtl"), latin1(&mtl_text("Terraindæk"))).unwrap();
-    let result = softpick::load_obj(&obj);
+    let result = softpick::internals::load_obj(&obj);
     std::fs::remove_dir_all(&dir).unwrap();
     let (scene, report) = result.unwrap();
     assert!(report.warnings.is_empty(), "{:?}", report.warnings);

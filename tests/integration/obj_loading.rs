@@ -8,10 +8,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use glam::Vec3;
-use softpick::{
-    load_obj, load_obj_bytes, palette_color, render, Camera, LoadReport, ModelErrorKind,
-    RenderOptions, Scene,
-};
+use softpick::internals::{load_obj, load_obj_bytes};
+use softpick::{render, Camera, LoadReport, ModelErrorKind, RenderOptions, Scene};
 
 use crate::support::{Rng, TempDir};
 
@@ -117,7 +115,7 @@ fn binary_garbage() {
         assert!(matches!(k, ModelErrorKind::Binary(Some(_))), "{k:?}");
     }
     // a PNG is binary too
-    let png = softpick::encode_png(4, 4, &[0x00ff_0000; 16]).unwrap();
+    let png = softpick::internals::encode_png(4, 4, &[0x00ff_0000; 16]).unwrap();
     let (k, _) = expect_err(&dir.write("image.obj", png));
     assert!(matches!(k, ModelErrorKind::Binary(Some(1))), "{k:?}");
 }
@@ -317,8 +315,16 @@ fn missing_or_broken_mtl_is_a_warning_with_palette_colors() {
         assert_eq!(r.warnings.len(), 1, "{name}: {:?}", r.warnings);
         let w = &r.warnings[0];
         assert!(w.contains(&obj) && w.contains(lib), "{name}: {w}");
-        assert_eq!(s.meshes()[0].color(), palette_color(0), "{name}");
-        assert_eq!(s.meshes()[1].color(), palette_color(1), "{name}");
+        assert_eq!(
+            s.meshes()[0].color(),
+            softpick::Mesh::palette_color(0),
+            "{name}"
+        );
+        assert_eq!(
+            s.meshes()[1].color(),
+            softpick::Mesh::palette_color(1),
+            "{name}"
+        );
     }
     // one library missing, the other fine: materials from the good one
     let (s, r) = load_text(

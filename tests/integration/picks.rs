@@ -4,10 +4,11 @@
 //! panic.
 
 use glam::Vec3;
+use softpick::internals::render_2d;
 use softpick::Error;
 use softpick::{
-    builtin_scene, render, render_2d, Camera, CullMode, DepthTest, FillRule, Frame, Mesh, PickId,
-    PickMethod, Projection, RenderOptions, Renderer, Scene, Transform, NO_TRIANGLE,
+    builtin_scene, render, Camera, CullMode, DepthTest, FillRule, Frame, Mesh, PickId, PickMethod,
+    Projection, RenderOptions, Renderer, Scene, Transform,
 };
 
 use crate::support::Rng;
@@ -116,7 +117,13 @@ pub fn random_scene(seed: u64, n: usize) -> Scene {
             }
             tris.push([base, base + 1, base + 2]);
         }
-        let mesh = Mesh::new(format!("soup_{m}"), pos, tris, softpick::palette_color(m)).unwrap();
+        let mesh = Mesh::new(
+            format!("soup_{m}"),
+            pos,
+            tris,
+            softpick::Mesh::palette_color(m),
+        )
+        .unwrap();
         s.add_mesh(mesh, Transform::IDENTITY, None);
     }
     s
@@ -289,7 +296,7 @@ fn compact_picks_equal_full_picks_every_method() {
                     i64::from(y),
                     &mut raw,
                     |p| {
-                        p.map_or((NO_TRIANGLE, 0), |p| {
+                        p.map_or((Frame::NO_TRIANGLE, 0), |p| {
                             (p.global_triangle + 1, p.depth.to_bits())
                         })
                     },
@@ -301,7 +308,7 @@ fn compact_picks_equal_full_picks_every_method() {
                         .with(m)
                         .id_at(i64::from(x) + k as i64, i64::from(y));
                     assert_eq!(*got, want, "{m:?} span at ({x},{y}) +{k}");
-                    let want_raw = want.map_or((NO_TRIANGLE, 0), |p| {
+                    let want_raw = want.map_or((Frame::NO_TRIANGLE, 0), |p| {
                         (p.global_triangle + 1, p.depth.to_bits())
                     });
                     assert_eq!(*raw, want_raw, "{m:?} span_with at ({x},{y}) +{k}");
@@ -665,7 +672,13 @@ fn direct_equals_buffer_on_equal_depth_stacks() {
                 .collect()
         };
         let tris: Vec<[u32; 3]> = (0..200).map(|t| [3 * t, 3 * t + 1, 3 * t + 2]).collect();
-        let mesh = Mesh::new(format!("layer_{m}"), pos, tris, softpick::palette_color(m)).unwrap();
+        let mesh = Mesh::new(
+            format!("layer_{m}"),
+            pos,
+            tris,
+            softpick::Mesh::palette_color(m),
+        )
+        .unwrap();
         scene.add_mesh(mesh, Transform::IDENTITY, None);
     }
     let ortho = Camera {

@@ -10,7 +10,8 @@ use std::path::Path;
 
 use glam::{Mat4, Quat, Vec3};
 use serde_json::json;
-use softpick::{load_gltf_bytes, render, Camera, LoadOptions, Projection, RenderOptions, Scene};
+use softpick::internals::load_gltf_bytes;
+use softpick::{render, Camera, LoadOptions, Projection, RenderOptions, Scene};
 
 use crate::gltf::Doc;
 
@@ -211,11 +212,11 @@ fn posed_vertices_are_where_the_formulas_put_them() {
 fn moving_a_node_costs_no_bvh_work_and_deforming_refits() {
     let mut scene = load(&strip_doc(true, false));
     scene.build_bvhs();
-    let before: *const softpick::Bvh = scene.meshes()[0].bvh();
+    let before: *const softpick::internals::Bvh = softpick::internals::mesh_bvh(&scene.meshes()[0]);
     let node = scene.instances()[0].node;
     scene.translate(node, Vec3::new(0.0, 0.5, 0.0));
     assert!(
-        std::ptr::eq(before, scene.meshes()[0].bvh()),
+        std::ptr::eq(before, softpick::internals::mesh_bvh(&scene.meshes()[0])),
         "the same BVH, untouched"
     );
     let stats = scene.pose(0.4, Some(0)).unwrap();

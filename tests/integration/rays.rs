@@ -2,10 +2,10 @@
 //! with the pick buffer, and the collision utilities.
 
 use glam::{Quat, Vec3};
+use softpick::collision::{ground_height, line_of_sight, plan_sweep, sweep_move};
 use softpick::{
-    builtin_scene, ground_height, line_of_sight, plan_sweep, render, sweep_move, Camera, CullMode,
-    Frame, Mesh, PickMethod, Projection, Ray, RayCaster, RayOptions, RenderOptions, Scene,
-    Transform, NO_TRIANGLE,
+    builtin_scene, render, Camera, CullMode, Frame, Mesh, PickMethod, Projection, Ray, RayCaster,
+    RayOptions, RenderOptions, Scene, Transform,
 };
 
 /// An axis-aligned box mesh centred at the origin with half extents `h`
@@ -514,7 +514,7 @@ fn ray_picks_of_grounds_up_to_10e30_wide_hit_them() {
         let f = render(&scene, &cam, RenderOptions::default()).unwrap();
         let hit_mask = ray_rows_on_plane(&f, &scene, |p| p.y, 1e-5, &format!("{size}"));
         // and the buffer holds the ground exactly where the rays hit it
-        let in_buffer: Vec<bool> = f.ids().iter().map(|&i| i != NO_TRIANGLE).collect();
+        let in_buffer: Vec<bool> = f.ids().iter().map(|&i| i != Frame::NO_TRIANGLE).collect();
         assert!(in_buffer == hit_mask, "{size}: buffer and rays differ");
         // the 10^3 ground covers every pixel below the horizon already
         let hits = hit_mask.iter().filter(|&&h| h).count();

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use glam::Vec3;
-use softpick::rules::snap;
+use softpick::internals::snap;
 use softpick::{
     render, Camera, Frame, Mesh, PickCycle, Projection, RenderOptions, Scene, SelectMode,
     Selection, Transform,
@@ -522,7 +522,7 @@ fn through_rect_equals_coverage_plus_overlap_seeded() {
     let (w, h) = (f.width() as i64, f.height() as i64);
     // per triangle, the pixels its set-up pieces cover (depth ignored)
     let mut cover: Vec<Vec<usize>> = vec![Vec::new(); scene.triangle_count() as usize];
-    f.for_each_coverage(|p, t| cover[t as usize].push(p));
+    softpick::internals::for_each_coverage(&f, |p, t| cover[t as usize].push(p));
     let mut rng = Rng::new(29);
     for case in 0..80 {
         let mut c = || {
@@ -545,7 +545,8 @@ fn through_rect_equals_coverage_plus_overlap_seeded() {
                     let (x, y) = ((p as i64) % w, (p as i64) / w);
                     ax <= x && x <= bx && ay <= y && y <= by
                 });
-                let v = m.triangles()[t as usize].map(|i| f.screen_vertex(mi as u32, i).unwrap());
+                let v = m.triangles()[t as usize]
+                    .map(|i| softpick::internals::screen_vertex(&f, mi as u32, i).unwrap());
                 // all in front, inside the depth range and the guard band (a clipped
                 // vertex's window position reads (0, 0, 0))
                 let plain = v.iter().all(|s| {

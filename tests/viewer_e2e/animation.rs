@@ -7,7 +7,8 @@ use std::path::Path;
 
 use base64::Engine;
 use serde_json::json;
-use softpick::{load_gltf, render, Camera, Projection, RenderOptions};
+use softpick::internals::load_gltf;
+use softpick::{render, Camera, Projection, RenderOptions};
 
 use crate::expect::{H, W};
 use crate::session::Viewer;

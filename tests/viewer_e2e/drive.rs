@@ -7,9 +7,10 @@
 
 use std::time::{Duration, Instant};
 
-use softpick::viewer::{
-    collide_mesh, collide_scene, BuiltinScene, SPHERE_CENTRES, SPHERE_RADIUS, WALL,
+use softpick::internals::playground::{
+    collide_mesh, collide_scene, SPHERE_CENTRES, SPHERE_RADIUS, WALL,
 };
+use softpick::viewer::BuiltinScene;
 use softpick::{render, Camera, MeshId, RenderOptions, Scene};
 
 use crate::expect::{H, W};

@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
+use softpick::internals::id_color;
 use softpick::{
-    builtin_scene, id_color, render, Camera, Frame, Hit, MeshId, PickMethod, RenderOptions, Scene,
-    SelectMode,
+    builtin_scene, render, Camera, Frame, Hit, MeshId, PickMethod, RenderOptions, Scene, SelectMode,
 };
 
 /// Window and frame size of every scenario.
@@ -157,7 +157,8 @@ impl View {
     fn corners(&self, mesh: MeshId, local: u32) -> [(f32, f32); 3] {
         let tri = self.scene.meshes()[mesh as usize].triangles()[local as usize];
         tri.map(|i| {
-            let v = self.frame.screen_vertex(mesh, i).expect("screen vertex");
+            let v =
+                softpick::internals::screen_vertex(&self.frame, mesh, i).expect("screen vertex");
             assert!(
                 v.w > 0.0,
                 "triangle {local} of mesh {mesh} reaches behind the eye"
@@ -182,9 +183,10 @@ impl View {
                     continue;
                 }
                 let tri = self.scene.meshes()[mesh as usize].triangles()[local as usize];
-                let in_front = tri
-                    .iter()
-                    .all(|&i| self.frame.screen_vertex(mesh, i).is_some_and(|v| v.w > 0.0));
+                let in_front = tri.iter().all(|&i| {
+                    softpick::internals::screen_vertex(&self.frame, mesh, i)
+                        .is_some_and(|v| v.w > 0.0)
+                });
                 if !in_front {
                     continue;
                 }

@@ -17,7 +17,7 @@ mod drive;
 mod expect;
 mod session;
 
-use softpick::{PickMethod, SelectMode, BACKGROUND};
+use softpick::{Frame, PickMethod, SelectMode};
 
 use expect::{compare, pick_line, select_line, tint, Look, View, H, PICKED, W};
 use session::Viewer;
@@ -117,7 +117,7 @@ fn a_click_tints_the_picked_mesh_and_outlines_its_triangle() {
     }
     assert_eq!(seen, tint(plain, PICKED), "tint at the clicked pixel");
     // the capture is exact: background is untouched
-    assert_eq!(px[(bg.1 * W + bg.0) as usize], BACKGROUND);
+    assert_eq!(px[(bg.1 * W + bg.0) as usize], Frame::BACKGROUND);
     // the whole window: the tinted mesh, the outline along the triangle
     match compare(&px, &want, Some(&zone)) {
         Ok(outlined) => assert!(outlined > 0, "no outline around the picked triangle"),
@@ -142,13 +142,15 @@ fn p_saves_the_plain_render_and_the_pick_map() {
         v.line("saved ", "P"),
         "saved output/view_color.png output/view_pickmap.png"
     );
-    let (cw, ch, color) = softpick::read_png(view.dir.join("output/view_color.png")).unwrap();
+    let (cw, ch, color) =
+        softpick::internals::read_png(view.dir.join("output/view_color.png")).unwrap();
     assert_eq!((cw, ch), (W, H));
     assert!(
         color == view.frame.color(),
         "view_color.png differs from the library render"
     );
-    let (pw, ph, map) = softpick::read_png(view.dir.join("output/view_pickmap.png")).unwrap();
+    let (pw, ph, map) =
+        softpick::internals::read_png(view.dir.join("output/view_pickmap.png")).unwrap();
     assert_eq!((pw, ph), (W, H));
     assert!(
         map == view.pick_map(),

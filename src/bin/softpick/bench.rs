@@ -214,7 +214,7 @@ impl Timed {
         self.covered = frame
             .ids()
             .iter()
-            .filter(|&&i| i != softpick::NO_TRIANGLE)
+            .filter(|&&i| i != softpick::Frame::NO_TRIANGLE)
             .count() as u64;
         Ok(())
     }

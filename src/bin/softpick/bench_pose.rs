@@ -9,7 +9,8 @@
 use std::time::{Duration, Instant};
 
 use glam::Vec3;
-use softpick::{Bvh, PickMethod, Renderer, Scene};
+use softpick::internals::Bvh;
+use softpick::{PickMethod, Renderer, Scene};
 
 use crate::common::{say, say_json_lines, CliError, Res, Setup};
 use crate::sweep::sweep_into;
@@ -104,13 +105,13 @@ pub fn run(
     let mut grid = vec![0u32; camera.width as usize * camera.height as usize];
     let mut t = Times::default();
     let (mut refits, mut rebuilds) = (0, 0);
-    let pose = |scene: &mut Scene, time: f32| -> Res<softpick::PoseStats> {
+    let pose = |scene: &mut Scene, time: f32| -> Res<softpick::animation::PoseStats> {
         match anim {
             Some(a) => scene
                 .pose(time, Some(a))
                 .map_err(|e| CliError(format!("{label}: {e}"))),
             None => {
-                let mut all = softpick::PoseStats::default();
+                let mut all = softpick::animation::PoseStats::default();
                 for (m, (r, &size)) in rest.iter().zip(&sizes).enumerate() {
                     let st = scene
                         .set_positions(m as u32, wave(r, size, time))
@@ -153,7 +154,7 @@ pub fn run(
         // refit against rebuild of the posed meshes' BVHs, on copies
         let (mut refit, mut rebuild) = (Duration::ZERO, Duration::ZERO);
         for m in scene.meshes() {
-            let mut b: Bvh = m.bvh().clone();
+            let mut b: Bvh = softpick::internals::mesh_bvh(m).clone();
             let t0 = Instant::now();
             let _ = b.refit(m.positions(), m.triangles());
             refit += t0.elapsed();

@@ -322,7 +322,7 @@ pub struct Outputs {
 impl Outputs {
     /// Adds a PNG of 0x00RRGGBB pixels.
     pub fn png(&mut self, path: &Path, w: u32, h: u32, px: &[u32]) -> Res<()> {
-        let bytes = softpick::encode_png(w, h, px)
+        let bytes = softpick::internals::encode_png(w, h, px)
             .map_err(|e| CliError(format!("{}: cannot encode PNG: {e}", path.display())))?;
         self.files.push((path.to_path_buf(), bytes));
         Ok(())
@@ -352,7 +352,7 @@ impl Outputs {
             }
         }
         for (p, bytes) in &self.files {
-            if let Err(e) = softpick::write_atomic(p, bytes) {
+            if let Err(e) = softpick::internals::write_atomic(p, bytes) {
                 for q in &self.written {
                     let _ = std::fs::remove_file(q);
                 }

@@ -19,7 +19,8 @@ use std::time::Instant;
 
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use softpick::{builtin_scene, id_color, FillRule, PickMethod, RenderOptions, Renderer};
+use softpick::internals::id_color;
+use softpick::{builtin_scene, FillRule, PickMethod, RenderOptions, Renderer};
 
 use common::{default_output, say, CliError, Outputs, Res, SceneArgs, Setup};
 

@@ -9,8 +9,8 @@
 //! names the rule and gives the three counts in the same colors.
 
 use serde_json::json;
-use softpick::analysis::{MASK_CLAIM, MASK_DOUBLE, MASK_GAP};
-use softpick::{id_color, RuleReport, Scene};
+use softpick::internals::id_color;
+use softpick::{RuleReport, Scene};
 
 use crate::common::{say, Res};
 use crate::font::{Canvas, GLYPH_H};
@@ -58,11 +58,11 @@ pub fn compose(scene: &Scene, reports: &[RuleReport], w: u32, h: u32) -> (u32, u
             for x in 0..w {
                 let i = (y * w + x) as usize;
                 let m = r.mask.get(i).copied().unwrap_or(0);
-                let c = if m & MASK_CLAIM != 0 {
+                let c = if m & RuleReport::CLAIM != 0 {
                     CLAIM_COLOR
-                } else if m & MASK_GAP != 0 {
+                } else if m & RuleReport::GAP != 0 {
                     GAP_COLOR
-                } else if m & MASK_DOUBLE != 0 {
+                } else if m & RuleReport::DOUBLE != 0 {
                     DOUBLE_COLOR
                 } else {
                     let id = r.ids.get(i).copied().unwrap_or(0);

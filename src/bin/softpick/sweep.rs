@@ -37,7 +37,7 @@ pub fn pick_grid(picks: Picks<'_>, on_rows: &(dyn Fn(u64) + Sync)) -> Vec<Option
 /// "Fifteenth round", measures the loop with depth and mesh kept too).
 pub fn sweep_into(picks: Picks<'_>, out: &mut [u32], on_rows: &(dyn Fn(u64) + Sync)) {
     pick_rows(picks, out, on_rows, |p| {
-        p.map_or(softpick::NO_TRIANGLE, |h| h.global_triangle + 1)
+        p.map_or(softpick::Frame::NO_TRIANGLE, |h| h.global_triangle + 1)
     });
 }
 
@@ -177,7 +177,7 @@ pub fn run(
         progress.bar.set_message(method.name());
         let (mut best_setup, mut best_sweep) = (Duration::MAX, Duration::MAX);
         let mut best_index = Duration::MAX;
-        let mut grid = vec![softpick::NO_TRIANGLE; total as usize];
+        let mut grid = vec![softpick::Frame::NO_TRIANGLE; total as usize];
         let started = Instant::now();
         let mut done = 0u32;
         while done < reps || (started.elapsed().as_secs_f64() < min_time && done < MAX_REPS) {

@@ -35,7 +35,6 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 mod accel;
-mod analysis;
 mod builtin;
 mod camera;
 mod collide;
@@ -52,6 +51,7 @@ mod io;
 pub mod limits;
 mod pick;
 mod raster;
+mod rule_faults;
 mod scene;
 mod select;
 #[cfg(test)]
@@ -92,7 +92,7 @@ pub use io::{
 // errors
 pub use error::{CameraError, Error, ModelErrorKind, ModelFormat, Result};
 // the fill-rule experiment
-pub use analysis::{analyze_rules, RuleReport};
+pub use rule_faults::{analyze_rules, RuleReport};
 
 /// Animations and deformation: what [`Scene::pose`](crate::Scene::pose)
 /// plays (glTF 2.0's channels, samplers, skins and morph targets).

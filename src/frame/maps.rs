@@ -6,11 +6,11 @@
 use glam::{DVec3, Mat4};
 use rayon::prelude::*;
 
-use super::ray_setup::ViewRays;
 use super::Frame;
 use crate::camera::{Camera, Projection};
 use crate::error::Error;
 use crate::geometry::CullMode;
+use crate::pick::cache::ray_setup::ViewRays;
 use crate::raster::tile::NO_TRIANGLE;
 use crate::scene::{MeshId, Scene};
 

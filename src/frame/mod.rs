@@ -5,21 +5,20 @@
 
 use glam::{DMat4, Mat4};
 
-pub(crate) mod direct_index;
 pub(crate) mod maps;
-pub(crate) mod ray_setup;
 pub(crate) mod render;
 
 use crate::camera::Camera;
 use crate::error::Error;
 use crate::geometry::CullMode;
+use crate::pick::cache::direct_index::DirectCache;
+use crate::pick::cache::ray_setup::{MeshTransforms, ViewRays};
 use crate::raster::bin::BinnedChunk;
 use crate::raster::rules::{DepthTest, FillRule, MAX_FRAME_SIDE};
 pub(crate) use crate::raster::tile::{BACKGROUND, NO_TRIANGLE};
 use crate::raster::vertex::ScreenVertex;
 use crate::raster::{StageTimes, Stats};
 use crate::scene::{Scene, SceneStamp};
-use direct_index::DirectCache;
 
 /// Color, depth and ID buffers of one view, and the data picks need.
 ///
@@ -42,9 +41,9 @@ pub struct Frame {
     pub(crate) depth_test: DepthTest,
     pub(crate) worlds: Vec<Mat4>,
     /// The meshes' transforms prepared for ray picks (at the first one).
-    pub(crate) xforms: std::sync::OnceLock<ray_setup::MeshTransforms>,
+    pub(crate) xforms: std::sync::OnceLock<MeshTransforms>,
     /// The per-pixel ray setup of the frame's camera (at the first ray pick).
-    pub(crate) view: std::sync::OnceLock<Option<ray_setup::ViewRays>>,
+    pub(crate) view: std::sync::OnceLock<Option<ViewRays>>,
     pub(crate) vertices: Vec<ScreenVertex>,
     pub(crate) vertex_offsets: Vec<u32>,
     pub(crate) chunks: Vec<BinnedChunk>,

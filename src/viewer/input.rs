@@ -1,8 +1,9 @@
 //! The viewer's input as a pure state machine: [`ViewerState`] takes
 //! [`Event`]s (pointer polls, wheel, keys, focus, close) and answers with
-//! [`Action`]s for the window loop; it also runs the picks and selections
-//! those actions ask for and writes the window title. No window is needed,
-//! so every binding is unit-tested (`tests.rs`).
+//! [`Action`]s for the window loop. The picks and selections those actions
+//! ask for are in `input_picks`, the driving in `input_drive`, the window
+//! title in `title`. No window is needed, so every binding is unit-tested
+//! (`tests/`).
 
 use std::collections::HashSet;
 
@@ -11,14 +12,15 @@ use minifb::{Key, MouseButton};
 
 use crate::camera::Camera;
 use crate::geometry::Aabb;
-use crate::pick::{Hit, PickMethod, Picks};
+#[cfg(doc)]
+use crate::pick::Picks;
+use crate::pick::{Hit, PickMethod};
 use crate::raster::rules::FillRule;
 use crate::scene::MeshId;
 use crate::select::{PickCycle, SelectMode};
 
 use super::drive::Drive;
 use super::navigation::{move_delta, orbit, zoom, ORBIT_RAD_PER_PX};
-use super::report::{pick_line, select_line, select_mode_name};
 use super::sight::CameraView;
 
 /// A left press becomes a box or lasso drag once the pointer is farther
@@ -224,7 +226,7 @@ pub(super) struct ViewerState {
     /// The keys held now (from the key events; cleared when the focus is lost).
     pub(super) keys_down: HashSet<Key>,
     /// Pixel of the last click that reached the cycle.
-    last_click: Option<(i64, i64)>,
+    pub(super) last_click: Option<(i64, i64)>,
 }
 
 impl ViewerState {
@@ -606,145 +608,10 @@ impl ViewerState {
         out.push(Action::Say(format!("set view={}", mode.name())));
     }
 
-    /// Records a pick's result ([`ViewerState::click`] calls this).
-    pub(super) fn select(&mut self, hit: Option<Hit>) {
-        self.selected = hit;
-        self.view_dirty = true;
-    }
-
-    /// A click at pixel (x, y) of the view's frame (after
-    /// [`Action::Pick`]): picks, records the hit and returns the stdout line.
-    ///
-    /// The first click at a pixel answers with [`ViewerState::method`];
-    /// each further click at the same pixel steps to the next mesh of
-    /// [`Picks::stack`] with that method (near to far, wrapping, via
-    /// [`PickCycle`]) and, when there is more than one, appends `cycle=k/n`
-    /// to the line. Back at the nearest mesh the method answers again.
-    pub(super) fn click(&mut self, picks: Picks<'_>, x: i64, y: i64) -> String {
-        let picks = picks.with(self.method);
-        let before = self.cycle.position();
-        let stacked = self.cycle.click(picks, x, y);
-        let now = self.cycle.position();
-        let repeat = match (before, now) {
-            (Some((k, n)), Some((k2, n2))) => {
-                self.last_click == Some((x, y)) && n == n2 && n > 1 && (k + 1) % n == k2
-            }
-            _ => false,
-        };
-        self.last_click = Some((x, y));
-        let hit = match now {
-            Some((k, _)) if k > 0 => stacked,
-            _ => picks.at(x, y),
-        };
-        let mut line = pick_line(self.method, x, y, hit.as_ref());
-        if let (true, Some((k, n))) = (repeat, now) {
-            line += &format!(" cycle={}/{n}", k + 1);
-        }
-        self.select(hit);
-        line
-    }
-
-    /// Selects the meshes of `region` in the view's frame with
-    /// [`ViewerState::select_mode`] and combines them with the selection by
-    /// `op` (after [`Action::Select`]); returns the stdout line
-    /// ([`select_line`]).
-    pub(super) fn select_region(
-        &mut self,
-        picks: Picks<'_>,
-        region: &SelectRegion,
-        op: SelectOp,
-    ) -> String {
-        let mode = self.select_mode();
-        let sel = match region {
-            SelectRegion::Rect(r) => picks.rect(r[0], r[1], r[2], r[3], mode),
-            SelectRegion::Lasso(p) => picks.lasso(p, mode),
-        };
-        self.apply_selection(op, &sel.meshes);
-        select_line(mode, &self.selection, picks.scene())
-    }
-
-    /// Combines the selection with `meshes` by `op`.
-    pub(super) fn apply_selection(&mut self, op: SelectOp, meshes: &[MeshId]) {
-        let mut meshes = meshes.to_vec();
-        meshes.sort_unstable();
-        meshes.dedup();
-        match op {
-            SelectOp::Replace => self.selection = meshes,
-            SelectOp::Add => {
-                self.selection.extend(meshes);
-                self.selection.sort_unstable();
-                self.selection.dedup();
-            }
-            SelectOp::Remove => self.selection.retain(|m| meshes.binary_search(m).is_err()),
-        }
-        self.view_dirty = true;
-    }
-
-    /// Records the mesh under the cursor (after [`Action::Hover`]).
-    pub(super) fn set_hovered(&mut self, mesh: Option<MeshId>) {
-        if self.hovered != mesh {
-            self.hovered = mesh;
-            self.view_dirty = true;
-        }
-    }
-
     /// Frames `bounds` keeping the viewport size (after [`Action::FrameAll`]).
     pub(super) fn frame_all(&mut self, bounds: &Aabb) {
         let (w, h) = (self.camera.width, self.camera.height);
         self.set_camera(Camera::auto_frame(bounds, w, h));
-    }
-
-    /// The window title.
-    #[must_use]
-    pub(super) fn title(&self) -> String {
-        let sel = match &self.selected {
-            None => "click to pick".to_string(),
-            Some(h) => format!(
-                "{} (mesh {}) tri {} (global {}) depth {:.4} at ({:.3}, {:.3}, {:.3})",
-                h.mesh_name,
-                h.mesh,
-                h.triangle,
-                h.global_triangle,
-                h.depth,
-                h.position.x,
-                h.position.y,
-                h.position.z
-            ),
-        };
-        let cycle = match self.cycle.position() {
-            Some((k, n)) if n > 1 && self.selected.is_some() => {
-                format!(" | {} of {n} under the cursor (click again: next)", k + 1)
-            }
-            _ => String::new(),
-        };
-        let band = match self.band() {
-            Some(SelectRegion::Rect(r)) => {
-                format!(" | box ({}, {})-({}, {})", r[0], r[1], r[2], r[3])
-            }
-            Some(SelectRegion::Lasso(p)) => format!(" | lasso of {} points", p.len()),
-            None => String::new(),
-        };
-        format!(
-            "softpick view | {} | rule {} | pick {} | hover {} | select {} ({}) | {}{}{}{}{}{}",
-            self.mode.name(),
-            self.rule.name(),
-            self.method.name(),
-            if self.hover { "on" } else { "off" },
-            select_mode_name(self.select_mode()),
-            self.selection.len(),
-            sel,
-            cycle,
-            band,
-            self.drive_title(),
-            self.player
-                .title()
-                .map(|t| format!(" | {t}"))
-                .unwrap_or_default(),
-            self.camera_view
-                .as_ref()
-                .map(CameraView::flag)
-                .unwrap_or_default()
-        )
     }
 }
 

@@ -191,12 +191,14 @@ mod animation;
 mod drive;
 mod input;
 mod input_drive;
+mod input_picks;
 mod lines;
 mod navigation;
 mod overlay;
 pub(crate) mod playground;
 mod report;
 mod sight;
+mod title;
 mod window;
 
 use playground::{collide_scene, COLLIDE_VIEW_PITCH_DEG};

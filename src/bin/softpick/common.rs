@@ -11,7 +11,7 @@ use softpick::{
     LoadReport, RenderOptions, Scene,
 };
 
-use crate::RasterArgs;
+use crate::args::RasterArgs;
 
 /// The command-line names of the cull modes, in [`CULL_MODES`] order.
 pub const CULL_NAMES: [&str; 3] = ["none", "back", "front"];
@@ -395,6 +395,16 @@ fn check_writable(p: &Path) -> Res<()> {
         )));
     }
     Ok(())
+}
+
+/// `--min-time` must be a number of seconds in [0, 3600].
+pub fn check_min_time(t: f64) -> Res<()> {
+    if t.is_finite() && (0.0..=3600.0).contains(&t) {
+        return Ok(());
+    }
+    Err(CliError(format!(
+        "--min-time {t}: expected seconds between 0 and 3600"
+    )))
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ use serde_json::json;
 use softpick::internals::id_color;
 use softpick::{RuleReport, Scene};
 
-use crate::common::{say, Res};
+use crate::args::RulesCmd;
+use crate::common::{default_output, say, Outputs, Res, Setup};
 use crate::font::{Canvas, GLYPH_H};
 
 /// Gap pixels: inside the silhouette but covered by nobody.
@@ -124,6 +125,22 @@ pub fn print_table(reports: &[RuleReport], json_out: bool) -> Res<()> {
             r.double,
             r.false_claims
         ))?;
+    }
+    Ok(())
+}
+
+/// `softpick rules`.
+pub fn rules_cmd(a: &RulesCmd) -> Res<()> {
+    let s = Setup::new(&a.scene, None)?;
+    let reports = softpick::analyze_rules(&s.scene, &s.camera)?;
+    let (w, h, px) = compose(&s.scene, &reports, s.camera.width, s.camera.height);
+    let mut out = Outputs::default();
+    let path = default_output(a.output.as_deref(), "rules.png")?;
+    out.png(&path, w, h, &px)?;
+    out.commit()?;
+    print_table(&reports, a.json)?;
+    if !a.json {
+        say(format_args!("wrote {}", path.display()))?;
     }
     Ok(())
 }

@@ -12,7 +12,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use softpick::{Camera, PickId, PickMethod, Picks, RenderOptions, Renderer, Scene};
 
-use crate::common::{say, say_json_lines, Res};
+use crate::args::{SweepCmd, SweepMethodArg};
+use crate::common::{check_min_time, say, say_json_lines, Res, Setup};
 
 /// Picks every pixel of the view's frame (rows in parallel, as
 /// [`pick_rows`]) with the compact pick, returning per pixel the (mesh,
@@ -294,4 +295,18 @@ pub fn print(results: &[SweepResult], json: bool) -> Res<()> {
         ))?;
     }
     Ok(())
+}
+
+/// `softpick sweep`.
+pub fn sweep_cmd(a: &SweepCmd) -> Res<()> {
+    check_min_time(a.min_time)?;
+    let s = Setup::new(&a.scene, Some(&a.raster))?;
+    let methods: Vec<PickMethod> = match a.method {
+        SweepMethodArg::All => PickMethod::ALL.to_vec(),
+        SweepMethodArg::Buffer => vec![PickMethod::Buffer],
+        SweepMethodArg::Direct => vec![PickMethod::Direct],
+        SweepMethodArg::Ray => vec![PickMethod::Ray],
+    };
+    let results = run(&s.scene, &s.camera, s.opts, &methods, a.reps, a.min_time)?;
+    print(&results, a.json)
 }

@@ -9,9 +9,9 @@ use super::query::{flat_bvh_for, NearestHit, RayOptions};
 use super::walk::{first_t, first_t_in, RayScratch};
 use super::RayCaster;
 use crate::cpu::Avx2;
-use crate::frame::ray_setup::{MeshTransforms, ViewRays};
 use crate::frame::Frame;
 use crate::geometry::Ray;
+use crate::pick::cache::ray_setup::{MeshTransforms, ViewRays};
 use crate::pick::{Hit, PickId};
 use crate::scene::Scene;
 

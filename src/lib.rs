@@ -98,7 +98,7 @@ pub use rule_faults::{analyze_rules, RuleReport};
 /// plays (glTF 2.0's channels, samplers, skins and morph targets).
 pub mod animation {
     pub use crate::scene::{
-        Animation, Channel, ChannelPath, Deformer, Interpolation, PoseStats, Skin,
+        Animation, Channel, ChannelPath, Deformer, Interpolation, LoopMode, PoseStats, Skin,
     };
 }
 

@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use glam::Vec3;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
+use softpick::animation::LoopMode;
 use softpick::{
     CullMode, FillRule, Mesh, MeshId, PickMethod, RenderOptions, Renderer, Scene, Transform,
 };
@@ -244,19 +245,28 @@ impl PyScene {
 
     /// Poses the scene at `time` seconds of an animation (index or name;
     /// default the first): node channels, morph weights and skins, with the
-    /// deformed meshes' BVHs refit. A scene without animations keeps its
-    /// shape. Frames rendered before are stale.
-    #[pyo3(signature = (time, animation=None))]
+    /// deformed meshes' BVHs refit. `loop` says what a time past the
+    /// animation's end means: `"once"` (the first or last key holds),
+    /// `"repeat"` (wrap around) or `"pingpong"` (mirror). A scene without
+    /// animations keeps its shape. Frames rendered before are stale.
+    #[pyo3(signature = (time, animation=None, r#loop="once"))]
     fn pose(
         &mut self,
         py: Python<'_>,
         time: f64,
         animation: Option<&Bound<'_, PyAny>>,
+        r#loop: &str,
     ) -> PyResult<()> {
         let t = time as f32;
         if !t.is_finite() {
             return Err(value_err(format!("time must be finite (got {time})")));
         }
+        let mode = LoopMode::from_name(r#loop).ok_or_else(|| {
+            value_err(format!(
+                "loop must be once, repeat or pingpong (got {:?})",
+                r#loop
+            ))
+        })?;
         let anim = match animation {
             None => (!self.scene.animations().is_empty()).then_some(0),
             Some(a) => {
@@ -273,7 +283,7 @@ impl PyScene {
             }
         };
         let scene = &mut self.scene;
-        py.allow_threads(move || scene.pose(t, anim))
+        py.allow_threads(move || scene.pose(t, anim, mode))
             .map_err(crate::py_err)?;
         self.bvh_ready.store(false, Ordering::Relaxed);
         Ok(())

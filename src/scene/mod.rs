@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 use glam::{Mat4, Quat, Vec3};
 
 use crate::accel::bvh::Bvh;
-pub use animation::{Animation, Channel, ChannelPath, Interpolation};
+pub use animation::{Animation, Channel, ChannelPath, Interpolation, LoopMode};
 use mesh::Geometry;
 pub use mesh::Mesh;
 pub use pose::{Deformer, PoseStats, Skin};

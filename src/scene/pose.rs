@@ -13,7 +13,7 @@
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 
-use super::{ChannelPath, InstanceId, MeshId, NodeId, Scene};
+use super::{ChannelPath, InstanceId, LoopMode, MeshId, NodeId, Scene};
 use crate::accel::bvh::Refit;
 use crate::error::Error;
 
@@ -214,22 +214,38 @@ impl Scene {
         }
     }
 
-    /// Poses the scene at `time` seconds of animation `animation` (times
-    /// outside its keys clamp): its channels set node transforms and morph
-    /// weights, then every mesh with a deformer is posed and its BVH refit.
-    /// With `animation` `None`, only the deformers run (the rest pose with
-    /// the current weights). Frames rendered before are stale afterwards.
-    /// The arguments are in the order of Python's `Scene.pose(time,
-    /// animation)`.
+    /// Poses the scene at `time` seconds of animation `animation`, a time
+    /// past the clip's end as `mode` says ([`LoopMode`]: clamped, wrapped
+    /// or mirrored): its channels set node transforms and morph weights,
+    /// then every mesh with a deformer is posed and its BVH refit. With
+    /// `animation` `None`, only the deformers run (the rest pose with the
+    /// current weights). Frames rendered before are stale afterwards. The
+    /// arguments are in the order of Python's `Scene.pose(time, animation,
+    /// loop)`.
+    ///
+    /// ```
+    /// use softpick::animation::LoopMode;
+    ///
+    /// let mut scene = softpick::builtin_scene();
+    /// let stats = scene.pose(1.5, None, LoopMode::Once)?; // no animation: the rest pose
+    /// assert_eq!(stats.deformed, 0);
+    /// # Ok::<(), softpick::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidScene`] when the animation does not exist.
-    pub fn pose(&mut self, time: f32, animation: Option<usize>) -> Result<PoseStats, Error> {
+    pub fn pose(
+        &mut self,
+        time: f32,
+        animation: Option<usize>,
+        mode: LoopMode,
+    ) -> Result<PoseStats, Error> {
         if let Some(a) = animation {
             let anim = self
                 .animations
                 .get(a)
                 .ok_or_else(|| Error::InvalidScene(format!("animation {a} does not exist")))?;
+            let time = mode.clip_time(time, anim.duration());
             for c in &anim.channels {
                 let n = c.node as usize;
                 match c.path {

@@ -259,7 +259,7 @@ impl ViewerState {
             // speeds scale with the scene; contacts stop a tenth of a step short
             drive: Drive::new(if r.is_finite() && r > 0.0 { r } else { 1.0 }, step * 0.1),
             drive_clicks: false,
-            player: super::animation::Player::new(Vec::new(), 0, 0.0),
+            player: super::animation::Player::new(Vec::new(), 0, 0.0, Default::default()),
             camera_view: None,
             render_dirty: true,
             view_dirty: true,

@@ -211,6 +211,7 @@ use crate::frame::render::{RenderOptions, Renderer};
 use crate::geometry::CullMode;
 use crate::pick::PickMethod;
 use crate::raster::rules::{FillRule, MAX_FRAME_SIDE};
+use crate::scene::LoopMode;
 
 use input::ViewerState;
 
@@ -288,6 +289,9 @@ pub struct ViewerOptions {
     pub animation: Option<String>,
     /// The time the animation starts at, in seconds (`None`: 0).
     pub time: Option<f32>,
+    /// What a time past the animation's end means, for `time` and while
+    /// playing (default `Repeat`: the animation loops).
+    pub loop_mode: LoopMode,
     /// The built-in scene shown without a model.
     pub builtin: BuiltinScene,
     /// Camera JSON, or `gltf:N` / `gltf:NAME` for a camera of the glTF
@@ -317,6 +321,7 @@ impl Default for ViewerOptions {
             scene: None,
             animation: None,
             time: None,
+            loop_mode: LoopMode::Repeat,
             builtin: BuiltinScene::Default,
             camera: None,
             width: DEFAULT_WIDTH,
@@ -380,7 +385,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
     let time = opts.time.unwrap_or(0.0);
     if let Some(a) = anim {
         scene
-            .pose(time, Some(a))
+            .pose(time, Some(a), opts.loop_mode)
             .map_err(|e| Error::Window(format!("cannot pose the scene: {e}")))?;
     }
     let gltf_key = opts
@@ -432,7 +437,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
         .iter()
         .map(|a| (a.name.clone(), a.duration()))
         .collect();
-    state.player = animation::Player::new(clips, anim.unwrap_or(0), time);
+    state.player = animation::Player::new(clips, anim.unwrap_or(0), time, opts.loop_mode);
     window::show(scene, renderer, state, (w, h), &opts.output_dir)
 }
 

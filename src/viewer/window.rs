@@ -194,7 +194,7 @@ pub(super) fn show(
         // the animation's pose of this tick, before the render that shows it
         if let Some(t) = state.player.advance(dt) {
             scene
-                .pose(t, Some(state.player.current))
+                .pose(t, Some(state.player.current), state.player.mode)
                 .map_err(|e| Error::Window(format!("cannot pose the scene: {e}")))?;
             state.scene_changed();
         }

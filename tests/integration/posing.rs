@@ -10,6 +10,7 @@ use std::path::Path;
 
 use glam::{Mat4, Quat, Vec3};
 use serde_json::json;
+use softpick::animation::LoopMode;
 use softpick::internals::load_gltf_bytes;
 use softpick::{render, Camera, LoadOptions, Projection, RenderOptions, Scene};
 
@@ -170,7 +171,7 @@ fn skinned_morphed_and_both_agree_on_every_method_at_several_times() {
         assert_eq!(scene.animations().len(), 1);
         let mut shapes = Vec::new();
         for t in [-1.0, 0.0, 0.3, 0.5, 0.75, 1.0, 5.0] {
-            scene.pose(t, Some(0)).unwrap();
+            scene.pose(t, Some(0), LoopMode::Once).unwrap();
             let what = format!("skin {skin} morph {morph} t {t}");
             three_methods_agree(&scene, &what);
             shapes.push(world_vertex(&scene, 9));
@@ -185,7 +186,7 @@ fn skinned_morphed_and_both_agree_on_every_method_at_several_times() {
 #[test]
 fn posed_vertices_are_where_the_formulas_put_them() {
     let mut scene = load(&strip_doc(true, true));
-    scene.pose(1.0, Some(0)).unwrap();
+    scene.pose(1.0, Some(0), LoopMode::Once).unwrap();
     // top right vertex (0.5, 4, 0): morphed to z = 0.5, then turned 90°
     // about z around the knee at (0, 2): (0.5, 2) from the knee → (-2, 0.5)
     let top = world_vertex(&scene, 9);
@@ -199,7 +200,7 @@ fn posed_vertices_are_where_the_formulas_put_them() {
     let foot = world_vertex(&scene, 0);
     assert!(foot.abs_diff_eq(Vec3::new(-0.5, 0.0, 0.5), 1e-5), "{foot}");
     // t = 0.5: a 45° turn and half the morph
-    scene.pose(0.5, Some(0)).unwrap();
+    scene.pose(0.5, Some(0), LoopMode::Once).unwrap();
     let top = world_vertex(&scene, 9);
     let r = Quat::from_rotation_z(std::f32::consts::FRAC_PI_4) * Vec3::new(0.5, 2.0, 0.0);
     assert!(
@@ -219,7 +220,7 @@ fn moving_a_node_costs_no_bvh_work_and_deforming_refits() {
         std::ptr::eq(before, softpick::internals::mesh_bvh(&scene.meshes()[0])),
         "the same BVH, untouched"
     );
-    let stats = scene.pose(0.4, Some(0)).unwrap();
+    let stats = scene.pose(0.4, Some(0), LoopMode::Once).unwrap();
     assert_eq!((stats.deformed, stats.refitted, stats.rebuilt), (1, 1, 0));
     // the refit BVH answers every pixel's ray as a fresh build does
     let fresh = scene.clone_without_bvhs();

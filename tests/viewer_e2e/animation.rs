@@ -7,6 +7,7 @@ use std::path::Path;
 
 use base64::Engine;
 use serde_json::json;
+use softpick::animation::LoopMode;
 use softpick::internals::load_gltf;
 use softpick::{render, Camera, Projection, RenderOptions};
 
@@ -111,7 +112,7 @@ fn space_plays_and_pauses_and_picks_land_on_the_moving_tile() {
     assert!(t > 0.05 && t < 1.0, "{pause}");
     // where tile c is at time t, by the library
     let (mut scene, _) = load_gltf(&file).unwrap();
-    scene.pose(t, Some(0)).unwrap();
+    scene.pose(t, Some(0), LoopMode::Repeat).unwrap(); // the viewer plays with repeat
     let frame = render(&scene, &cam, RenderOptions::default()).unwrap();
     let p = cam
         .project(glam::Vec3::new(1.2 + 2.0 * t, 0.0, 0.0))

@@ -9,6 +9,7 @@
 use std::time::{Duration, Instant};
 
 use glam::Vec3;
+use softpick::animation::LoopMode;
 use softpick::internals::Bvh;
 use softpick::{PickMethod, Renderer, Scene};
 
@@ -62,12 +63,12 @@ fn wave(rest: &[Vec3], size: f32, t: f32) -> Vec<Vec3> {
         .collect()
 }
 
-/// Runs the benchmark: `frames` frames at `start + k · step` seconds.
+/// Runs the benchmark: `frames` frames at `start + k · step` seconds (past
+/// the animation's end as `looping` says).
 pub fn run(
     s: Setup,
     frames: u32,
-    start: f32,
-    step: f32,
+    (start, step, looping): (f32, f32, LoopMode),
     animation: Option<&str>,
     json: bool,
 ) -> Res<()> {
@@ -108,7 +109,7 @@ pub fn run(
     let pose = |scene: &mut Scene, time: f32| -> Res<softpick::animation::PoseStats> {
         match anim {
             Some(a) => scene
-                .pose(time, Some(a))
+                .pose(time, Some(a), looping)
                 .map_err(|e| CliError(format!("{label}: {e}"))),
             None => {
                 let mut all = softpick::animation::PoseStats::default();

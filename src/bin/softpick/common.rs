@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use softpick::animation::LoopMode;
 use softpick::{
     builtin_scene, load_model_with, Camera, CullMode, FileCamera, FillRule, LoadOptions,
     LoadReport, RenderOptions, Scene,
@@ -82,6 +83,11 @@ pub struct SceneArgs {
     /// The animation to pose, by index or name [default: the first; with --time 0 when --time is not given]
     #[arg(long, value_name = "N|NAME")]
     pub animation: Option<String>,
+    /// What a --time past the animation's end means: `once` (the first or
+    /// last key holds), `repeat` (wrap around) or `pingpong` (mirror)
+    /// [default: once; the viewer plays with repeat]
+    #[arg(long = "loop", value_name = "MODE", value_parser = LoopMode::ALL.map(LoopMode::name))]
+    pub loop_mode: Option<String>,
     /// Camera JSON (see README, "Conventions"), or `gltf:N` / `gltf:NAME` for a camera of the glTF file [default: automatic framing]
     #[arg(long, value_name = "CAM.json|gltf:N")]
     pub camera: Option<PathBuf>,
@@ -91,6 +97,16 @@ pub struct SceneArgs {
     /// Worker threads [default: all cores]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
+}
+
+impl SceneArgs {
+    /// `--loop`, else `default`.
+    pub fn loop_mode(&self, default: LoopMode) -> LoopMode {
+        self.loop_mode
+            .as_deref()
+            .and_then(LoopMode::from_name)
+            .unwrap_or(default)
+    }
 }
 
 /// A loaded scene, its camera and the render options.
@@ -149,6 +165,7 @@ impl Setup {
                 &mut scene,
                 args.time.unwrap_or(0.0),
                 args.animation.as_deref(),
+                args.loop_mode(LoopMode::Once),
                 &label,
             )?;
         }
@@ -172,8 +189,8 @@ impl Setup {
 
 /// Poses `scene` at `--time t` of `--animation key` (default: the first
 /// animation; a scene without animations stays as it is, the same at
-/// every time).
-pub fn pose(scene: &mut Scene, t: f32, key: Option<&str>, label: &str) -> Res<()> {
+/// every time), a time past the end as `--loop` says.
+pub fn pose(scene: &mut Scene, t: f32, key: Option<&str>, mode: LoopMode, label: &str) -> Res<()> {
     if !t.is_finite() {
         return Err(CliError(format!(
             "--time {t}: must be a finite number of seconds"
@@ -199,7 +216,7 @@ pub fn pose(scene: &mut Scene, t: f32, key: Option<&str>, label: &str) -> Res<()
         None => (!scene.animations().is_empty()).then_some(0),
     };
     scene
-        .pose(t, anim)
+        .pose(t, anim, mode)
         .map_err(|e| CliError(format!("{label}: cannot pose at {t} s: {e}")))?;
     Ok(())
 }

@@ -26,6 +26,7 @@ mod view;
 use std::process::ExitCode;
 
 use clap::Parser;
+use softpick::animation::LoopMode;
 
 use args::{Cli, Command};
 use common::{Res, Setup};
@@ -71,11 +72,11 @@ fn run(cmd: Command) -> Res<ExitCode> {
         Command::BenchPose(a) => {
             let s = Setup::new(&a.scene, Some(&a.raster))?;
             let start = a.scene.time.unwrap_or(0.0);
+            let looping = a.scene.loop_mode(LoopMode::Once);
             bench_pose::run(
                 s,
                 a.frames,
-                start,
-                a.step,
+                (start, a.step, looping),
                 a.scene.animation.as_deref(),
                 a.json,
             )?

@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use softpick::animation::LoopMode;
 use softpick::FillRule;
 
 use crate::args::ViewCmd;
@@ -32,6 +33,7 @@ pub fn view_cmd(a: &ViewCmd) -> Res<ExitCode> {
         scene: a.scene.scene.clone(),
         animation: a.scene.animation.clone(),
         time: a.scene.time,
+        loop_mode: a.scene.loop_mode(LoopMode::Repeat),
         builtin,
         camera: a.scene.camera.clone(),
         width,

@@ -672,7 +672,7 @@ fn build(
         // what a viewer draws before any animation: the default morph
         // weights, and skins posed by the nodes' own transforms
         scene
-            .pose(0.0, None)
+            .pose(0.0, None, crate::scene::LoopMode::Once)
             .map_err(|e| Fail::at("meshes", e.detail()))?;
     }
     report.meshes = scene.meshes().len();

@@ -150,7 +150,7 @@ const RAY_BAND: usize = 8;
 
 #[pymethods]
 impl PyScene {
-    /// An empty scene.
+    /// A new, empty scene.
     #[new]
     fn new() -> Self {
         Self::from_scene(Scene::new(), Vec::new())
@@ -159,7 +159,8 @@ impl PyScene {
     /// Adds a mesh (vertices (N, 3) numbers, triangles (M, 3) integer
     /// indices, counter-clockwise front faces) on a new node under
     /// `parent`, placed by `transform` (4×4, translation × rotation ×
-    /// scale). Returns its mesh id.
+    /// scale). Returns its mesh id (int; ids count meshes in the order
+    /// they were added).
     #[pyo3(signature = (vertices, triangles, name=None, transform=None, parent=None))]
     fn add_mesh(
         &mut self,
@@ -187,7 +188,8 @@ impl PyScene {
         Ok(self.scene.add_mesh(mesh, local, parent))
     }
 
-    /// Adds a node without a mesh (a parent for others). Returns its id.
+    /// Adds a node without a mesh (a parent for others) under `parent`,
+    /// placed by `transform` (4×4). Returns its node id (int).
     #[pyo3(signature = (name=None, transform=None, parent=None))]
     fn add_node(
         &mut self,
@@ -205,6 +207,7 @@ impl PyScene {
     }
 
     /// Sets a node's local transform (4×4, translation × rotation × scale).
+    /// Frames rendered before are stale. Returns None.
     fn set_transform(&mut self, node: u32, transform: &Bound<'_, PyAny>) -> PyResult<()> {
         let t = self::transform(transform, "transform")?;
         if !self.scene.set_local(node, t) {
@@ -219,8 +222,8 @@ impl PyScene {
 
     /// Replaces a mesh's vertices (same count), keeping its triangles and
     /// every id; its BVH, if built, is refit (rebuilt when refitting would
-    /// degrade it). Frames rendered before are stale. Returns whether the
-    /// BVH was "refit", "rebuilt" or "not built".
+    /// degrade it). Frames rendered before are stale. Returns the str
+    /// "refit", "rebuilt" or "not built": what became of the mesh's BVH.
     fn set_vertices(
         &mut self,
         py: Python<'_>,
@@ -289,29 +292,29 @@ impl PyScene {
     }
 
     /// Builds the BVHs ray casts walk now (they are otherwise built at the
-    /// first ray query), without the GIL.
+    /// first ray query), without the GIL. Returns None.
     fn build_bvhs(&self, py: Python<'_>) {
         let scene = &self.scene;
         py.allow_threads(|| scene.build_bvhs());
         self.bvh_ready.store(true, Ordering::Relaxed);
     }
 
-    /// Number of meshes.
+    /// Number of meshes (int).
     #[getter]
     fn mesh_count(&self) -> usize {
         self.scene.meshes().len()
     }
-    /// Number of nodes.
+    /// Number of nodes (int).
     #[getter]
     fn node_count(&self) -> usize {
         self.scene.nodes().len()
     }
-    /// Number of triangles over all meshes.
+    /// Number of triangles over all meshes (int).
     #[getter]
     fn triangle_count(&self) -> u32 {
         self.scene.triangle_count()
     }
-    /// Mesh names in mesh-id order.
+    /// Mesh names in mesh-id order (list of str).
     #[getter]
     fn mesh_names(&self) -> Vec<String> {
         self.scene
@@ -320,37 +323,40 @@ impl PyScene {
             .map(|m| m.name().to_string())
             .collect()
     }
-    /// The loader's warnings (empty for built scenes).
+    /// The loader's warnings (list of str, empty for built scenes).
     #[getter]
     fn warnings(&self) -> Vec<String> {
         self.warnings.clone()
     }
-    /// First global triangle index of each mesh, plus the total at the end.
+    /// uint32 (mesh_count + 1,): the first global triangle index of each
+    /// mesh, then the total.
     #[getter]
     fn triangle_offsets<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
         PyArray1::from_slice(py, self.scene.triangle_offsets())
     }
-    /// World bounds of the finite vertices, (2, 3): min and max.
+    /// World bounds of the finite vertices: `[[min x, y, z], [max x, y, z]]`
+    /// (lists of float).
     #[getter]
     fn bounds(&self) -> [[f32; 3]; 2] {
         let b = self.scene.bounds();
         [b.min.to_array(), b.max.to_array()]
     }
 
-    /// The node holding mesh `mesh`.
+    /// Returns the id of the node holding mesh `mesh` (int).
     fn mesh_node(&self, mesh: u32) -> PyResult<u32> {
         self.scene
             .mesh_node(mesh)
             .ok_or_else(|| value_err(format!("mesh {mesh} does not exist")))
     }
 
-    /// The instance id of mesh `mesh` (what `instance_ids` report).
+    /// Returns the instance id of mesh `mesh` (int; what `instance_ids`
+    /// report): the glTF node placing it, else the mesh's own node.
     fn mesh_instance(&self, mesh: u32) -> PyResult<u32> {
         self.mesh_node(mesh)?;
         Ok(instance_of(&self.scene, mesh))
     }
 
-    /// A mesh's vertices in its local space, (N, 3) float32.
+    /// Returns a mesh's vertices in its local space: float32 (N, 3).
     fn mesh_vertices<'py>(&self, py: Python<'py>, mesh: u32) -> PyResult<Bound<'py, PyAny>> {
         let m = self
             .scene
@@ -362,7 +368,7 @@ impl PyScene {
             .into_any())
     }
 
-    /// A mesh's triangles, (M, 3) uint32 vertex indices.
+    /// Returns a mesh's triangles: uint32 (M, 3) vertex indices.
     fn mesh_triangles<'py>(&self, py: Python<'py>, mesh: u32) -> PyResult<Bound<'py, PyAny>> {
         let m = self
             .scene
@@ -374,7 +380,8 @@ impl PyScene {
             .into_any())
     }
 
-    /// A mesh's world matrix (4×4).
+    /// Returns a mesh's world matrix: float64 (4, 4), row-major, acting on
+    /// column vectors (`M @ p`).
     fn mesh_world<'py>(&self, py: Python<'py>, mesh: u32) -> PyResult<Bound<'py, PyAny>> {
         self.mesh_node(mesh)?;
         mat4_to_py(py, self.scene.mesh_world(mesh))
@@ -385,6 +392,9 @@ impl PyScene {
     /// pass), `"ray"` (a ray pick through every pixel centre, BVHs built
     /// first) or `"auto"` (see `Frame.method_reason`); `threads`: worker
     /// threads (default: one per core). Output never depends on it.
+    /// `rule`: the fill rule ("top-left", "strict", "inclusive" or
+    /// "area-guard"); `cull`: "none", "back" or "front"; `color`: also
+    /// shade a color image. Returns a new `softpick.Frame`.
     #[pyo3(signature = (camera, rule="top-left", cull="none", color=false, threads=None, method="raster"))]
     #[allow(clippy::too_many_arguments)]
     fn render(
@@ -454,8 +464,29 @@ impl PyScene {
         ))
     }
 
-    /// The first hit of each ray (origins and directions (..., 3)); see
-    /// `softpick.Scene.cast_rays` in docs/python.md for the outputs.
+    /// The first hit of each ray, in parallel without the GIL.
+    ///
+    /// `origins`, `directions`: array-likes of shape (..., 3), any leading
+    /// shape, directions of any length. `near`, `far`: the range of the
+    /// hits in units of each direction's length (the ray parameter, as
+    /// `t_hit`). `cull`: "none", "back" or "front". `threads`: worker
+    /// threads (default: one per core; the answers never depend on it).
+    ///
+    /// Returns a dict of numpy arrays in the rays' leading shape (...),
+    /// named as Open3D's `RaycastingScene.cast_rays` names them:
+    ///
+    /// - `t_hit`: float32 (...), the ray parameter of the hit
+    ///   (hit = origin + t_hit * direction), inf for a miss;
+    /// - `geometry_ids`: uint32 (...), the mesh id, `INVALID_ID` for a miss;
+    /// - `primitive_ids`: uint32 (...), the triangle within the mesh,
+    ///   `INVALID_ID` for a miss;
+    /// - `triangle_ids`: uint32 (...), the global triangle index,
+    ///   `INVALID_ID` for a miss;
+    /// - `instance_ids`: uint32 (...), the instance id, `INVALID_ID` for a miss;
+    /// - `primitive_uvs`: float32 (..., 2), the barycentrics (u, v) of
+    ///   corners 1 and 2 (hit = (1-u-v) v0 + u v1 + v v2), zeros for a miss;
+    /// - `primitive_normals`: float32 (..., 3), the unit world normal
+    ///   (v1-v0) x (v2-v0), zeros for a miss.
     #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn cast_rays<'py>(
@@ -482,11 +513,30 @@ impl PyScene {
         Ok(r)
     }
 
-    /// Every hit of each ray, sorted by ray then distance (Open3D's
-    /// `list_intersections` layout: `ray_splits`, `ray_ids`, ...).
+    /// Every hit of each ray, in Open3D's `RaycastingScene.list_intersections`
+    /// layout, in parallel without the GIL.
+    ///
+    /// Arguments as for `cast_rays`. The hits are flat, sorted by ray (in
+    /// the rays' flat order) then by distance (ties by mesh, then triangle).
+    ///
+    /// Returns a dict of numpy arrays, for N rays and K hits in all:
+    ///
+    /// - `ray_splits`: uint32 (N + 1,), offsets: ray i's hits are
+    ///   `ray_splits[i]:ray_splits[i + 1]`;
+    /// - `ray_ids`: uint32 (K,), the flat index of each hit's ray;
+    /// - `t_hit`: float32 (K,), the ray parameter of each hit;
+    /// - `geometry_ids`: uint32 (K,), the mesh id;
+    /// - `primitive_ids`: uint32 (K,), the triangle within the mesh;
+    /// - `primitive_uvs`: float32 (K, 2), barycentrics of corners 1 and 2;
+    ///
+    /// (Open3D's six keys, with its dtypes), and three more, as in `cast_rays`:
+    ///
+    /// - `triangle_ids`: uint32 (K,), the global triangle index;
+    /// - `instance_ids`: uint32 (K,), the instance id;
+    /// - `primitive_normals`: float32 (K, 3), the unit world normal.
     #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None))]
     #[allow(clippy::too_many_arguments)]
-    fn cast_rays_all<'py>(
+    fn list_intersections<'py>(
         &self,
         py: Python<'py>,
         origins: &Bound<'py, PyAny>,
@@ -508,6 +558,26 @@ impl PyScene {
         )?;
         self.bvh_ready.store(true, Ordering::Relaxed);
         Ok(r)
+    }
+
+    /// The former name of `list_intersections`, kept as an alias: the same
+    /// arguments, and returns the same dict (`ray_splits`, `ray_ids`,
+    /// `t_hit`, `geometry_ids`, `primitive_ids`, `primitive_uvs`,
+    /// `triangle_ids`, `instance_ids`, `primitive_normals`; see
+    /// `help(softpick.Scene.list_intersections)`).
+    #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn cast_rays_all<'py>(
+        &self,
+        py: Python<'py>,
+        origins: &Bound<'py, PyAny>,
+        directions: &Bound<'py, PyAny>,
+        near: f32,
+        far: f32,
+        cull: &str,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        self.list_intersections(py, origins, directions, near, far, cull, threads)
     }
 
     fn __repr__(&self) -> String {

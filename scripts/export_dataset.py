@@ -29,16 +29,18 @@ import sys
 import time
 import zlib
 from pathlib import Path
+from typing import List, Optional, TextIO, Union
 
 import numpy as np
+from numpy.typing import NDArray
 
 import softpick
 
 
-def view_camera(scene, i, n, width, height):
+def view_camera(scene: softpick.Scene, i: int, n: int, width: int, height: int) -> softpick.Camera:
     """Camera i of n on a Fibonacci sphere around the scene, 2.5 radii out."""
     lo, hi = (np.asarray(b, np.float64) for b in scene.bounds)
-    centre, r = (lo + hi) / 2, max(np.linalg.norm(hi - lo) / 2, 1e-6)
+    centre, r = (lo + hi) / 2, max(float(np.linalg.norm(hi - lo)) / 2, 1e-6)
     y = 1 - 2 * (i + 0.5) / n
     th = np.pi * (3 - np.sqrt(5)) * i
     d = np.array([np.sqrt(1 - y * y) * np.cos(th), y, np.sqrt(1 - y * y) * np.sin(th)])
@@ -47,7 +49,7 @@ def view_camera(scene, i, n, width, height):
                                    width=width, height=height, near=0.05 * r, far=6 * r)
 
 
-def png(path, pixels):
+def png(path: Union[str, Path], pixels: Union[NDArray[np.uint8], NDArray[np.uint16]]) -> None:
     """Writes an 8-bit RGB (H, W, 3) or 16-bit grey (H, W) PNG (stdlib only)."""
     if pixels.ndim == 3:
         color, raw = 2, pixels.astype(">u1")
@@ -58,7 +60,7 @@ def png(path, pixels):
     rows = raw.reshape(h, -1).view(np.uint8)
     data = b"".join(b"\0" + rows[y].tobytes() for y in range(h))
 
-    def chunk(kind, body):
+    def chunk(kind: bytes, body: bytes) -> bytes:
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
     head = struct.pack(">IIBBBBB", w, h, bits, color, 0, 0, 0)
@@ -66,7 +68,7 @@ def png(path, pixels):
                            + chunk(b"IDAT", zlib.compress(data, 6)) + chunk(b"IEND", b""))
 
 
-def palette(ids):
+def palette(ids: NDArray[np.uint32]) -> NDArray[np.uint8]:
     """A distinct color per id (golden-ratio hues), black for INVALID_ID."""
     h = (ids.astype(np.float64) * 0.618034 + 0.13) % 1.0
     sector = np.floor(h * 6).astype(int) % 6
@@ -83,7 +85,8 @@ def palette(ids):
     return out
 
 
-def export_view(scene, i, n, out, width=640, height=480, threads=None):
+def export_view(scene: softpick.Scene, i: int, n: int, out: Union[str, Path], width: int = 640,
+                height: int = 480, threads: Optional[int] = None) -> str:
     """Renders view i of n and writes its three files; returns the npz path."""
     cam = view_camera(scene, i, n, width, height)
     frame = scene.render(cam, threads=threads)
@@ -98,7 +101,7 @@ def export_view(scene, i, n, out, width=640, height=480, threads=None):
     return f"{stem}.npz"
 
 
-def progress(done, total, started, stream=sys.stderr):
+def progress(done: int, total: int, started: float, stream: TextIO = sys.stderr) -> None:
     """A one-line progress bar with the rate and the time left."""
     width = 30
     filled = int(width * done / max(total, 1))
@@ -111,7 +114,7 @@ def progress(done, total, started, stream=sys.stderr):
         stream.write("\n")
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("model", help="OBJ, STL or PLY file")
     ap.add_argument("out", help="output directory (created)")

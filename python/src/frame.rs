@@ -215,25 +215,27 @@ fn selection_dict<'py>(
 
 #[pymethods]
 impl PyFrame {
+    /// Width W in pixels (int).
     #[getter]
     fn width(&self) -> u32 {
         self.frame.width()
     }
+    /// Height H in pixels (int).
     #[getter]
     fn height(&self) -> u32 {
         self.frame.height()
     }
-    /// `"raster"` or `"ray"`: how the ID and depth buffers were made.
+    /// How the ID and depth buffers were made (str): `"raster"` or `"ray"`.
     #[getter]
     fn method(&self) -> &'static str {
         self.method
     }
-    /// Why `method` was chosen (`"asked for"` unless `method="auto"`).
+    /// Why `method` was chosen (str: `"asked for"` unless `method="auto"`).
     #[getter]
     fn method_reason(&self) -> String {
         self.reason.clone()
     }
-    /// The camera of the render.
+    /// The camera of the render (`softpick.Camera`).
     #[getter]
     fn camera(&self) -> Option<crate::camera::PyCamera> {
         self.frame
@@ -304,8 +306,10 @@ impl PyFrame {
         Self::map(slf, Map::Z)
     }
 
-    /// The rays of the frame's ray picks, `(origins, directions)` (H, W, 3)
-    /// float32 each, from the near plane (t = 0) to the far plane (t = 1).
+    /// The rays of the frame's ray picks. Returns a tuple `(origins,
+    /// directions)` of float32 (H, W, 3) arrays, from the near plane
+    /// (t = 0) to the far plane (t = 1): `scene.cast_rays(origins,
+    /// directions, far=1)` gives a ray frame's ids.
     fn pixel_rays<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
         let (o, d) = py.allow_threads(|| self.frame.pixel_rays());
         let (h, w) = self.hw();
@@ -315,9 +319,23 @@ impl PyFrame {
         ))
     }
 
-    /// What is under pixel (x, y): a dict, or None on background or
-    /// outside the frame. `method`: `"buffer"` (the ID buffer), `"direct"`
-    /// (the rasterizer's edge test; raster frames only) or `"ray"`.
+    /// What is under pixel (x, y). `method`: `"buffer"` (the ID buffer),
+    /// `"direct"` (the rasterizer's edge test; raster frames only) or
+    /// `"ray"` (a ray through the pixel centre).
+    ///
+    /// Returns None on background or outside the frame, else a dict:
+    ///
+    /// - `id`: int, the global triangle index + 1 (the `ids` value);
+    /// - `mesh`: int, the mesh id; `mesh_name`: str;
+    /// - `instance`: int, the instance id;
+    /// - `triangle`: int, the triangle within the mesh;
+    /// - `global_triangle`: int, the triangle over all meshes;
+    /// - `depth`: float, window depth (0 near plane, 1 far plane);
+    /// - `distance`: float, from the eye to the hit;
+    /// - `position`: list of 3 float, the world point;
+    /// - `barycentric`: list of 3 float, weights of corners 0, 1, 2;
+    /// - `normal`: list of 3 float, the unit world normal;
+    /// - `front_face`: bool, whether the triangle faces the eye.
     #[pyo3(signature = (x, y, method="buffer"))]
     fn pick<'py>(
         &self,
@@ -347,6 +365,11 @@ impl PyFrame {
     /// The meshes and triangles in the pixel rectangle (x0, y0)–(x1, y1)
     /// (inclusive, clipped to the frame): `mode="visible"` (the ID buffer)
     /// or `"through"` (x-ray; raster frames only).
+    ///
+    /// Returns a dict: `meshes` (list of int, mesh ids, sorted),
+    /// `instances` (list of int, the instance of each of `meshes`),
+    /// `triangles` (list of int, global triangle indices, sorted) and
+    /// `pixels` (int, covered pixels in the rectangle).
     #[pyo3(signature = (x0, y0, x1, y1, mode="visible"))]
     fn select_rect<'py>(
         &self,
@@ -367,7 +390,11 @@ impl PyFrame {
     }
 
     /// The meshes and triangles inside a closed polygon (N, 2) in pixel
-    /// coordinates (even-odd rule on pixel centres).
+    /// coordinates (even-odd rule on pixel centres); `mode` as in
+    /// `select_rect`.
+    ///
+    /// Returns a dict as `select_rect` does: `meshes`, `instances`,
+    /// `triangles` (lists of int) and `pixels` (int).
     #[pyo3(signature = (polygon, mode="visible"))]
     fn select_lasso<'py>(
         &self,
@@ -392,9 +419,14 @@ impl PyFrame {
     /// The `k` nearest triangles along each pixel centre's ray (the core's
     /// every-hit ray cast per pixel, nearest first, ties by mesh then
     /// triangle, with the frame's cull mode), like PyTorch3D's
-    /// `faces_per_pixel`: a dict of `ids` (H, W, k) uint32 (global triangle
-    /// + 1, 0 where fewer hits), `depth` (window depth, 1 where none),
-    /// `z` (camera-space z, inf where none) and `barycentrics` (H, W, k, 3).
+    /// `faces_per_pixel`, `k` in 1..=64.
+    ///
+    /// Returns a dict of numpy arrays:
+    ///
+    /// - `ids`: uint32 (H, W, k), global triangle + 1, 0 where fewer hits;
+    /// - `depth`: float32 (H, W, k), window depth, 1 where none;
+    /// - `z`: float32 (H, W, k), camera-space z, inf where none;
+    /// - `barycentrics`: float32 (H, W, k, 3), zeros where none.
     fn layers<'py>(&self, py: Python<'py>, k: usize) -> PyResult<Bound<'py, PyDict>> {
         if k == 0 || k > MAX_LAYERS {
             return Err(value_err(format!("k must be 1..={MAX_LAYERS} (got {k})")));

@@ -211,6 +211,7 @@ pub(crate) fn mat4_to_py<'py>(py: Python<'py>, m: glam::Mat4) -> PyResult<Bound<
 /// Loads a model file (OBJ, STL, PLY or glTF/GLB: every format the core
 /// reads, chosen by the extension, else by the first bytes) into a new
 /// scene, without the GIL; `scene` picks a glTF scene by index or name.
+/// Returns the new `softpick.Scene` (its `warnings` hold the loader's).
 #[pyfunction]
 #[pyo3(signature = (path, scene=None))]
 fn load(
@@ -232,7 +233,8 @@ fn load(
     Ok(scene::PyScene::from_scene(scene, report.warnings))
 }
 
-/// The built-in 22-mesh pick-test scene (`softpick demo`'s).
+/// Returns a new `softpick.Scene` holding the built-in 22-mesh pick-test
+/// scene (`softpick demo`'s).
 #[pyfunction]
 fn builtin_scene() -> scene::PyScene {
     scene::PyScene::from_scene(softpick::builtin_scene(), Vec::new())

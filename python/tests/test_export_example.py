@@ -4,21 +4,24 @@ once, and the files hold the frames of the views' cameras."""
 import importlib.util
 import zlib
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
+import pytest
 
 import softpick
 from conftest import ROOT, parts, write_obj
 
 
-def load_example():
+def load_example() -> ModuleType:
     spec = importlib.util.spec_from_file_location("export_dataset", ROOT / "scripts" / "export_dataset.py")
+    assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
-def test_export_dataset_shards_and_files(tmp_path, capsys):
+def test_export_dataset_shards_and_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ex = load_example()
     model = tmp_path / "m.obj"
     write_obj(model, parts())

@@ -1,14 +1,17 @@
 """Batched rays: cast_rays equals the core's ray picks, hits lie on their
 triangles, list_intersections lists every hit in Open3D's layout."""
 
+from typing import Any, List, Mapping, Tuple, cast
+
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 import softpick
 from conftest import build_scene, camera, parts, uv_sphere, world_triangles
 
 
-def test_cast_rays_equals_the_frames_ray_picks():
+def test_cast_rays_equals_the_frames_ray_picks() -> None:
     scene = build_scene(parts())
     cam = camera(120, 90)
     frame = scene.render(cam, method="ray")
@@ -31,7 +34,7 @@ def test_cast_rays_equals_the_frames_ray_picks():
         np.testing.assert_allclose(hits["primitive_normals"][y, x], p["normal"], atol=1e-6)
 
 
-def test_random_rays_hit_their_triangles_with_transforms():
+def test_random_rays_hit_their_triangles_with_transforms() -> None:
     scene = softpick.Scene()
     v, t = uv_sphere((0, 0, 0), 1.0, 10, 12)
     parent = scene.add_node(name="parent", transform=np.diag([1.0, 1.0, 1.0, 1.0]))
@@ -72,7 +75,7 @@ def test_random_rays_hit_their_triangles_with_transforms():
     assert (np.diff(splits)[hit] >= 1).all()
 
 
-def test_list_intersections_through_a_sphere():
+def test_list_intersections_through_a_sphere() -> None:
     scene = softpick.Scene()
     v, t = uv_sphere((0, 0, 0), 1.0, 16, 24)
     scene.add_mesh(v, t)
@@ -96,7 +99,7 @@ def test_list_intersections_through_a_sphere():
     assert (back["t_hit"] > first["t_hit"]).all(), "the outside faces are culled"
 
 
-def test_cast_rays_threads_and_shapes():
+def test_cast_rays_threads_and_shapes() -> None:
     scene = build_scene(parts())
     rng = np.random.default_rng(11)
     o = rng.uniform(-6, 6, (4, 250, 3))
@@ -104,11 +107,13 @@ def test_cast_rays_threads_and_shapes():
     a = scene.cast_rays(o, d, threads=1)
     b = scene.cast_rays(o, d, threads=2)
     assert a["t_hit"].shape == (4, 250) and a["primitive_normals"].shape == (4, 250, 3)
-    for k in a:
-        np.testing.assert_array_equal(a[k], b[k])
+    for (k, x), (k2, y) in zip(a.items(), b.items()):
+        assert k == k2
+        np.testing.assert_array_equal(x, y)
 
 
-def brute_force_hits(tris, o, d):
+def brute_force_hits(tris: NDArray[np.float64], o: NDArray[np.float64],
+                     d: NDArray[np.float64]) -> List[Tuple[int, int, float]]:
     """Every (ray, global triangle, t) of rays o + t·d, t >= 0, through
     triangles tris (T, 3, 3), by Möller–Trumbore in float64."""
     e1, e2 = tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]
@@ -128,7 +133,7 @@ def brute_force_hits(tris, o, d):
     return out
 
 
-def test_list_intersections_has_open3ds_layout_and_every_hit():
+def test_list_intersections_has_open3ds_layout_and_every_hit() -> None:
     scene = build_scene(parts())
     rng = np.random.default_rng(21)
     n = 300
@@ -141,12 +146,13 @@ def test_list_intersections_has_open3ds_layout_and_every_hit():
     layout = {"ray_splits": (np.uint32, (n + 1,)), "ray_ids": (np.uint32, (k,)),
               "t_hit": (np.float32, (k,)), "geometry_ids": (np.uint32, (k,)),
               "primitive_ids": (np.uint32, (k,)), "primitive_uvs": (np.float32, (k, 2))}
+    arrays = cast(Mapping[str, NDArray[Any]], every)  # (a TypedDict read by a key in a variable)
     for key, (dtype, shape) in layout.items():
-        assert every[key].dtype == dtype and every[key].shape == shape, key
+        assert arrays[key].dtype == dtype and arrays[key].shape == shape, key
     ours = {"triangle_ids": (np.uint32, (k,)), "instance_ids": (np.uint32, (k,)),
             "primitive_normals": (np.float32, (k, 3))}
     for key, (dtype, shape) in ours.items():
-        assert every[key].dtype == dtype and every[key].shape == shape, key
+        assert arrays[key].dtype == dtype and arrays[key].shape == shape, key
     assert set(every) == set(layout) | set(ours)
     splits = every["ray_splits"]
     assert splits[0] == 0 and splits[-1] == k and (np.diff(splits.astype(np.int64)) >= 0).all()
@@ -173,13 +179,13 @@ def test_list_intersections_has_open3ds_layout_and_every_hit():
     np.testing.assert_array_equal(offsets[every["geometry_ids"]] + every["primitive_ids"], every["triangle_ids"])
 
 
-def test_cast_rays_all_is_list_intersections():
+def test_cast_rays_all_is_list_intersections() -> None:
     scene = build_scene(parts())
     rng = np.random.default_rng(4)
     o = rng.uniform(-6, 6, (200, 3))
     d = -o + rng.normal(size=o.shape)
     a, b = scene.list_intersections(o, d, near=0.1), scene.cast_rays_all(o, d, near=0.1)
     assert a.keys() == b.keys()
-    for key in a:
-        np.testing.assert_array_equal(a[key], b[key])
+    for (_, x), (_, y) in zip(a.items(), b.items()):
+        np.testing.assert_array_equal(x, y)
     assert "list_intersections" in (softpick.Scene.cast_rays_all.__doc__ or "")

@@ -7,8 +7,8 @@ pipelines.
                               [--shard I --shards S] [--threads T]
 
 Views are spread evenly over a sphere around the model (a Fibonacci
-lattice), each looking at the model's centre; view i is the same camera in
-every run. The work shards per view: shard I of S exports the views i with
+lattice), each looking at the model's centre; view i is the same camera,
+and its files the same bytes, in every run. The work shards per view: shard I of S exports the views i with
 i % S == I (default: shard from SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT
 when set, else everything), so a Slurm array, a Ray or Dask map over
 `export_view`, or a shell loop runs it in parallel with no scheduler here.
@@ -27,9 +27,10 @@ import os
 import struct
 import sys
 import time
+import zipfile
 import zlib
 from pathlib import Path
-from typing import List, Optional, TextIO, Union
+from typing import Any, List, Optional, TextIO, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -68,6 +69,19 @@ def png(path: Union[str, Path], pixels: Union[NDArray[np.uint8], NDArray[np.uint
                            + chunk(b"IDAT", zlib.compress(data, 6)) + chunk(b"IEND", b""))
 
 
+def save_npz(path: Union[str, Path], **arrays: NDArray[Any]) -> None:
+    """`np.savez_compressed` with a fixed time stamp on each member, so
+    the same view gives the same bytes in every run (numpy stamps the
+    members with the time of writing)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, value in arrays.items():
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o600 << 16
+            with zf.open(info, "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asanyarray(value), allow_pickle=False)
+
+
 def palette(ids: NDArray[np.uint32]) -> NDArray[np.uint8]:
     """A distinct color per id (golden-ratio hues), black for INVALID_ID."""
     h = (ids.astype(np.float64) * 0.618034 + 0.13) % 1.0
@@ -91,7 +105,7 @@ def export_view(scene: softpick.Scene, i: int, n: int, out: Union[str, Path], wi
     cam = view_camera(scene, i, n, width, height)
     frame = scene.render(cam, threads=threads)
     stem = Path(out) / f"view_{i:05d}"
-    np.savez_compressed(f"{stem}.npz", ids=frame.ids, depth=frame.depth, z=frame.z,
+    save_npz(f"{stem}.npz", ids=frame.ids, depth=frame.depth, z=frame.z,
                         instance_ids=frame.instance_ids, mesh_ids=frame.mesh_ids,
                         K=np.asarray(cam.intrinsic_matrix), extrinsic=cam.extrinsic_matrix)
     png(f"{stem}_instances.png", palette(frame.instance_ids))

@@ -9,7 +9,10 @@ use glam::{Mat3, Vec3};
 use pyo3::prelude::*;
 use softpick::{Aabb, Camera, Projection};
 
-use crate::{float_rows, mat4, mat4_to_py, py_err, value_err};
+use crate::arrays::{float_rows, mat4, mat4_to_py};
+use crate::errors::{py_err, value_err};
+use crate::parse::vec3;
+use crate::state::PyScene;
 
 /// A camera and its image size. Every constructor validates it (finite
 /// values, 0 < near < far, eye ≠ target, 1..=16384 pixels per side) and
@@ -18,15 +21,6 @@ use crate::{float_rows, mat4, mat4_to_py, py_err, value_err};
 #[derive(Clone)]
 pub struct PyCamera {
     pub(crate) cam: Camera,
-}
-
-/// Three numbers as a vector.
-fn vec3(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec3> {
-    let (v, lead) = float_rows(obj, what, 0)?;
-    if v.len() != 3 || lead.len() > 1 {
-        return Err(value_err(format!("{what} must be 3 numbers")));
-    }
-    Ok(Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32))
 }
 
 fn checked(cam: Camera) -> PyResult<PyCamera> {
@@ -183,7 +177,7 @@ impl PyCamera {
     /// Returns a new `softpick.Camera`.
     #[staticmethod]
     #[pyo3(signature = (path, scene=None))]
-    fn from_json(path: PathBuf, scene: Option<&crate::scene::PyScene>) -> PyResult<Self> {
+    fn from_json(path: PathBuf, scene: Option<&PyScene>) -> PyResult<Self> {
         let bounds = scene.map_or(
             Aabb {
                 min: Vec3::splat(-1.0),
@@ -202,7 +196,7 @@ impl PyCamera {
     /// `width` × `height` image. Returns a new `softpick.Camera`.
     #[staticmethod]
     #[pyo3(signature = (scene, width=640, height=480))]
-    fn auto(scene: &crate::scene::PyScene, width: u32, height: u32) -> PyResult<Self> {
+    fn auto(scene: &PyScene, width: u32, height: u32) -> PyResult<Self> {
         checked(Camera::auto_frame(
             &scene.scene.framing_bounds(),
             width,

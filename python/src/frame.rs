@@ -2,37 +2,25 @@
 //! depth buffers without a copy, the other maps computed on first read
 //! and handed over without a copy), picks, selections and K layers.
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use numpy::ndarray::ArrayView2;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
-use softpick::{Frame, Hit, MapRequest, PickMethod, RayCaster, RayOptions, SelectMode, Selection};
+use softpick::{Frame, Hit, MapRequest, RayCaster, RayOptions, Selection};
 
-use crate::scene::PyScene;
-use crate::{in_pool, instance_of, py_err, value_err, INVALID_ID};
+use crate::arrays::float_rows;
+use crate::camera::PyCamera;
+use crate::errors::{py_err, value_err};
+use crate::parse::{pick_method, select_mode};
+use crate::spare;
+use crate::state::{instance_of, PyScene, INVALID_ID};
+use crate::threads::in_pool;
 
 /// The largest `k` of `Frame.layers`.
 const MAX_LAYERS: usize = 64;
-
-/// Raster frames nobody holds any more, whose buffers the next renders
-/// reuse instead of allocating (and faulting in) new ones: at most
-/// [`SPARE_FRAMES`] of them, of at most [`SPARE_PIXELS`] pixels each.
-static SPARE: Mutex<Vec<Frame>> = Mutex::new(Vec::new());
-const SPARE_FRAMES: usize = 2;
-const SPARE_PIXELS: u64 = 3840 * 2160;
-
-/// A spare frame to render into, or a new 1×1 one.
-pub(crate) fn spare_frame() -> Frame {
-    let spare = SPARE.lock().unwrap_or_else(PoisonError::into_inner).pop();
-    spare.unwrap_or_else(tiny_frame)
-}
-
-fn tiny_frame() -> Frame {
-    Frame::new(1, 1).unwrap_or_else(|| unreachable!("1x1 is a valid frame size"))
-}
 
 /// A rendered frame (row 0 on top, column 0 on the left). Frames are
 /// read-only; their arrays stay valid as long as anything holds them.
@@ -156,13 +144,8 @@ impl Drop for PyFrame {
     /// Hands a raster frame's buffers to the next render (the numpy views
     /// of them hold the frame, so nothing still reads them).
     fn drop(&mut self) {
-        let pixels = u64::from(self.frame.width()) * u64::from(self.frame.height());
-        if self.method != "raster" || pixels > SPARE_PIXELS {
-            return;
-        }
-        let mut spare = SPARE.lock().unwrap_or_else(PoisonError::into_inner);
-        if spare.len() < SPARE_FRAMES {
-            spare.push(std::mem::replace(&mut self.frame, tiny_frame()));
+        if self.method == "raster" {
+            spare::hand_back(&mut self.frame);
         }
     }
 }
@@ -187,16 +170,6 @@ fn hit_dict<'py>(
     d.set_item("normal", h.normal.to_array())?;
     d.set_item("front_face", h.front_face)?;
     Ok(d)
-}
-
-fn select_mode(s: &str) -> PyResult<SelectMode> {
-    match s {
-        "visible" => Ok(SelectMode::Visible),
-        "through" => Ok(SelectMode::Through),
-        _ => Err(value_err(format!(
-            "mode must be visible or through (got {s:?})"
-        ))),
-    }
 }
 
 fn selection_dict<'py>(
@@ -237,10 +210,8 @@ impl PyFrame {
     }
     /// The camera of the render (`softpick.Camera`).
     #[getter]
-    fn camera(&self) -> Option<crate::camera::PyCamera> {
-        self.frame
-            .camera()
-            .map(|c| crate::camera::PyCamera { cam: *c })
+    fn camera(&self) -> Option<PyCamera> {
+        self.frame.camera().map(|c| PyCamera { cam: *c })
     }
 
     /// (H, W) uint32: global triangle index + 1, 0 on background (the
@@ -344,16 +315,7 @@ impl PyFrame {
         y: i64,
         method: &str,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let method = match method {
-            "buffer" => PickMethod::Buffer,
-            "direct" => PickMethod::Direct,
-            "ray" => PickMethod::Ray,
-            m => {
-                return Err(value_err(format!(
-                    "method must be buffer, direct or ray (got {m:?})"
-                )))
-            }
-        };
+        let method = pick_method(method)?;
         let scene = self.scene.borrow(py);
         let hit = self
             .frame
@@ -403,7 +365,7 @@ impl PyFrame {
         mode: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
         let mode = select_mode(mode)?;
-        let (v, _) = crate::float_rows(polygon, "polygon", 2)?;
+        let (v, _) = float_rows(polygon, "polygon", 2)?;
         let poly: Vec<[f32; 2]> = v
             .chunks_exact(2)
             .map(|c| [c[0] as f32, c[1] as f32])

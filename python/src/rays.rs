@@ -9,8 +9,11 @@ use pyo3::types::PyDict;
 use rayon::prelude::*;
 use softpick::{CullMode, Hit, Ray, RayCaster, RayHit, RayOptions, Scene};
 
-use crate::scene::cull_mode;
-use crate::{f32_rows, in_pool, instance_of, pool, value_err, INVALID_ID};
+use crate::arrays::f32_rows;
+use crate::errors::value_err;
+use crate::parse::cull_mode;
+use crate::state::{instance_of, INVALID_ID};
+use crate::threads::{in_pool, pool};
 
 /// Rays per parallel task.
 const CHUNK: usize = 1024;

@@ -35,6 +35,9 @@ fi
 # FUZZ_JOBS=N runs N processes per target (libFuzzer then logs to fuzz-<i>.log)
 jobs=()
 if [ "${FUZZ_JOBS:-1}" -gt 1 ]; then jobs=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS"); fi
+# FUZZ_KEEP_GOING=1: fork mode (one child at a time), a crash is saved and
+# the run goes on, so one known finding does not end it
+if [ "${FUZZ_KEEP_GOING:-0}" = 1 ]; then jobs+=(-fork=1 -ignore_crashes=1); fi
 for target in "${targets[@]}"; do
     dirs=("fuzz/grown/$target" "fuzz/corpus/$target")
     [ -d "fuzz/seeds/$target" ] && dirs+=("fuzz/seeds/$target")

@@ -34,8 +34,9 @@ pub fn pick_grid(picks: Picks<'_>, on_rows: &(dyn Fn(u64) + Sync)) -> Vec<Option
 /// starts, as the peers' output arrays are. The buffer method's picks go
 /// straight into `out` ([`Picks::span_with`]): each pixel's ID is
 /// read, checked and resolved to its mesh, but the depth a pick carries is
-/// not kept, so the compiled loop need not read it (BENCHMARKS.md,
-/// "Fifteenth round", measures the loop with depth and mesh kept too).
+/// not kept, so the compiled loop need not read it (the "Fifteenth round"
+/// of `git show 75449c2:docs/perf-history.md` measures the loop with depth
+/// and mesh kept too).
 pub fn sweep_into(picks: Picks<'_>, out: &mut [u32], on_rows: &(dyn Fn(u64) + Sync)) {
     pick_rows(picks, out, on_rows, |p| {
         p.map_or(softpick::Frame::NO_TRIANGLE, |h| h.global_triangle + 1)

@@ -7,8 +7,23 @@ use crate::scene::Scene;
 
 use super::drive::DriveInput;
 use super::input::ViewerState;
+use super::sight::camera_view;
 
 impl ViewerState {
+    /// The camera check after a render, for what the camera follows (the
+    /// driven meshes, [`camera_view`]): the `camera …` line when the answer
+    /// changed (the first check always answers), kept for the title.
+    pub(super) fn check_camera(&mut self, scene: &Scene) -> Option<String> {
+        let followed: Vec<_> = self.drive.movers().iter().map(|m| m.mesh).collect();
+        let view = camera_view(scene, &self.camera, &followed);
+        if self.camera_view.as_ref() == Some(&view) {
+            return None;
+        }
+        let line = view.line();
+        self.camera_view = Some(view);
+        Some(line)
+    }
+
     /// What the held keys ask of the driven meshes.
     #[must_use]
     pub(super) fn drive_input(&self) -> DriveInput {

@@ -134,9 +134,11 @@
 //! whose name and distance the title shows. Longer lines are drawn first,
 //! so where they overlap the shorter one is on top.
 //!
-//! The title also flags the camera check of the Papervision post: `CAMERA
-//! BLOCKED by NAME` when a mesh lies between the orbit target and the eye,
-//! `CAMERA INSIDE NAME` when the eye is inside a mesh.
+//! The title also flags the camera check of the Papervision post, for what
+//! the camera follows (the driven meshes): `CAMERA BLOCKED by NAME` when
+//! another mesh lies between a driven mesh and the eye, `CAMERA INSIDE
+//! NAME` when the eye is inside a mesh. Without driven meshes the view is
+//! clear (a model's orbit target sits inside it: it is not checked).
 //!
 //! `softpick view --builtin collide` opens the post's setup
 //! ([`collide_scene`]): two spheres of radius 1, a floor with a ramp and a

@@ -24,7 +24,6 @@ use super::lines::guides;
 use super::no_display;
 use super::overlay::{compose, mesh_of_triangles, pick_map, Overlay};
 use super::report::move_line;
-use super::sight::camera_view;
 
 /// Input polling rate (updates per second) of the window loop.
 pub(super) const POLL_HZ: usize = 250;
@@ -115,16 +114,6 @@ fn overlay_of(state: &ViewerState) -> Overlay {
     }
 }
 
-/// Checks the camera against `scene` after a render and prints the
-/// `camera …` line when the answer changed (the first check always prints).
-fn check_camera(scene: &Scene, state: &mut ViewerState) {
-    let view = camera_view(scene, &state.camera);
-    if state.camera_view.as_ref() != Some(&view) {
-        say(&view.line());
-        state.camera_view = Some(view);
-    }
-}
-
 /// Feeds `state` with the input of the window's last update, in order: a
 /// lost focus, the keys (every press and release, from `keys`), the wheel,
 /// then the pointer and buttons; returns the actions it asks for.
@@ -207,9 +196,12 @@ pub(super) fn show(
             state.render_dirty = false;
             state.view_dirty = true;
             state.drive.refresh(&scene);
-            check_camera(&scene, &mut state);
         }
         if state.view_dirty {
+            // after every render and every change of the driving set
+            if let Some(line) = state.check_camera(&scene) {
+                say(&line);
+            }
             let ov = overlay_of(&state);
             compose(renderer.frame(), &scene, &mesh_of, &ov, &mut image);
             state.view_dirty = false;

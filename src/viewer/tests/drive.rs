@@ -404,12 +404,20 @@ fn a_step_higher_than_max_step_up_stops_a_ground_follower() {
 #[test]
 fn the_camera_check_finds_walls_and_insides() {
     let scene = collide_scene();
+    let a = collide_mesh("sphere_a").unwrap();
+    let b = collide_mesh("sphere_b").unwrap();
     let mut c = BuiltinScene::Collide.camera(&scene, 320, 240);
-    assert_eq!(camera_view(&scene, &c), CameraView::Clear);
-    // behind the thin wall, looking at a point in front of it
-    c.target = Vec3::new(-5.0, 1.0, 2.0);
+    assert_eq!(camera_view(&scene, &c, &[a]), CameraView::Clear);
+    // behind the thin wall, following sphere_a in front of it (the target
+    // does not matter)
+    c.target = Vec3::new(20.0, 5.0, -9.0);
     c.eye = Vec3::new(3.0, 1.0, 2.0);
-    let v = camera_view(&scene, &c);
+    assert_eq!(
+        camera_view(&scene, &c, &[]),
+        CameraView::Clear,
+        "nothing followed"
+    );
+    let v = camera_view(&scene, &c, &[a]);
     assert_eq!(
         v,
         CameraView::Blocked {
@@ -425,11 +433,9 @@ fn the_camera_check_finds_walls_and_insides() {
         )
     );
     assert!(v.flag().contains("wall"));
-    // the eye inside sphere_a
+    // the eye inside sphere_a, following sphere_b
     c.eye = Vec3::new(-7.0, 1.2, 2.1);
-    c.target = Vec3::new(0.0, 1.0, -3.0);
-    let v = camera_view(&scene, &c);
-    let a = collide_mesh("sphere_a").unwrap();
+    let v = camera_view(&scene, &c, &[b]);
     assert_eq!(
         v,
         CameraView::Inside {
@@ -440,6 +446,56 @@ fn the_camera_check_finds_walls_and_insides() {
     assert!(v.line().ends_with(" inside=yes"));
     assert_eq!(CameraView::Clear.line(), "camera clear");
     assert!(CameraView::Clear.flag().is_empty());
+}
+
+/// `softpick view MODEL`: the orbit target is the model's centre, inside
+/// it, so the model always lies between target and eye; the camera check
+/// follows the driven meshes only, so the view is clear until a mesh is
+/// driven, and a driven mesh hidden behind another is blocked by that one,
+/// not by itself.
+#[test]
+fn a_model_viewed_without_driving_is_never_blocked() {
+    // a closed "model" whose box centre the automatic camera orbits
+    let mut scene = spheres(&[(Vec3::new(0.0, 0.0, 0.0), true)]);
+    let model = 0;
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 320, 240);
+    assert!(
+        crate::collide::first_blocker(&scene, cam.target, cam.eye, &RayOptions::default())
+            .is_some(),
+        "the model stands between its centre and the eye"
+    );
+    let mut s = ViewerState::new(
+        cam,
+        &scene.framing_bounds(),
+        FillRule::TopLeft,
+        PickMethod::Buffer,
+    );
+    assert_eq!(s.check_camera(&scene), Some("camera clear".to_string()));
+    assert_eq!(s.check_camera(&scene), None, "printed when it changes");
+    assert!(!s.title().contains("CAMERA"), "{}", s.title());
+    // driving the model itself: still clear (it does not hide itself)
+    assert!(s.drive.toggle(&scene, model).is_some());
+    assert_eq!(s.check_camera(&scene), None);
+    // a second sphere between the eye and the model, then driven alone:
+    // the model hides nothing, the driven one is in sight
+    let mid = cam.eye * 0.5 + cam.target * 0.5;
+    let t = Transform {
+        translation: mid,
+        ..Transform::IDENTITY
+    };
+    let front = scene.add_mesh(sphere("front", 0.5, 16, 10, [0, 0, 255]), t, None);
+    assert_eq!(
+        s.check_camera(&scene),
+        Some(format!("camera blocked mesh={front} name=front"))
+    );
+    assert!(
+        s.title().contains("CAMERA BLOCKED by front"),
+        "{}",
+        s.title()
+    );
+    assert!(s.drive.toggle(&scene, model).is_some());
+    assert!(s.drive.toggle(&scene, front).is_some());
+    assert_eq!(s.check_camera(&scene), Some("camera clear".to_string()));
 }
 
 #[test]

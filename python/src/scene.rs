@@ -124,7 +124,7 @@ impl PyScene {
     /// end shows: "once" clamps to the last key, "repeat" wraps, "pingpong"
     /// mirrors (three.js's and Cesium's modes). A scene without animations
     /// keeps its shape. Frames rendered before are stale. Returns None.
-    #[pyo3(signature = (time, animation=None, r#loop="once"))]
+    #[pyo3(signature = (time, animation=None, r#loop="once"), text_signature = "($self, time, animation=None, loop='once')")]
     fn pose(
         &mut self,
         py: Python<'_>,

@@ -44,6 +44,7 @@ use crate::scene::Scene;
 #[cfg(any(feature = "stl", feature = "ply"))]
 use crate::scene::{Mesh, Transform};
 
+#[cfg(any(feature = "stl", feature = "ply", feature = "gltf"))]
 pub(crate) use crate::limits::MAX_MODEL_BYTES;
 
 /// Most triangles (and PLY vertices) a model may declare.

@@ -25,7 +25,9 @@ use crate::error::Error;
 use crate::scene::{Mesh, MeshId, Scene, Transform};
 
 /// Names of the scene's own meshes, in mesh-id order (the pick test's
-/// meshes follow them).
+/// meshes follow them). (Used by softpick's own tests and tools, through
+/// `internals`.)
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub const COLLIDE_MESHES: [&str; 6] = ["floor", "ramp", "step", "wall", "sphere_a", "sphere_b"];
 
 /// Radius of the two spheres.
@@ -124,6 +126,7 @@ pub fn collide_scene() -> Scene {
 
 /// The id of the collide scene's mesh `name` (one of [`COLLIDE_MESHES`]).
 #[must_use]
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn collide_mesh(name: &str) -> Option<MeshId> {
     COLLIDE_MESHES
         .iter()

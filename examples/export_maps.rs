@@ -7,7 +7,6 @@
 
 use std::path::Path;
 
-use softpick::internals::{read_png, read_raw_u32};
 use softpick::{
     builtin_scene, render, write_png, write_raw_f32, write_raw_u32, Camera, RenderOptions,
 };
@@ -52,15 +51,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // depth buffer: window depth, 0 at the near plane, 1 at the far one
     write_raw_f32(&depth, frame.depth())?;
 
-    // Read the files back: they hold exactly the frame's buffers.
-    let (pw, ph, pixels) = read_png(&png)?;
-    assert_eq!((pw, ph, pixels), (w, h, map));
-    assert_eq!(read_raw_u32(&ids)?, frame.ids());
-    let bytes = std::fs::read(&depth)?;
-    let read_depth: Vec<f32> = bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    // Read the files back as another program would (the `image` crate for
+    // the PNG, little-endian words for the raw files): they hold exactly
+    // the frame's buffers.
+    let read = image::open(&png)?.into_rgb8();
+    assert_eq!(read.dimensions(), (w, h));
+    let pixels: Vec<u32> = read
+        .pixels()
+        .map(|p| (u32::from(p[0]) << 16) | (u32::from(p[1]) << 8) | u32::from(p[2]))
         .collect();
+    assert_eq!(pixels, map);
+    let words = |path: &Path| -> std::io::Result<Vec<[u8; 4]>> {
+        let bytes = std::fs::read(path)?;
+        Ok(bytes.chunks_exact(4).map(|b| [b[0], b[1], b[2], b[3]]).collect())
+    };
+    let read_ids: Vec<u32> = words(&ids)?.into_iter().map(u32::from_le_bytes).collect();
+    assert_eq!(read_ids, frame.ids());
+    let read_depth: Vec<f32> = words(&depth)?.into_iter().map(f32::from_le_bytes).collect();
     assert_eq!(read_depth, frame.depth());
 
     let covered = frame.ids().iter().filter(|&&id| id != 0).count();

@@ -58,7 +58,7 @@ use collapse::{collapse, leaf_packs, BinaryNode};
 pub(crate) use build::PAR_BUILD_MIN;
 pub(crate) use packet::{Packet8Stack, PacketStack, Rays8};
 pub use refit::Refit;
-pub(crate) use traverse::{prune_bound, set_bits, MeshStack, Stack};
+pub(crate) use traverse::{set_bits, MeshStack, Stack};
 
 /// Maximum number of levels of the binary build tree (the root is level 1),
 /// and the size of the traversal stack (the 4-wide tree never needs more).

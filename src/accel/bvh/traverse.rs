@@ -7,17 +7,7 @@ use glam::Vec4;
 
 use super::{Bvh, NodeRef, Quad, MAX_DEPTH};
 use crate::accel::triangle::{intersect, precedes, Pack4Ray, RayPrecomp, TriHit, TriPack};
-use crate::geometry::{far_out4, CullMode, FAR_SLACK};
-
-/// Relative slack when pruning boxes against the current closest hit, so
-/// rounding in the slab test can never hide an equal-`t` hit (tie-breaking).
-const PRUNE_SLACK: f32 = 1.0 / 65536.0;
-/// The box pruning bound of a closest hit at `t`: `t` plus [`PRUNE_SLACK`]
-/// of it, for the mesh and top-level walks alike.
-#[inline(always)]
-pub(crate) fn prune_bound(t: f32) -> f32 {
-    t + t.abs() * PRUNE_SLACK
-}
+use crate::geometry::{far_out4, prune_bound, CullMode, FAR_SLACK};
 
 /// Keeps the hit `(id, h)` of a ray as its closest when it precedes the
 /// closest so far (see [`precedes`]), narrowing the ray's range end and box
@@ -302,7 +292,7 @@ impl Bvh {
         let boxes = QuadTest::new::<FAST>(ray, t_min);
         let mut best: Option<(u32, TriHit)> = None;
         let mut t_hi = t_max;
-        // Box pruning bound: t_hi plus a little slack (see PRUNE_SLACK).
+        // Box pruning bound: t_hi plus a little slack (see `prune_bound`).
         let mut prune = t_max;
         let NodeRef {
             mut index,

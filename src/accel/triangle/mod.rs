@@ -39,7 +39,7 @@
 
 use glam::{DVec2, DVec3, Mat3A, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
-use crate::geometry::{plane_f64, CullMode};
+use crate::geometry::{box_entry, plane_f64, prune_bound, CullMode};
 
 /// The first-hit order of every query: does a hit at distance `t` of
 /// triangle (or mesh) `id` come before `best` (its id and distance), being
@@ -321,8 +321,35 @@ fn overflowed(
     if reach > FAR_CORNER_RATIO * h.t.abs() {
         refine_f64(p, v, t_min, t_max, cull)
     } else {
-        (h.t >= t_min && h.t <= t_max).then_some(h)
+        let t = not_before_box(p, v, h.t)?;
+        (t >= t_min && t <= t_max).then_some(TriHit { t, ..h })
     }
+}
+
+/// The `t` of a hit on the triangle of corners `v` computed in double
+/// precision ([`refine_f64`], [`overflowed`]), or where it lies before the
+/// ray's entry into the triangle's box by more than the walks' pruning
+/// slack, that entry ([`box_entry`]); `None` when the ray cannot reach
+/// the box at all (a zero direction component with the origin outside the
+/// box's slab).
+///
+/// Corners many orders of magnitude apart (10^31 and 10^-19 in one
+/// triangle) lose the near ones to rounding even in double precision, and
+/// the plane through them can then put `t` anywhere, also before the
+/// boxes that hold the triangle. A BVH walk that had found another hit
+/// meanwhile would prune those boxes, so the answer would depend on the
+/// order of the walk (rows of ray picks against single picks). Never
+/// before its box, such a hit is pruned by no walk that could still take
+/// it. The hits of ordinary triangles lie within the box and keep their
+/// `t` (to well within the slack).
+#[inline]
+fn not_before_box(p: &RayPrecomp, v: [Vec3; 3], t: f32) -> Option<f32> {
+    let (lo, hi) = (v[0].min(v[1]).min(v[2]), v[0].max(v[1]).max(v[2]));
+    let entry = box_entry(lo, hi, p.origin, p.inv_dir);
+    if entry == f32::INFINITY {
+        return None;
+    }
+    Some(if prune_bound(t) < entry { entry } else { t })
 }
 
 /// How much farther than the hit a triangle's corners may lie (as seen
@@ -396,7 +423,7 @@ fn refine_f64(
     // corner's offset from the origin is rounded only where the normal
     // weighs it, so a ground at y = 0 however wide keeps its height exact
     let (on_plane, n) = plane_f64(corners);
-    let t = (n.dot(on_plane - o) / n.dot(d)) as f32;
+    let t = not_before_box(p, v, (n.dot(on_plane - o) / n.dot(d)) as f32)?;
     if !(t >= t_min && t <= t_max) {
         return None;
     }

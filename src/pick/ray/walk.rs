@@ -8,11 +8,11 @@ use glam::Vec3;
 use super::query::{
     flat_bvh_for, local_ray, locate_flat_hit, mesh_passes, LocalRay, NearestHit, RayOptions,
 };
-use crate::accel::bvh::{prune_bound, MeshStack, Stack};
+use crate::accel::bvh::{MeshStack, Stack};
 use crate::accel::top::BoxRay;
 use crate::accel::triangle::precedes;
 use crate::frame::ray_setup::MeshTransforms;
-use crate::geometry::Ray;
+use crate::geometry::{prune_bound, Ray};
 use crate::scene::Scene;
 
 /// A top-level node still to visit, and the distance at which the ray

@@ -795,13 +795,7 @@ fn refit_follows_moved_vertices_exactly_and_rebuilds_when_it_must() {
 /// its range and cull mode, for the property test below.
 #[allow(clippy::type_complexity)]
 fn grid_mesh_and_ray() -> impl proptest::strategy::Strategy<
-    Value = (
-        Vec<[i8; 3]>,
-        Vec<[u8; 3]>,
-        [i8; 3],
-        [i8; 3],
-        (u8, u8, u8),
-    ),
+    Value = (Vec<[i8; 3]>, Vec<[u8; 3]>, [i8; 3], [i8; 3], (u8, u8, u8)),
 > {
     let coord = || [-4i8..=4, -4i8..=4, -4i8..=4];
     (

@@ -764,4 +764,16 @@ fn eight_lane_test_equals_the_four_lane_test_per_pack() {
         checked += usize::from(want.is_some());
     }
     assert!(checked > 1000, "{checked}");
+    // (straight to stderr: the harness keeps a passing test's eprintln!)
+    use std::io::Write;
+    let avx2 = crate::cpu::Avx2::detect().is_some();
+    let _ = writeln!(
+        std::io::stderr(),
+        "eight_lane_test_equals_the_four_lane_test_per_pack: portable lanes ran; AVX2 lanes {}",
+        if avx2 {
+            "ran"
+        } else {
+            "not run (no AVX2 here)"
+        }
+    );
 }

@@ -4,14 +4,21 @@
 //! compact pick (`Picks::id_at` with the ray method), plus the compact pick on
 //! a scene of 1,600 small meshes (the top-level BVH), and 100k random
 //! rays (incoherent, Open3D's `cast_rays` benchmark) through a caster's
-//! full hits and its compact batch ([`RayCaster::first_hits`]). Uses
-//! `../shared/models/snowden_bust.obj` (109k triangles) when present, else a
-//! generated 100k-triangle sphere. `cargo bench --bench rays`.
+//! full hits and its compact batch ([`RayCaster::first_hits`]) on the
+//! built-in scene, generated spheres of 70k and 1M triangles and, with
+//! `--features shared-models`, the models of `../shared/models`
+//! (bunny_3k, snowden_bust, city_san_francisco; a missing file then fails
+//! the run). Without that feature the ~100k-triangle mesh is a generated
+//! 100k-triangle sphere instead of snowden_bust, and the run says which
+//! benches it left out. `cargo bench --bench rays [--features
+//! shared-models]`.
 
+#[cfg(feature = "shared-models")]
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use glam::Vec3;
+#[cfg(feature = "shared-models")]
 use softpick::internals::load_obj;
 use softpick::internals::Bvh;
 use softpick::{
@@ -21,12 +28,53 @@ use softpick::{
 mod common;
 use common::sphere_scene;
 
+/// `../shared/models/<name>.obj` (beside the repository, or beside the
+/// folder of worktrees that holds it); panics when it is missing.
+#[cfg(feature = "shared-models")]
+fn shared(name: &str) -> Scene {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = ["../shared/models", "../../shared/models"]
+        .iter()
+        .map(|r| root.join(r).join(format!("{name}.obj")))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!("../shared/models/{name}.obj is missing: --features shared-models needs it")
+        });
+    load_obj(&path).unwrap_or_else(|e| panic!("{e}")).0
+}
+
+/// The ~100k-triangle mesh: snowden_bust with `--features shared-models`,
+/// else a generated 100k-triangle sphere.
 fn model() -> (String, Scene) {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/models/snowden_bust.obj");
-    match load_obj(&shared) {
-        Ok((s, _)) => ("snowden_bust".to_string(), s),
-        Err(_) => ("sphere100k".to_string(), sphere_scene(250, 201)),
+    #[cfg(feature = "shared-models")]
+    return ("snowden_bust".to_string(), shared("snowden_bust"));
+    #[cfg(not(feature = "shared-models"))]
+    {
+        eprintln!(
+            "rays: snowden_bust, bunny_3k and city_san_francisco need --features shared-models \
+             (and ../shared/models): a generated 100k-triangle sphere stands in for snowden_bust, \
+             and the random-ray benches of the other two are left out"
+        );
+        ("sphere100k".to_string(), sphere_scene(250, 201))
     }
+}
+
+/// The models of the random-ray benches (the rows of the Python
+/// benchmark's `cast_rays` table), smallest first.
+fn random_models() -> Vec<(String, Scene)> {
+    let mut v = vec![("builtin".to_string(), softpick::builtin_scene())];
+    #[cfg(feature = "shared-models")]
+    v.push(("bunny_3k".to_string(), shared("bunny_3k")));
+    v.push(("sphere70k".to_string(), sphere_scene(250, 141)));
+    #[cfg(feature = "shared-models")]
+    v.push(("snowden_bust".to_string(), shared("snowden_bust")));
+    #[cfg(feature = "shared-models")]
+    v.push((
+        "city_san_francisco".to_string(),
+        shared("city_san_francisco"),
+    ));
+    v.push(("sphere1m".to_string(), sphere_scene(1000, 501)));
+    v
 }
 
 fn bench(c: &mut Criterion) {
@@ -66,8 +114,13 @@ fn bench(c: &mut Criterion) {
     });
     sweep(&mut g, &name, &scene);
     sweep(&mut g, "1600_meshes", &many_meshes());
-    random(&mut g, &name, &scene);
-    random(&mut g, "builtin", &softpick::builtin_scene());
+    let models = random_models();
+    if !models.iter().any(|(n, _)| *n == name) {
+        random(&mut g, &name, &scene, true);
+    }
+    for (n, s) in &models {
+        random(&mut g, n, s, *n == "builtin" || *n == name);
+    }
     g.finish();
 }
 
@@ -132,25 +185,28 @@ fn random_rays(scene: &Scene, n: usize) -> Vec<Ray> {
         .collect()
 }
 
-/// First hits of 100k random rays, one thread: full hits against the
-/// compact batch.
+/// First hits of 100k random rays, one thread: the compact batch and,
+/// with `full`, the full hits.
 fn random(
     g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     name: &str,
     scene: &Scene,
+    full: bool,
 ) {
     scene.build_bvhs();
     let rays = random_rays(scene, 100_000);
     let caster = RayCaster::new(scene);
     let opts = RayOptions::default();
     g.throughput(Throughput::Elements(rays.len() as u64));
-    g.bench_function(format!("random_100k_first/{name}"), |b| {
-        b.iter(|| {
-            rays.iter()
-                .filter(|r| caster.first(r, &opts).is_some())
-                .count()
-        })
-    });
+    if full {
+        g.bench_function(format!("random_100k_first/{name}"), |b| {
+            b.iter(|| {
+                rays.iter()
+                    .filter(|r| caster.first(r, &opts).is_some())
+                    .count()
+            })
+        });
+    }
     g.bench_function(format!("random_100k_first_hits/{name}"), |b| {
         b.iter(|| {
             caster

@@ -134,6 +134,49 @@ impl Aabb {
 /// (entries rounded down, exits up).
 pub(crate) const FAR_SLACK: f32 = 1.0 / 1048576.0;
 
+/// Relative slack when pruning boxes against the current closest hit, so
+/// that rounding in the box tests can never hide an equal-distance hit
+/// (tie-breaking): the mesh and top-level walks skip a box only when its
+/// entry lies beyond [`prune_bound`] of the closest hit.
+pub(crate) const PRUNE_SLACK: f32 = 1.0 / 65536.0;
+
+/// The box pruning bound of a closest hit at `t`: `t` plus
+/// [`PRUNE_SLACK`] of it, for the mesh and top-level walks alike.
+#[inline(always)]
+pub(crate) fn prune_bound(t: f32) -> f32 {
+    t + t.abs() * PRUNE_SLACK
+}
+
+/// The distance at which the ray `o + t * dir` (`inv = 1 / dir` per
+/// component) enters the box `[min, max]` as the mesh walks' box tests
+/// compute it, before the range start is taken: the larger of the generic
+/// test's entry ([`slab`] with zero components) and, for a finite `inv`,
+/// the fast test's (the entry plane of each axis by the direction's sign,
+/// through the inverse direction scaled down by [`FAR_SLACK`]). Both
+/// tests' entries only grow as the box shrinks (subtraction and
+/// multiplication round monotonically), so no box holding `[min, max]` is
+/// entered later than this by either test: a hit at or beyond it is never
+/// pruned by a walk that has found one nearer (ties included).
+pub(crate) fn box_entry(min: Vec3, max: Vec3, o: Vec3, inv: Vec3) -> f32 {
+    let (o3, inv3) = (Vec3A::from(o), Vec3A::from(inv));
+    let inf = f32::INFINITY;
+    let (generic, _) = slab::<true>(min.into(), max.into(), o3, inv3, -inf, inf);
+    if !inv.is_finite() {
+        return generic;
+    }
+    let mut fast = -inf;
+    for a in 0..3 {
+        let plane = if inv[a] < 0.0 { max[a] } else { min[a] };
+        let n = (plane - o[a]) * (inv[a] * (1.0 - FAR_SLACK));
+        fast = if fast > n { fast } else { n };
+    }
+    if generic > fast {
+        generic
+    } else {
+        fast
+    }
+}
+
 /// A slab exit distance rounded outward by [`FAR_SLACK`] (whatever its sign),
 /// as [`slab`] and the walks' multi-box tests do.
 #[inline(always)]

@@ -17,6 +17,8 @@
 #![allow(unsafe_code)]
 
 use super::PickId;
+// (used by the x86-64 code and the docs; unused on other targets)
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
 use crate::cpu::Avx2;
 use crate::frame::Frame;
 use crate::scene::Scene;

@@ -487,6 +487,79 @@ fn ray_picks_of_a_10e37_long_triangle_lie_on_it_and_agree_in_rows() {
     }
 }
 
+/// Eight triangles mixing corners about 10^31 away with corners 10^-19 from
+/// a coordinate plane (found by the STL/PLY and OBJ fuzz targets): four of
+/// them are one triangle listed in two vertex orders and one the other way
+/// round, so every pick that hits it is a tie. Its corners lie so far apart
+/// that even double precision loses the near ones, and the plane through
+/// them put the hit before the triangle's own box: a row of ray picks,
+/// whose walk met the copies in another order, pruned the lower ones and
+/// disagreed with the single pick at pixel (32, 0). Every row and block of
+/// ray picks must equal the single picks, bit for bit, and a hit must not
+/// lie before its triangle's box.
+#[test]
+fn ray_rows_agree_on_a_triangle_with_corners_10e31_and_10e_19_away() {
+    let pos = vec![
+        Vec3::new(0.0, 5.833_775_5e30, -1.0),
+        Vec3::new(-1.194_219_6e31, 1.0, 0.0),
+        Vec3::new(1.582_660_7e-19, -1.002_447_6e31, -1e-19),
+        Vec3::new(5.958_123e30, 2.0, -1e31),
+    ];
+    let tris = vec![
+        [3, 0, 2],
+        [2, 0, 3],
+        [1, 1, 3],
+        [3, 0, 2],
+        [2, 3, 0],
+        [1, 2, 1],
+        [0, 1, 2],
+        [1, 1, 1],
+    ];
+    let mut scene = Scene::new();
+    let mesh = Mesh::new("fuzz", pos.clone(), tris.clone(), [90, 90, 90]).unwrap();
+    scene.add_mesh(mesh, Transform::IDENTITY, None);
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 64, 48);
+    let f = render(&scene, &cam, RenderOptions::default()).unwrap();
+    let key = |p: Option<softpick::PickId>| {
+        p.map(|p| (p.mesh, p.triangle, p.global_triangle, p.depth.to_bits()))
+    };
+    let (w, h) = (64usize, 48usize);
+    let mut block = vec![None; w * h];
+    let rays = f.picks(&scene).unwrap().with(PickMethod::Ray);
+    rays.block(0, 0, w, &mut block);
+    let mut hits = 0;
+    for y in 0..h {
+        let mut row = vec![None; w];
+        rays.span(0, y as i64, &mut row);
+        for x in 0..w {
+            let single = rays.id_at(x as i64, y as i64);
+            assert_eq!(key(row[x]), key(single), "row at ({x},{y})");
+            assert_eq!(key(block[y * w + x]), key(single), "block at ({x},{y})");
+            let Some(hit) = rays.at(x as i64, y as i64) else {
+                continue;
+            };
+            hits += 1;
+            let t = tris[hit.triangle as usize].map(|i| pos[i as usize]);
+            let lo = t[0].min(t[1]).min(t[2]);
+            let ray = cam.ray_for_pixel(x as u32, y as u32);
+            let dir = ray.direction.normalize();
+            // the hit point's distance along the ray is no less than the
+            // box entry's (to the box test's rounding)
+            let inv = ray.direction.recip();
+            let hi = t[0].max(t[1]).max(t[2]);
+            let entry = (0..3)
+                .map(|a| {
+                    let plane = if inv[a] < 0.0 { hi[a] } else { lo[a] };
+                    (plane - ray.origin[a]) * inv[a]
+                })
+                .fold(f32::NEG_INFINITY, f32::max);
+            let at = (hit.position - ray.origin).dot(dir) / ray.direction.length();
+            assert!(at >= entry * (1.0 - 1e-4), "({x},{y}): {at} < {entry}");
+        }
+    }
+    assert!(hits > 100, "{hits} hits");
+}
+
 /// Ground triangles from 10^3 to 10^30 units wide in the plane y = 0,
 /// seen from two units above: every pixel ray below the horizon hits the
 /// ground, on it (y = 0), a row of picks equals the single picks, and the

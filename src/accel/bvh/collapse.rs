@@ -1,11 +1,11 @@
-//! The binary build tree collapsed into the 4-wide nodes the walks read
-//! ([`Quad`]s), and the leaves' triangles packed four at a time
+//! The binary build tree collapsed into the 8-wide nodes the walks read
+//! ([`Node`]s), and the leaves' triangles packed four at a time
 //! ([`TriPack`]s) in leaf order.
 
 use glam::Vec3;
 
 use super::build::{Box3, Pair, Subtree, PAR_BUILD_MIN};
-use super::{NodeRef, Quad, EMPTY_QUAD, MAX_DEPTH};
+use super::{Node, NodeRef, EMPTY_NODE, WIDTH};
 use crate::accel::triangle::TriPack;
 use crate::cpu::advise_huge_pages;
 
@@ -61,45 +61,42 @@ impl<'a> BinaryNode<'a> {
     }
 }
 
-/// The 4-wide nodes of the binary tree below the interior node `root`
-/// (of `pair_count` interior nodes in all), depth-first: the quads, the
+/// The 8-wide nodes of the binary tree below the interior node `root`
+/// (of `pair_count` interior nodes in all), depth-first: the nodes, the
 /// root's index and the tree's depth in levels, leaves included. Every node
-/// keeps its two children when `widen` is false, or when the 4-wide tree
-/// would need a traversal stack deeper than [`MAX_DEPTH`] entries (the
-/// binary tree has depth <= `MAX_DEPTH`, so without widening the stack need
-/// is <= `MAX_DEPTH - 1`).
-pub(super) fn collapse(root: BinaryNode, pair_count: usize, widen: bool) -> (Vec<Quad>, u32, u32) {
+/// keeps its two children when `widen` is false.
+pub(super) fn collapse(root: BinaryNode, pair_count: usize, widen: bool) -> (Vec<Node>, u32, u32) {
     let mut c = Collapse {
-        quads: Vec::with_capacity(pair_count / 2 + 1),
+        // (about one node per three interior binary nodes when widened)
+        nodes: Vec::with_capacity(if widen {
+            pair_count / 3 + 1
+        } else {
+            pair_count
+        }),
         widen,
     };
-    advise_huge_pages(&c.quads);
-    let (mut q, mut depth, stack) = c.emit(root);
-    if stack > MAX_DEPTH && widen {
-        c.quads.clear();
-        c.widen = false;
-        (q, depth, _) = c.emit(root);
-    }
-    (c.quads, q, depth)
+    advise_huge_pages(&c.nodes);
+    let (q, depth) = c.emit(root);
+    (c.nodes, q, depth)
 }
 
-/// Converts the binary tree into 4-wide nodes: each node adopts the children
-/// of its largest-area interior children until it has four (ties to the
+/// Converts the binary tree into 8-wide nodes: each node adopts the children
+/// of its largest-area interior children until it has eight (ties to the
 /// leftmost). With `widen == false` every node keeps its two children.
 struct Collapse {
-    quads: Vec<Quad>,
+    nodes: Vec<Node>,
     widen: bool,
 }
 
 impl Collapse {
-    /// Emits the quad for the interior binary node `node`; returns its index,
-    /// its depth in levels (leaves included) and the traversal stack it may
-    /// need.
-    fn emit(&mut self, node: BinaryNode) -> (u32, u32, u32) {
+    /// Emits the node for the interior binary node `node`; returns its
+    /// index and its depth in levels (leaves included).
+    fn emit(&mut self, node: BinaryNode) -> (u32, u32) {
         let [a, b] = node.children();
-        let mut children = [a, b, a, a];
+        let mut children = [a; WIDTH];
+        children[1] = b;
         let mut n = 2;
-        while self.widen && n < 4 {
+        while self.widen && n < WIDTH {
             let mut best: Option<(usize, f32)> = None;
             for (j, (b, c)) in children[..n].iter().enumerate() {
                 let area = b.half_area();
@@ -114,31 +111,30 @@ impl Collapse {
             children[j + 1] = r;
             n += 1;
         }
-        let q = self.quads.len();
-        self.quads.push(EMPTY_QUAD);
-        let (mut depth, mut stack) = (1, 0);
+        let q = self.nodes.len();
+        self.nodes.push(EMPTY_NODE);
+        let mut depth = 1;
         for (k, (b, child)) in children[..n].iter().enumerate() {
             let r = match *child {
                 BinaryNode::Leaf(r) => r,
                 interior => {
-                    let (cq, d, s) = self.emit(interior);
+                    let (cq, d) = self.emit(interior);
                     depth = depth.max(d);
-                    stack = stack.max(s);
                     NodeRef::inner(cq)
                 }
             };
-            self.quads[q].set_lane(k, b, r);
+            self.nodes[q].set_lane(k, b, r);
         }
-        (q as u32, depth + 1, stack + n as u32 - 1)
+        (q as u32, depth + 1)
     }
 }
 
 /// The leaves' triangles four to a pack, in leaf order; the leaves' references
-/// (`quads` and `root`) are turned from their first entry in `prims` (as
+/// (`nodes` and `root`) are turned from their first entry in `prims` (as
 /// built) into the index of their first pack, so that a walk reaching a leaf
 /// loads its packs with no table in between.
 pub(super) fn leaf_packs(
-    quads: &mut [Quad],
+    nodes: &mut [Node],
     root: &mut NodeRef,
     prims: &[u32],
     positions: &[Vec3],
@@ -147,10 +143,10 @@ pub(super) fn leaf_packs(
     let mut leaves: Vec<NodeRef> = if root.is_leaf() {
         vec![*root]
     } else {
-        quads
+        nodes
             .iter()
             .flat_map(|q| {
-                (0..4)
+                (0..WIDTH)
                     .filter(|&k| q.count[k] > 0)
                     .map(|k| NodeRef::leaf(q.index[k], q.count[k]))
             })
@@ -198,8 +194,8 @@ pub(super) fn leaf_packs(
     if root.is_leaf() {
         root.index = start[root.index as usize];
     }
-    for q in quads.iter_mut() {
-        for k in (0..4).filter(|&k| q.count[k] > 0) {
+    for q in nodes.iter_mut() {
+        for k in (0..WIDTH).filter(|&k| q.count[k] > 0) {
             q.index[k] = start[q.index[k] as usize];
         }
     }

@@ -5,28 +5,34 @@
 //!   at `<= 4` triangles, or at `<= 8` when the SAH prefers not to split;
 //!   large nodes are built in parallel, and the tree is bit-identical for
 //!   any number of threads.
-//! * The binary tree is then collapsed into a 4-wide tree (`collapse`: each
-//!   node adopts the children of its largest-area interior children): half
-//!   the levels, and all four children are slab-tested with one set of
-//!   4-wide SIMD operations. Nodes ([`Quad`]) are 128-byte, cache-line
+//! * The binary tree is then collapsed into an 8-wide tree (`collapse`:
+//!   each node adopts the children of its largest-area interior children):
+//!   a third of the levels, and all eight children are slab-tested with one
+//!   set of 8-wide SIMD operations (two sets of 4-wide ones without AVX2,
+//!   see [`crate::cpu::Lanes8`]). Nodes ([`Node`]) are 256-byte, cache-line
 //!   aligned blocks (32 bytes per child: bounds in SoA form plus
 //!   child/first-primitive index and primitive count).
 //! * The binary depth is capped at [`MAX_DEPTH`] (64) levels (deep SAH
-//!   chains switch to object median splits) and the 4-wide tree's traversal
-//!   stack need is checked against it, so traversal uses a fixed 64-entry
-//!   stack.
+//!   chains switch to object median splits), so is the 8-wide tree's; the
+//!   traversal stacks keep their first entries in an array and spill any
+//!   further ones (rare) to the heap.
 //! * Triangles with a non-finite vertex coordinate or an out-of-range vertex
 //!   index are left out of the tree and are never hit.
 //! * Queries (`traverse`): [`Bvh::first_hit`] (front-to-back ordered
-//!   traversal, shrinking `t_max`, ties in `t` broken by the smaller
+//!   traversal: the children a ray enters visited nearest first, the others
+//!   kept on a stack with their entry distances and skipped once the closest
+//!   hit is nearer, shrinking `t_max`, ties in `t` broken by the smaller
 //!   triangle index) and [`Bvh::all_hits`]. Both use [`intersect`] and
 //!   therefore its conventions (inclusive `[t_min, t_max]`, watertight
 //!   edges, culling by facing); `first_hit` tests a leaf's triangles four at
-//!   a time, each lane computing exactly what [`intersect`] computes.
+//!   a time, each lane computing exactly what [`intersect`] computes. The
+//!   one-ray walk is built for AVX2 and for the baseline (SSE on x86-64,
+//!   plain lanes elsewhere, e.g. `wasm32`) and runs the best the CPU has
+//!   ([`crate::cpu::Isa`]); the builds give the same answers bit for bit.
 //!   Results are exactly those of a brute-force loop over all triangles
 //!   (box tests are conservative: exits are rounded outward). Coherent rays
 //!   (rows of pixels) walk the tree together (`packet`): four at a time,
-//!   each ray testing a node's four children at once, or, in the AVX2
+//!   each ray testing a node's eight children at once, or, in the AVX2
 //!   build, eight at a time with the rays side by side (one child box
 //!   against the eight rays per test, the masks through [`crate::cpu`]'s
 //!   `Avx2` token); each ray keeps its own decisions and closest hit, so
@@ -47,7 +53,7 @@ mod refit;
 mod traverse;
 mod validate;
 
-use glam::{Vec3, Vec3A, Vec4};
+use glam::{Vec3, Vec3A};
 
 use crate::accel::triangle::TriPack;
 use crate::cpu::advise_huge_pages;
@@ -58,18 +64,18 @@ use collapse::{collapse, leaf_packs, BinaryNode};
 pub(crate) use build::PAR_BUILD_MIN;
 pub(crate) use packet::{Packet8Stack, PacketStack, Rays8};
 pub(crate) use refit::Refit;
-pub(crate) use traverse::{prune_bound, set_bits, MeshStack, Stack};
+pub(crate) use traverse::{set_bits, MeshStack, Stack};
 
 /// Maximum number of levels of the binary build tree (the root is level 1),
-/// and the size of the traversal stack (the 4-wide tree never needs more).
+/// and so of the 8-wide tree.
 pub const MAX_DEPTH: u32 = 64;
 
 /// A reference to a node: an interior node (`count == 0`; `index` is its
-/// [`build::Pair`]'s index while building, its [`Quad`]'s in the built
+/// [`build::Pair`]'s index while building, its [`Node`]'s in the built
 /// tree) or a leaf of `count > 0` primitives (`index` is its first position
 /// in the build's primitive order, and in the built tree its first
 /// [`TriPack`]). The walks keep the same two numbers per child in a
-/// [`Quad`]'s `index` and `count` lanes.
+/// [`Node`]'s `index` and `count` lanes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct NodeRef {
     pub(crate) index: u32,
@@ -99,40 +105,57 @@ impl NodeRef {
     }
 }
 
-/// A 4-wide node: up to four children in one 128-byte, cache-line aligned
-/// block (32 bytes per child), bounds in SoA form so that all children are
-/// slab-tested with one set of 4-wide operations.
+/// Children per node.
+pub(crate) const WIDTH: usize = 8;
+
+/// An 8-wide node: up to eight children in one 256-byte, cache-line
+/// aligned block (32 bytes per child), bounds in SoA form so that all
+/// children are slab-tested with one set of 8-wide operations.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(64))]
-struct Quad {
+pub(crate) struct Node {
     /// `[min.x, min.y, min.z, max.x, max.y, max.z]`, lane k = child k.
     /// Unused lanes hold the empty box (`min = +inf`, `max = -inf`).
-    planes: [Vec4; 6],
-    /// Per child: index of its `Quad` (interior) or of its first
+    planes: [[f32; WIDTH]; 6],
+    /// Per child: index of its `Node` (interior) or of its first
     /// [`TriPack`] in `Bvh::packs` (leaf).
-    index: [u32; 4],
+    index: [u32; WIDTH],
     /// Per child: number of triangles, `0` for an interior child.
-    count: [u32; 4],
+    count: [u32; WIDTH],
 }
 
-const EMPTY_QUAD: Quad = Quad {
+const EMPTY_NODE: Node = Node {
     planes: [
-        Vec4::INFINITY,
-        Vec4::INFINITY,
-        Vec4::INFINITY,
-        Vec4::NEG_INFINITY,
-        Vec4::NEG_INFINITY,
-        Vec4::NEG_INFINITY,
+        [f32::INFINITY; WIDTH],
+        [f32::INFINITY; WIDTH],
+        [f32::INFINITY; WIDTH],
+        [f32::NEG_INFINITY; WIDTH],
+        [f32::NEG_INFINITY; WIDTH],
+        [f32::NEG_INFINITY; WIDTH],
     ],
-    index: [0; 4],
-    count: [0; 4],
+    index: [0; WIDTH],
+    count: [0; WIDTH],
 };
 
-impl Quad {
+impl Node {
     /// Does lane `k` hold a child?
     #[inline]
     fn lane_used(&self, k: usize) -> bool {
         self.planes[0][k] != f32::INFINITY
+    }
+
+    /// The lanes that hold a child (the first ones).
+    fn used(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..WIDTH).filter(|&k| self.lane_used(k))
+    }
+
+    /// Child `k`.
+    #[inline(always)]
+    fn child(&self, k: usize) -> NodeRef {
+        NodeRef {
+            index: self.index[k],
+            count: self.count[k],
+        }
     }
 
     /// The bounds of child `k`.
@@ -164,10 +187,10 @@ impl Quad {
 pub struct Bvh {
     /// Bounds of the root (empty when no triangle is valid).
     root_bounds: Aabb,
-    /// The root: quad 0, or a single leaf's packs.
+    /// The root: node 0, or a single leaf's packs.
     root: NodeRef,
-    /// 4-wide nodes, depth-first (a node's children follow it).
-    quads: Vec<Quad>,
+    /// 8-wide nodes, depth-first (a node's children follow it).
+    nodes: Vec<Node>,
     /// The leaves' triangles in leaf order, four to a [`TriPack`] (a leaf of
     /// `count` triangles has `count.div_ceil(4)` consecutive packs, the
     /// first of them its reference's index): [`Bvh::first_hit`] tests them
@@ -193,8 +216,7 @@ impl Bvh {
     }
 
     /// [`Bvh::build`]; `widen == false` keeps the binary tree's shape (two
-    /// children per node), which is also the fallback when the 4-wide tree
-    /// would need more than `MAX_DEPTH` (64) stack entries.
+    /// children per node).
     fn build_impl(positions: &[Vec3], tris: &[[u32; 3]], widen: bool) -> Bvh {
         use rayon::prelude::*;
 
@@ -271,25 +293,22 @@ impl Bvh {
         };
         let sub = build_par(&mut refs, &mut ids, 0, (bounds, cbounds), 1, MESH_LEAVES);
         drop(refs);
-        let (mut quads, mut root, depth) = match BinaryNode::of_subtree(&sub) {
+        let (mut nodes, mut root, depth) = match BinaryNode::of_subtree(&sub) {
             BinaryNode::Leaf(r) => (Vec::new(), r, 1),
             root => {
-                let (quads, q, depth) = collapse(root, sub.pair_count(), widen);
-                (quads, NodeRef::inner(q), depth)
+                let (nodes, q, depth) = collapse(root, sub.pair_count(), widen);
+                (nodes, NodeRef::inner(q), depth)
             }
         };
-        let node_count = 1 + quads
-            .iter()
-            .map(|q| (0..4).filter(|&k| q.lane_used(k)).count())
-            .sum::<usize>();
-        let packs = leaf_packs(&mut quads, &mut root, &ids, positions, tris);
+        let node_count = 1 + nodes.iter().map(|q| q.used().count()).sum::<usize>();
+        let packs = leaf_packs(&mut nodes, &mut root, &ids, positions, tris);
         let mut bvh = Bvh {
             root_bounds: Aabb {
                 min: bounds.lo.into(),
                 max: bounds.hi.into(),
             },
             root,
-            quads,
+            nodes,
             tri_count: ids.len(),
             packs,
             node_count,
@@ -306,7 +325,7 @@ impl Bvh {
         self.root_bounds
     }
 
-    /// Number of nodes in the (4-wide) tree, leaves included (0 when empty).
+    /// Number of nodes in the (8-wide) tree, leaves included (0 when empty).
     #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn node_count(&self) -> usize {
         if self.is_empty() {
@@ -316,7 +335,7 @@ impl Bvh {
         }
     }
 
-    /// Number of levels of the (4-wide) tree, leaves included (0 when empty,
+    /// Number of levels of the (8-wide) tree, leaves included (0 when empty,
     /// 1 for a single leaf); at most `MAX_DEPTH` (64).
     #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn depth(&self) -> u32 {

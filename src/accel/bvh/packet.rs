@@ -1,16 +1,16 @@
 //! The packet walks of the mesh BVH: four rays at a time
-//! ([`Bvh::first_hit_x4`], each ray testing a node's four children at
+//! ([`Bvh::first_hit_x4`], each ray testing a node's eight children at
 //! once) and, in the AVX2 build, eight at a time ([`Bvh::first_hit_x8`],
 //! the rays side by side against one child box per test). Each ray keeps
 //! its own box decisions, pruning bound and closest hit, so every lane's
 //! answer is its one-ray walk's ([`Bvh::first_hit_in`]).
 
-use glam::{Mat4, Vec3, Vec4};
+use glam::{Vec3, Vec4};
 
-use super::traverse::{insert_desc, keep_closest, set_bits, MeshStack, QuadTest, Stack};
-use super::{Bvh, NodeRef, Quad};
+use super::traverse::{insert_desc, keep_closest, set_bits, MeshStack, NodeTest, Stack};
+use super::{Bvh, Node, NodeRef, WIDTH};
 use crate::accel::triangle::{Pack4Ray, RayPrecomp, TriHit};
-use crate::cpu::Avx2;
+use crate::cpu::{Avx2, Isa, Kernel, Lanes8};
 use crate::geometry::{CullMode, FAR_SLACK};
 
 /// The traversal stack of [`Bvh::first_hit_x4`]: (node or first primitive,
@@ -56,9 +56,9 @@ impl Rays8 {
 }
 
 /// Eight rays' box-test constants side by side (lanes: rays), for
-/// [`Bvh::first_hit_x8`]: per lane, the very operations [`QuadTest::test`]
-/// makes (FAST) for that ray, one child at a time instead of four children
-/// at once, so every decision and entry distance is the same. The rays'
+/// [`Bvh::first_hit_x8`]: per lane, the very operations [`NodeTest::test`]
+/// makes for that ray, one child at a time instead of eight children at
+/// once, so every decision and entry distance is the same. The rays'
 /// direction components share their signs (so do their entry planes).
 struct Packet8 {
     o: [[f32; 8]; 3],
@@ -122,7 +122,7 @@ impl Packet8 {
     /// `[t_min, prune[lane]]`: the rays entering it (bit mask) and their
     /// entry distances (`+inf` in the lanes that miss it).
     #[inline(always)]
-    fn test<const K: usize>(&self, q: &Quad, prune: &[f32; 8]) -> (u32, [f32; 8]) {
+    fn test<const K: usize>(&self, q: &Node, prune: &[f32; 8]) -> (u32, [f32; 8]) {
         let mut near = [self.t_min; 8];
         let mut far = *prune;
         for a in 0..3 {
@@ -143,22 +143,34 @@ impl Packet8 {
     }
 }
 
-impl Bvh {
-    /// Prefetches the node `r` refers to (its quad, or a leaf's first pack).
-    #[inline(always)]
-    fn prefetch(&self, r: NodeRef) {
-        use crate::cpu::prefetch;
-        if r.count == 0 {
-            if let Some(q) = self.quads.get(r.index as usize) {
-                prefetch(q);
-                prefetch(&q.planes[4]);
-            }
-        } else if let Some(p) = self.packs.get(r.index as usize) {
-            prefetch(p);
-            prefetch(&p.p[2]);
-        }
-    }
+/// [`Bvh::first_hit_x4`]'s walk, run on the lanes of an instruction set.
+pub(super) struct Walk4<'a, 'r> {
+    pub(super) bvh: &'a Bvh,
+    pub(super) rays: [Option<(&'r RayPrecomp, CullMode)>; 4],
+    pub(super) t_min: f32,
+    pub(super) t_max: [f32; 4],
+    pub(super) stack: &'a mut PacketStack,
+    pub(super) single: &'a mut MeshStack,
+}
 
+impl Kernel for Walk4<'_, '_> {
+    type Out = [Option<(u32, TriHit)>; 4];
+
+    #[inline(always)]
+    fn run<L: Lanes8>(self, lanes: L) -> Self::Out {
+        let Walk4 {
+            bvh,
+            rays,
+            t_min,
+            t_max,
+            stack,
+            single,
+        } = self;
+        bvh.walk_x4(lanes, rays, t_min, t_max, stack, single)
+    }
+}
+
+impl Bvh {
     /// [`Bvh::first_hit_in`] for up to four rays at once (`None` lanes are
     /// skipped), each with its own cull mode and range end: one walk of
     /// the tree, the nodes any of the rays enters, with every box and
@@ -167,10 +179,33 @@ impl Bvh {
     /// own pruning bound), so each lane's answer is the one
     /// [`Bvh::first_hit_in`] gives for its ray. Coherent rays (neighbouring
     /// pixels) share most of their walk; the walk's bookkeeping is paid
-    /// once for the four.
+    /// once for the four. Runs in the build for the CPU's best instruction
+    /// set ([`Isa::detect`]).
     #[inline(always)]
     pub(crate) fn first_hit_x4(
         &self,
+        rays: [Option<(&RayPrecomp, CullMode)>; 4],
+        t_min: f32,
+        t_max: [f32; 4],
+        stack: &mut PacketStack,
+        single: &mut MeshStack,
+    ) -> [Option<(u32, TriHit)>; 4] {
+        let walk = Walk4 {
+            bvh: self,
+            rays,
+            t_min,
+            t_max,
+            stack,
+            single,
+        };
+        Isa::detect().run(walk)
+    }
+
+    /// [`Bvh::first_hit_x4`] with the box tests on `lanes`.
+    #[inline(always)]
+    pub(super) fn walk_x4<L: Lanes8>(
+        &self,
+        lanes: L,
         rays: [Option<(&RayPrecomp, CullMode)>; 4],
         t_min: f32,
         t_max: [f32; 4],
@@ -212,8 +247,8 @@ impl Bvh {
         let (l0, l1, l2, l3) = (lane(0), lane(1), lane(2), lane(3));
         let pre: [&RayPrecomp; 4] = [l0.0, l1.0, l2.0, l3.0];
         let cull: [CullMode; 4] = [l0.1, l1.1, l2.1, l3.1];
-        let quad = |r: usize| QuadTest::new::<true>(pre[r], t_min);
-        let boxes: [QuadTest; 4] = [quad(0), quad(1), quad(2), quad(3)];
+        let node = |r: usize| NodeTest::new(lanes, pre[r], t_min);
+        let boxes: [NodeTest<L>; 4] = [node(0), node(1), node(2), node(3)];
         let pack = |r: usize| Pack4Ray::new(pre[r]);
         let tris4: [Pack4Ray; 4] = [pack(0), pack(1), pack(2), pack(3)];
         let mut t_hi = t_max;
@@ -226,40 +261,39 @@ impl Bvh {
         let mut mask = live;
         loop {
             if count == 0 {
-                let q = &self.quads[index as usize];
-                // ray r's hits in bits 4r..4r+4 (bit 4r + k: child k), its
-                // entry distances (lanes: children) and, per child, the
-                // nearest entry over the rays
+                let q = &self.nodes[index as usize];
+                // ray r's hits in bits 8r..8r+8 (bit 8r + k: child k), its
+                // entry distances (lanes: children)
                 let mut hits = 0u32;
-                let mut near = [Vec4::INFINITY; 4];
+                let mut near = [[f32::INFINITY; WIDTH]; 4];
                 for r in set_bits(mask) {
-                    let (hit, n) = boxes[r].test::<true>(q, prune[r]);
-                    hits |= hit << (4 * r);
+                    let (hit, n) = boxes[r].test(q, prune[r]);
+                    hits |= hit << (WIDTH * r);
                     near[r] = n;
                 }
                 if hits != 0 {
-                    // per child k, the rays entering it: bits k, k+4, k+8,
-                    // k+12 gathered into bits 12..16 by one multiplication
+                    // per child k, the rays entering it: bits k, k+8, k+16,
+                    // k+24 gathered into bits 24..28 by one multiplication
                     // (the sixteen partial products land on distinct bits)
-                    let rays_of = |k: usize| ((((hits >> k) & 0x1111) * 0x1248) >> 12) & 0xf;
-                    let kids = (hits | hits >> 4 | hits >> 8 | hits >> 12) & 0xf;
-                    // lanes: children; columns after the transpose: per child the rays
-                    let by_kid = Mat4::from_cols(near[0], near[1], near[2], near[3]).transpose();
+                    let rays_of = |k: usize| {
+                        let bits = u64::from((hits >> k) & 0x0101_0101);
+                        ((bits * 0x0102_0408) >> 24) as u32 & 0xf
+                    };
+                    let kids = (hits | hits >> 8 | hits >> 16 | hits >> 24) & 0xff;
+                    let by_kid =
+                        |k: usize| Vec4::new(near[0][k], near[1][k], near[2][k], near[3][k]);
                     // children front to back by their nearest entry over the rays
-                    let mut order = [(0f32, 0usize); 4];
+                    let mut order = [(0f32, 0usize); WIDTH];
                     let mut n = 0;
                     for k in set_bits(kids) {
-                        self.prefetch(NodeRef {
-                            index: q.index[k],
-                            count: q.count[k],
-                        });
+                        self.prefetch(q.child(k));
                         // (a ray that misses child k still brings its slab
                         // distance: the order only steers pruning, any
                         // order gives the same answers)
-                        n = insert_desc(&mut order, n, by_kid.col(k).min_element(), k);
+                        n = insert_desc(&mut order, n, by_kid(k).min_element(), k);
                     }
                     for &(_, k) in &order[..n - 1] {
-                        stack.push((q.index[k], q.count[k], rays_of(k), by_kid.col(k)));
+                        stack.push((q.index[k], q.count[k], rays_of(k), by_kid(k)));
                     }
                     let k = order[n - 1].1;
                     (index, count, mask) = (q.index[k], q.count[k], rays_of(k));
@@ -369,25 +403,26 @@ impl Bvh {
         let mut mask = live;
         loop {
             if count == 0 {
-                let q = &self.quads[index as usize];
-                // (the four children written out: a loop over them kept
+                let q = &self.nodes[index as usize];
+                // (the eight children written out: a loop over them kept
                 // its index in a register and chose addresses by branches)
                 let tests = [
                     packet.test::<0>(q, &prune),
                     packet.test::<1>(q, &prune),
                     packet.test::<2>(q, &prune),
                     packet.test::<3>(q, &prune),
+                    packet.test::<4>(q, &prune),
+                    packet.test::<5>(q, &prune),
+                    packet.test::<6>(q, &prune),
+                    packet.test::<7>(q, &prune),
                 ];
-                let mut order = [(0f32, 0usize); 4];
+                let mut order = [(0f32, 0usize); WIDTH];
                 let mut n = 0;
-                let mut rays_of = [0u32; 4];
+                let mut rays_of = [0u32; WIDTH];
                 for (k, (bits, d)) in tests.iter().enumerate() {
                     rays_of[k] = bits & mask;
                     if rays_of[k] != 0 {
-                        self.prefetch(NodeRef {
-                            index: q.index[k],
-                            count: q.count[k],
-                        });
+                        self.prefetch(q.child(k));
                         // children front to back by their nearest entry
                         // (the order only steers pruning: any order gives
                         // the same answers)

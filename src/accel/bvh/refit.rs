@@ -7,7 +7,7 @@
 use glam::{Vec3, Vec3A};
 
 use super::build::Box3;
-use super::{Bvh, NodeRef};
+use super::{Bvh, NodeRef, WIDTH};
 use crate::geometry::Aabb;
 use crate::limits::REFIT_AREA_LIMIT;
 
@@ -91,39 +91,36 @@ impl Bvh {
                 .iter()
                 .fold(Box3::EMPTY, |b, p| b.union(p))
         };
-        // children follow their parent: walking backwards, a child quad's
+        // children follow their parent: walking backwards, a child node's
         // lanes are done before its parent reads them
         let mut total = 0.0f32;
-        let mut quad_box = vec![Box3::EMPTY; self.quads.len()];
-        for q in (0..self.quads.len()).rev() {
+        let mut node_box = vec![Box3::EMPTY; self.nodes.len()];
+        for q in (0..self.nodes.len()).rev() {
             let mut own = Box3::EMPTY;
-            for k in 0..4 {
-                if !self.quads[q].lane_used(k) {
+            for k in 0..WIDTH {
+                if !self.nodes[q].lane_used(k) {
                     continue;
                 }
-                let r = NodeRef {
-                    index: self.quads[q].index[k],
-                    count: self.quads[q].count[k],
-                };
+                let r = self.nodes[q].child(k);
                 let b = if r.is_leaf() {
                     leaf_box(r)
                 } else {
-                    quad_box[r.index as usize]
+                    node_box[r.index as usize]
                 };
                 total += Aabb {
                     min: b.lo.into(),
                     max: b.hi.into(),
                 }
                 .surface_area();
-                self.quads[q].set_lane(k, &b, r);
+                self.nodes[q].set_lane(k, &b, r);
                 own = own.union(&b);
             }
-            quad_box[q] = own;
+            node_box[q] = own;
         }
         let root = if self.root.is_leaf() {
             leaf_box(self.root)
         } else {
-            quad_box[self.root.index as usize]
+            node_box[self.root.index as usize]
         };
         self.root_bounds = Aabb {
             min: root.lo.into(),
@@ -135,13 +132,9 @@ impl Bvh {
     /// The total surface area of the children's boxes (what
     /// [`REFIT_AREA_LIMIT`] compares).
     pub(super) fn box_area(&self) -> f32 {
-        self.quads
+        self.nodes
             .iter()
-            .flat_map(|q| {
-                (0..4)
-                    .filter(|&k| q.lane_used(k))
-                    .map(|k| q.child_bounds(k))
-            })
+            .flat_map(|q| q.used().map(|k| q.child_bounds(k)))
             .map(|b| b.surface_area())
             .sum()
     }

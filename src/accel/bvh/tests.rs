@@ -1,6 +1,8 @@
 use glam::{Vec3, Vec4};
 
 use super::build::PAR_BIN_MIN;
+use super::packet::Walk4;
+use super::traverse::FirstHit;
 use super::*;
 use crate::accel::triangle::{intersect, RayPrecomp, TriHit};
 use crate::geometry::{Aabb, CullMode};
@@ -137,17 +139,17 @@ fn check_against_brute_force(pos: &[Vec3], tris: &[[u32; 3]], rays: usize, seed:
     hits
 }
 
-fn node_bits(bvh: &Bvh) -> Vec<[u32; 32]> {
-    bvh.quads
+fn node_bits(bvh: &Bvh) -> Vec<[u32; 64]> {
+    bvh.nodes
         .iter()
         .map(|q| {
-            let mut v = [0u32; 32];
-            let f: Vec<f32> = q.planes.iter().flat_map(|p| p.to_array()).collect();
+            let mut v = [0u32; 64];
+            let f: Vec<f32> = q.planes.iter().flatten().copied().collect();
             for (d, s) in v.iter_mut().zip(&f) {
                 *d = s.to_bits();
             }
-            v[24..28].copy_from_slice(&q.index);
-            v[28..32].copy_from_slice(&q.count);
+            v[48..56].copy_from_slice(&q.index);
+            v[56..64].copy_from_slice(&q.count);
             v
         })
         .collect()
@@ -155,8 +157,8 @@ fn node_bits(bvh: &Bvh) -> Vec<[u32; 32]> {
 
 #[test]
 fn node_layout() {
-    assert_eq!(std::mem::size_of::<Quad>(), 128);
-    assert_eq!(std::mem::align_of::<Quad>(), 64);
+    assert_eq!(std::mem::size_of::<Node>(), 256);
+    assert_eq!(std::mem::align_of::<Node>(), 64);
 }
 
 #[test]
@@ -271,6 +273,102 @@ fn four_ray_walk_equals_one_ray_walks() {
                 assert_eq!(got[r], want, "packet {i} lane {r}");
                 hits += usize::from(want.is_some());
             }
+        }
+    }
+    assert!(hits > 4000, "{hits}");
+}
+
+/// A walk's answer with every bit of it: triangle, `t`, barycentrics,
+/// facing (`TriHit`'s `==` takes `-0.0` for `0.0`).
+fn hit_bits(h: Option<(u32, TriHit)>) -> Option<(u32, u32, [u32; 3], bool)> {
+    h.map(|(id, h)| {
+        (
+            id,
+            h.t.to_bits(),
+            h.bary.to_array().map(f32::to_bits),
+            h.front,
+        )
+    })
+}
+
+/// The walks' builds for each instruction set agree bit for bit: the
+/// portable lanes (`Scalar`, what `wasm32` runs), SSE's two halves and,
+/// on a CPU with AVX2, its 256-bit lanes, for the one-ray walk (against
+/// brute force too) and the four-ray walk, on rays from everywhere and
+/// bundles of neighbouring rays. (The AVX2 build is compared where the CPU
+/// has it, which the CI's machines do; `Isa::detect` is asserted to find
+/// it there.)
+#[test]
+fn walk_builds_agree_bit_for_bit() {
+    use crate::cpu::{Isa, Kernel, Scalar};
+    let isa = Isa::detect();
+    #[cfg(target_arch = "x86_64")]
+    assert_eq!(
+        matches!(isa, Isa::Avx2(_)),
+        crate::cpu::has_avx2(),
+        "Isa::detect"
+    );
+    let mut rng = Rng(0x4a11_0000_0000_0b17);
+    let (sphere_p, sphere_t) = uv_sphere(60, 40, Vec3::new(0.3, -0.2, 0.1), 2.0);
+    let (grid_p, grid_t) = grid(24, 0.4, &mut rng);
+    let meshes = [(sphere_p, sphere_t), (grid_p, grid_t), soup(3000, &mut rng)];
+    let culls = [CullMode::None, CullMode::Back, CullMode::Front];
+    let (mut s1, mut s4) = (MeshStack::new(), PacketStack::new());
+    let mut hits = 0;
+    for (pos, tris) in &meshes {
+        let bvh = Bvh::build(pos, tris);
+        let b = bvh.root_bounds();
+        for i in 0..1500 {
+            let rays: [RayPrecomp; 4] = if i % 2 == 0 {
+                std::array::from_fn(|_| random_ray(&mut rng, pos, tris, &b).0)
+            } else {
+                let (o, target) = bundle(&mut rng, &b);
+                let step = rng.vec3(-0.05, 0.05);
+                std::array::from_fn(|r| RayPrecomp::new(o, target + step * r as f32 - o))
+            };
+            let t_min = if i % 7 == 0 { 0.5 } else { 0.0 };
+            let t_max: [f32; 4] = std::array::from_fn(|_| [f32::INFINITY, 1.0, 2.5][rng.below(3)]);
+            let cull: [CullMode; 4] = std::array::from_fn(|_| culls[rng.below(3)]);
+            for r in 0..4 {
+                let (ray, t_max, cull) = (&rays[r], t_max[r], cull[r]);
+                macro_rules! walk {
+                    () => {
+                        FirstHit {
+                            bvh: &bvh,
+                            ray,
+                            t_min,
+                            t_max,
+                            cull,
+                            stack: &mut s1,
+                        }
+                    };
+                }
+                let want = hit_bits(brute_first(pos, tris, ray, t_min, t_max, cull));
+                assert_eq!(hit_bits(walk!().run(Scalar)), want, "{i}/{r}");
+                #[cfg(target_arch = "x86_64")]
+                assert_eq!(hit_bits(walk!().run(crate::cpu::Sse)), want, "{i}/{r}");
+                assert_eq!(hit_bits(isa.run(walk!())), want, "{i}/{r}");
+                assert_eq!(hit_bits(bvh.first_hit(ray, t_min, t_max, cull)), want);
+                hits += usize::from(want.is_some());
+            }
+            let lanes: [Option<(&RayPrecomp, CullMode)>; 4] =
+                std::array::from_fn(|r| Some((&rays[r], cull[r])));
+            macro_rules! walk4 {
+                () => {
+                    Walk4 {
+                        bvh: &bvh,
+                        rays: lanes,
+                        t_min,
+                        t_max,
+                        stack: &mut s4,
+                        single: &mut s1,
+                    }
+                };
+            }
+            let want = walk4!().run(Scalar).map(hit_bits);
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(walk4!().run(crate::cpu::Sse).map(hit_bits), want);
+            assert_eq!(isa.run(walk4!()).map(hit_bits), want);
         }
     }
     assert!(hits > 4000, "{hits}");
@@ -536,7 +634,7 @@ fn validate_checks_the_leaves_packs() {
     assert!(bvh.packs.len() > 20);
     // a leaf sent to its neighbour's packs
     let mut moved = bvh.clone();
-    let q = moved.quads.iter_mut().find(|q| q.count[0] > 0).unwrap();
+    let q = moved.nodes.iter_mut().find(|q| q.count[0] > 0).unwrap();
     q.index[0] = (q.index[0] + 1) % moved.packs.len() as u32;
     assert!(moved.validate(&pos, &tris).is_err());
     // a pack corner off its triangle
@@ -572,7 +670,7 @@ fn build_is_independent_of_thread_count() {
         let many = build(threads);
         assert_eq!(node_bits(&one), node_bits(&many), "{threads} threads");
         assert_eq!((&one.packs, one.tri_count), (&many.packs, many.tri_count));
-        assert_eq!(one.quads.len(), many.quads.len());
+        assert_eq!(one.nodes.len(), many.nodes.len());
         assert_eq!((one.root, one.root_bounds), (many.root, many.root_bounds));
         assert_eq!((one.node_count, one.depth), (many.node_count, many.depth));
     }
@@ -586,10 +684,7 @@ fn binary_shaped_tree_gives_the_same_hits() {
     let binary = Bvh::build_impl(&pos, &tris, false);
     binary.validate(&pos, &tris).unwrap();
     assert!(binary.depth() > wide.depth());
-    assert!(binary
-        .quads
-        .iter()
-        .all(|q| (0..4).filter(|&k| q.lane_used(k)).count() == 2));
+    assert!(binary.nodes.iter().all(|q| q.used().count() == 2));
     let b = wide.root_bounds();
     for _ in 0..1500 {
         let (ray, t_min, t_max, cull) = random_ray(&mut rng, &pos, &tris, &b);
@@ -700,5 +795,68 @@ fn refit_follows_moved_vertices_exactly_and_rebuilds_when_it_must() {
         // and back: rebuilt again with every triangle
         assert_eq!(bvh.refit_or_rebuild(&moved, &tris), Refit::Rebuilt);
         assert_eq!(bvh.triangle_count(), n);
+    }
+}
+
+/// A mesh on a coarse grid (shared vertices and edges, coplanar and
+/// coincident triangles, rays through edges and corners) and one ray with
+/// its range and cull mode, for the property test below.
+#[allow(clippy::type_complexity)]
+fn grid_mesh_and_ray() -> impl proptest::strategy::Strategy<
+    Value = (Vec<[i8; 3]>, Vec<[u8; 3]>, [i8; 3], [i8; 3], (u8, u8, u8)),
+> {
+    let coord = || [-4i8..=4, -4i8..=4, -4i8..=4];
+    (
+        proptest::collection::vec(coord(), 3..24),
+        proptest::collection::vec([0u8..24, 0u8..24, 0u8..24], 1..48),
+        [-12i8..=12, -12i8..=12, -12i8..=12],
+        coord(),
+        (0u8..3, 0u8..3, 0u8..3),
+    )
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+    /// Every build of the one-ray walk (the portable lanes of `wasm32`,
+    /// SSE's, the CPU's best) and the binary-shaped tree's walk give brute
+    /// force's first hit, bit for bit, on meshes of coarse-grid triangles
+    /// and rays from grid points.
+    #[test]
+    fn walks_equal_brute_force_on_grid_meshes(
+        (verts, tris, origin, target, (range, cull, scale)) in grid_mesh_and_ray()
+    ) {
+        use crate::cpu::{Isa, Kernel, Scalar};
+        let pos: Vec<Vec3> = verts
+            .iter()
+            .map(|v| Vec3::new(v[0].into(), v[1].into(), v[2].into()) * 0.5)
+            .collect();
+        // (indices past the vertices make invalid triangles, left out)
+        let tris: Vec<[u32; 3]> = tris.iter().map(|t| t.map(u32::from)).collect();
+        let o = Vec3::new(origin[0].into(), origin[1].into(), origin[2].into()) * 0.75;
+        let to = Vec3::new(target[0].into(), target[1].into(), target[2].into()) * 0.5;
+        let ray = RayPrecomp::new(o, (to - o) * [1.0, 0.25, 3.0][usize::from(scale)]);
+        let (t_min, t_max) = [(0.0, f32::INFINITY), (0.5, 1.0), (f32::NEG_INFINITY, 2.0)]
+            [usize::from(range)];
+        let cull = [CullMode::None, CullMode::Back, CullMode::Front][usize::from(cull)];
+        let want = hit_bits(brute_first(&pos, &tris, &ray, t_min, t_max, cull));
+        let wide = Bvh::build(&pos, &tris);
+        let binary = Bvh::build_impl(&pos, &tris, false);
+        let mut stack = MeshStack::new();
+        macro_rules! walk {
+            () => {
+                FirstHit { bvh: &wide, ray: &ray, t_min, t_max, cull, stack: &mut stack }
+            };
+        }
+        // (the kernels take the fast walk's preconditions: finite inverse
+        // direction, t_min >= 0; `first_hit` checks them)
+        if ray.inv_dir().is_finite() && t_min >= 0.0 && !wide.is_empty() && !wide.is_single_leaf() {
+            proptest::prop_assert_eq!(hit_bits(walk!().run(Scalar)), want);
+            #[cfg(target_arch = "x86_64")]
+            proptest::prop_assert_eq!(hit_bits(walk!().run(crate::cpu::Sse)), want);
+            proptest::prop_assert_eq!(hit_bits(Isa::detect().run(walk!())), want);
+        }
+        proptest::prop_assert_eq!(hit_bits(wide.first_hit(&ray, t_min, t_max, cull)), want);
+        proptest::prop_assert_eq!(hit_bits(binary.first_hit(&ray, t_min, t_max, cull)), want);
     }
 }

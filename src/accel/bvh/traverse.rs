@@ -1,23 +1,17 @@
 //! The single-ray walks of the mesh BVH: [`Bvh::first_hit`] (front to back,
 //! pruning by the closest hit so far) and [`Bvh::all_hits`], with the parts
-//! the packet walks share: the traversal stack, the four-children box test
-//! ([`QuadTest`]) and a leaf's closest hit ([`Bvh::leaf_first`]).
+//! the packet walks share: the traversal stack, the eight-children box
+//! tests ([`NodeTest`] on a [`Lanes8`], [`SlabTest`]) and a leaf's closest
+//! hit ([`Bvh::leaf_first`]).
 
 use glam::Vec4;
 
-use super::{Bvh, NodeRef, Quad, MAX_DEPTH};
-use crate::accel::triangle::{intersect, precedes, Pack4Ray, RayPrecomp, TriHit, TriPack};
-use crate::geometry::{far_out4, CullMode, FAR_SLACK};
-
-/// Relative slack when pruning boxes against the current closest hit, so
-/// rounding in the slab test can never hide an equal-`t` hit (tie-breaking).
-const PRUNE_SLACK: f32 = 1.0 / 65536.0;
-/// The box pruning bound of a closest hit at `t`: `t` plus [`PRUNE_SLACK`]
-/// of it, for the mesh and top-level walks alike.
-#[inline(always)]
-pub(crate) fn prune_bound(t: f32) -> f32 {
-    t + t.abs() * PRUNE_SLACK
-}
+use super::{Bvh, Node, NodeRef, WIDTH};
+use crate::accel::triangle::{
+    intersect, precedes, Pack4Ray, Pack8Ray, RayPrecomp, TriHit, TriPack,
+};
+use crate::cpu::{prefetch, Isa, Kernel, Lanes8};
+use crate::geometry::{far_out4, prune_bound, CullMode, FAR_SLACK};
 
 /// Keeps the hit `(id, h)` of a ray as its closest when it precedes the
 /// closest so far (see [`precedes`]), narrowing the ray's range end and box
@@ -40,7 +34,7 @@ pub(super) fn keep_closest(
 /// sorted by distance, descending (a later child of equal distance goes
 /// after the earlier one); returns the new length.
 #[inline(always)]
-pub(super) fn insert_desc(order: &mut [(f32, usize); 4], n: usize, d: f32, k: usize) -> usize {
+pub(super) fn insert_desc(order: &mut [(f32, usize); WIDTH], n: usize, d: f32, k: usize) -> usize {
     let mut j = n;
     while j > 0 && order[j - 1].0 < d {
         order[j] = order[j - 1];
@@ -48,6 +42,24 @@ pub(super) fn insert_desc(order: &mut [(f32, usize); 4], n: usize, d: f32, k: us
     }
     order[j] = (d, k);
     n + 1
+}
+
+/// The lanes of `mask` (child k: bit k) ordered by their `near` distance,
+/// farthest first (a higher lane first among equal distances), in the
+/// first `mask.count_ones()` entries.
+#[inline(always)]
+pub(super) fn by_distance(mask: u32, near: &[f32; WIDTH]) -> [u8; WIDTH] {
+    let mut order = [0u8; WIDTH];
+    for (n, k) in set_bits(mask).enumerate() {
+        let d = near[k];
+        let mut j = n;
+        while j > 0 && near[usize::from(order[j - 1])] < d {
+            order[j] = order[j - 1];
+            j -= 1;
+        }
+        order[j] = k as u8;
+    }
+    order
 }
 
 /// A traversal stack: the first `N` entries in an array (cheap to set up
@@ -110,92 +122,119 @@ pub(crate) fn set_bits(mut mask: u32) -> impl Iterator<Item = usize> {
 
 /// The traversal stack of [`Bvh::first_hit`]: (node or first primitive,
 /// count, entry distance).
-pub(crate) type MeshStack = Stack<(u32, u32, f32), 16>;
+pub(crate) type MeshStack = Stack<(u32, u32, f32), 32>;
 
-/// Per-ray constants for testing the four children of a [`Quad`] at once.
-pub(super) struct QuadTest {
+/// Per-ray constants for testing the eight children of a [`Node`] at once
+/// on the lanes `L` (the fast test: finite inverse direction, `t_min >=
+/// 0`). Entry and exit planes are picked by the direction's sign; entries
+/// are rounded down and exits up through the inverse direction scaled by
+/// `1 -` and `1 +` [`FAR_SLACK`] (conservative because with `t_min >= 0`
+/// only non-negative distances matter); an unused lane's inverted box
+/// always gives entry `+inf` and exit `-inf`. Every [`Lanes8`] makes the
+/// same operations with the same values.
+pub(super) struct NodeTest<L: Lanes8> {
+    lanes: L,
     /// Splatted origin per axis.
-    o: [Vec4; 3],
-    /// FAST: `inv_dir[axis] * (1 - d)` for entries, `* (1 + d)` for exits
-    /// (`d = FAR_SLACK`); generic: `inv_dir[axis]` for both.
-    inv_near: [Vec4; 3],
-    inv_far: [Vec4; 3],
-    /// FAST: per axis, the direction is negative (the ray enters through
-    /// the `max` plane, `Quad::planes[axis + 3]`, and leaves through the
-    /// `min` plane). Kept as `bool`s so that the plane indices are known to
-    /// be in range (no bounds checks per node).
+    o: [L::V; 3],
+    /// `inv_dir[axis] * (1 - FAR_SLACK)` and `* (1 + FAR_SLACK)`, splatted.
+    inv_near: [L::V; 3],
+    inv_far: [L::V; 3],
+    /// Per axis, the direction is negative (the ray enters through the
+    /// `max` plane, `Node::planes[axis + 3]`, and leaves through the `min`
+    /// plane). Kept as `bool`s so that the plane indices are known to be in
+    /// range (no bounds checks per node).
     neg: [bool; 3],
+    t_min: L::V,
+}
+
+impl<L: Lanes8> NodeTest<L> {
+    /// The constants of `ray` (finite inverse direction) for the range
+    /// start `t_min >= 0`.
+    #[inline(always)]
+    pub(super) fn new(lanes: L, ray: &RayPrecomp, t_min: f32) -> Self {
+        let (o, i) = (ray.origin(), ray.inv_dir());
+        let (lo, hi) = (1.0 - FAR_SLACK, 1.0 + FAR_SLACK);
+        NodeTest {
+            lanes,
+            o: [lanes.splat(o.x), lanes.splat(o.y), lanes.splat(o.z)],
+            inv_near: [
+                lanes.splat(i.x * lo),
+                lanes.splat(i.y * lo),
+                lanes.splat(i.z * lo),
+            ],
+            inv_far: [
+                lanes.splat(i.x * hi),
+                lanes.splat(i.y * hi),
+                lanes.splat(i.z * hi),
+            ],
+            neg: [i.x < 0.0, i.y < 0.0, i.z < 0.0],
+            t_min: lanes.splat(t_min),
+        }
+    }
+
+    /// Tests the eight children against `[t_min, t_hi]`: a bit mask (bit k
+    /// set when child k is entered) and the entry distances.
+    #[inline(always)]
+    pub(super) fn test(&self, q: &Node, t_hi: f32) -> (u32, [f32; WIDTH]) {
+        let l = self.lanes;
+        let p = &q.planes;
+        let mut near = self.t_min;
+        let mut far = l.splat(t_hi);
+        for a in 0..3 {
+            let neg = usize::from(self.neg[a]);
+            let pn = l.load(&p[a + 3 * neg]);
+            let pf = l.load(&p[a + 3 * (1 - neg)]);
+            let n = l.mul(l.sub(pn, self.o[a]), self.inv_near[a]);
+            let f = l.mul(l.sub(pf, self.o[a]), self.inv_far[a]);
+            near = l.max(near, n);
+            far = l.min(far, f);
+        }
+        (l.le(near, far), l.store(near))
+    }
+}
+
+/// Per-ray constants for testing the eight children of a [`Node`] with the
+/// generic slab test (zero direction components, negative `t_min`), four
+/// at a time: each lane makes, for its child, the operations of the one
+/// scalar slab test [`slab`] with `ZEROS` (the `0 * inf` planes replaced
+/// the same way, the exit rounded outward by the same [`far_out4`]); only
+/// the order in which the three axes' maxima and minima are taken differs,
+/// which without NaN (none arises) can change nothing but the sign of a
+/// zero distance. Unused lanes are masked out explicitly.
+///
+/// [`slab`]: crate::geometry::slab
+pub(super) struct SlabTest {
+    o: [Vec4; 3],
+    inv: [Vec4; 3],
     t_min: f32,
 }
 
-impl QuadTest {
-    /// The constants of `ray` for the range start `t_min`, for
-    /// [`QuadTest::test`] with the same `FAST`.
+impl SlabTest {
     #[inline(always)]
-    pub(super) fn new<const FAST: bool>(ray: &RayPrecomp, t_min: f32) -> QuadTest {
+    pub(super) fn new(ray: &RayPrecomp, t_min: f32) -> SlabTest {
         let (o, i) = (ray.origin(), ray.inv_dir());
-        let (lo, hi) = if FAST {
-            (1.0 - FAR_SLACK, 1.0 + FAR_SLACK)
-        } else {
-            (1.0, 1.0)
-        };
-        let neg = [i.x < 0.0, i.y < 0.0, i.z < 0.0];
-        QuadTest {
+        SlabTest {
             o: [Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z)],
-            // (written out: `array::map` here compiled to an outlined call)
-            inv_near: [
-                Vec4::splat(i.x * lo),
-                Vec4::splat(i.y * lo),
-                Vec4::splat(i.z * lo),
-            ],
-            inv_far: [
-                Vec4::splat(i.x * hi),
-                Vec4::splat(i.y * hi),
-                Vec4::splat(i.z * hi),
-            ],
-            neg,
+            inv: [Vec4::splat(i.x), Vec4::splat(i.y), Vec4::splat(i.z)],
             t_min,
         }
     }
 
-    /// Tests the four children against `[t_min, t_hi]`. Returns a bit mask
-    /// (bit k set when child k is hit) and the entry distances.
-    ///
-    /// FAST (requires finite `inv_dir` and `t_min >= 0`): entry and exit
-    /// planes are picked by the direction's sign; entries are rounded down
-    /// and exits up through the scaled `inv` (conservative because with
-    /// `t_min >= 0` only non-negative exits matter); an unused lane's
-    /// inverted box always gives entry `+inf` and exit `-inf`.
-    ///
-    /// Generic (zero direction components, negative `t_min`): each lane
-    /// makes, for its child, the operations of the one scalar slab test
-    /// [`slab`] with `ZEROS` (the `0 * inf` planes replaced the same way,
-    /// the exit rounded outward by the same [`far_out4`]); only the order in
-    /// which the three axes' maxima and minima are taken differs, which
-    /// without NaN (none arises) can change nothing but the sign of a zero
-    /// distance. Unused lanes are masked out explicitly.
-    ///
-    /// [`slab`]: crate::geometry::slab
+    /// Tests the eight children against `[t_min, t_hi]` (as
+    /// [`NodeTest::test`]).
     #[inline(always)]
-    pub(super) fn test<const FAST: bool>(&self, q: &Quad, t_hi: f32) -> (u32, Vec4) {
+    pub(super) fn test(&self, q: &Node, t_hi: f32) -> (u32, [f32; WIDTH]) {
         let p = &q.planes;
-        let mut near = Vec4::splat(self.t_min);
-        if FAST {
-            let mut far = Vec4::splat(t_hi);
-            for a in 0..3 {
-                let neg = usize::from(self.neg[a]);
-                let n = (p[a + 3 * neg] - self.o[a]) * self.inv_near[a];
-                let f = (p[a + 3 * (1 - neg)] - self.o[a]) * self.inv_far[a];
-                near = near.max(n);
-                far = far.min(f);
-            }
-            (near.cmple(far).bitmask(), near)
-        } else {
+        let mut mask = 0;
+        let mut out = [0f32; WIDTH];
+        for h in 0..WIDTH / 4 {
+            let plane = |k: usize| Vec4::from_slice(&p[k][4 * h..4 * h + 4]);
+            let mut near = Vec4::splat(self.t_min);
             let mut far = Vec4::INFINITY;
             for a in 0..3 {
-                let inv = self.inv_near[a];
-                let lo = (p[a] - self.o[a]) * inv;
-                let hi = (p[a + 3] - self.o[a]) * inv;
+                let inv = self.inv[a];
+                let lo = (plane(a) - self.o[a]) * inv;
+                let hi = (plane(a + 3) - self.o[a]) * inv;
                 // 0 * inf: see `geometry::slab`.
                 let lo = Vec4::select(lo.is_nan_mask(), -inv, lo);
                 let hi = Vec4::select(hi.is_nan_mask(), inv, hi);
@@ -203,8 +242,44 @@ impl QuadTest {
                 far = far.min(lo.max(hi));
             }
             let far = far_out4(far).min(Vec4::splat(t_hi));
-            let used = p[0].cmple(p[3]);
-            ((near.cmple(far) & used).bitmask(), near)
+            let used = plane(0).cmple(plane(3));
+            mask |= (near.cmple(far) & used).bitmask() << (4 * h);
+            out[4 * h..4 * h + 4].copy_from_slice(&near.to_array());
+        }
+        (mask, out)
+    }
+}
+
+/// [`Bvh::first_hit_in`]'s fast walk, run on the lanes of
+/// [`Isa::detect`]'s instruction set (built once per instruction set).
+pub(super) struct FirstHit<'a> {
+    pub(super) bvh: &'a Bvh,
+    pub(super) ray: &'a RayPrecomp,
+    pub(super) t_min: f32,
+    pub(super) t_max: f32,
+    pub(super) cull: CullMode,
+    pub(super) stack: &'a mut MeshStack,
+}
+
+impl Kernel for FirstHit<'_> {
+    type Out = Option<(u32, TriHit)>;
+
+    #[inline(always)]
+    fn run<L: Lanes8>(self, lanes: L) -> Self::Out {
+        let test = NodeTest::new(lanes, self.ray, self.t_min);
+        let (bvh, ray, t_min, t_max, cull) =
+            (self.bvh, self.ray, self.t_min, self.t_max, self.cull);
+        let boxes = |q: &Node, t_hi| test.test(q, t_hi);
+        if L::WIDE {
+            let tris8 = Pack8Ray::new(lanes, ray);
+            bvh.walk_first(t_max, self.stack, boxes, |leaf, t_hi| {
+                bvh.leaf_first8(ray, &tris8, leaf, t_min, t_hi, cull)
+            })
+        } else {
+            let tris4 = Pack4Ray::new(ray);
+            bvh.walk_first(t_max, self.stack, boxes, |leaf, t_hi| {
+                bvh.leaf_first(ray, &tris4, leaf, t_min, t_hi, cull)
+            })
         }
     }
 }
@@ -213,9 +288,11 @@ impl Bvh {
     /// Closest hit of `ray` with `t_min <= t <= t_max` among the non-culled
     /// triangles, as `(triangle index, hit)`. Among hits with equal `t` the
     /// smaller triangle index wins, so the result equals that of a brute-force
-    /// loop over all (valid) triangles. Allocation-free. The tree tests its
-    /// own leaf-ordered copy of the triangles (made from the mesh's arrays
-    /// at build time), so it needs nothing else.
+    /// loop over all (valid) triangles. Allocation-free (but for a walk
+    /// deeper than the stack's array, which a tree of `MAX_DEPTH` levels
+    /// rarely needs). The tree tests its own leaf-ordered copy of the
+    /// triangles (made from the mesh's arrays at build time), so it needs
+    /// nothing else.
     pub(crate) fn first_hit(
         &self,
         ray: &RayPrecomp,
@@ -234,10 +311,25 @@ impl Bvh {
     }
 
     /// [`Bvh::first_hit`] with the traversal stack given, so that a loop
-    /// over many rays sets one up once (it is reset here).
+    /// over many rays sets one up once (it is reset here). The walk runs in
+    /// the build for the CPU's best instruction set ([`Isa::detect`]).
     #[inline(always)]
     pub(crate) fn first_hit_in(
         &self,
+        ray: &RayPrecomp,
+        t_min: f32,
+        t_max: f32,
+        cull: CullMode,
+        stack: &mut MeshStack,
+    ) -> Option<(u32, TriHit)> {
+        self.first_hit_on(Isa::detect(), ray, t_min, t_max, cull, stack)
+    }
+
+    /// [`Bvh::first_hit_in`] on the instruction set `isa`.
+    #[inline(always)]
+    pub(crate) fn first_hit_on(
+        &self,
+        isa: Isa,
         ray: &RayPrecomp,
         t_min: f32,
         t_max: f32,
@@ -249,12 +341,32 @@ impl Bvh {
             return None;
         }
         stack.clear();
+        if self.is_single_leaf() {
+            // A single leaf (a small mesh): no box test, no stack.
+            let tris4 = Pack4Ray::new(ray);
+            return self.leaf_first(ray, &tris4, self.root, t_min, t_max, cull);
+        }
         // No separate root-box test: testing the root's children rejects a
         // ray that misses everything just as fast.
         if ray.inv_dir().is_finite() && t_min >= 0.0 {
-            self.first_hit_impl::<true>(ray, t_min, t_max, cull, stack)
+            let walk = FirstHit {
+                bvh: self,
+                ray,
+                t_min,
+                t_max,
+                cull,
+                stack,
+            };
+            isa.run(walk)
         } else {
-            self.first_hit_impl::<false>(ray, t_min, t_max, cull, stack)
+            let test = SlabTest::new(ray, t_min);
+            let tris4 = Pack4Ray::new(ray);
+            self.walk_first(
+                t_max,
+                stack,
+                |q, t_hi| test.test(q, t_hi),
+                |leaf, t_hi| self.leaf_first(ray, &tris4, leaf, t_min, t_hi, cull),
+            )
         }
     }
 
@@ -285,24 +397,73 @@ impl Bvh {
         best
     }
 
+    /// [`Bvh::leaf_first`] eight triangles at a time: the leaf's packs in
+    /// pairs (a last pack alone with its upper lanes unused), each pair
+    /// tested by [`Pack8Ray::first`] (the same answer).
     #[inline(always)]
-    fn first_hit_impl<const FAST: bool>(
+    pub(super) fn leaf_first8<L: Lanes8>(
         &self,
         ray: &RayPrecomp,
+        tris8: &Pack8Ray<L>,
+        leaf: NodeRef,
         t_min: f32,
-        t_max: f32,
+        t_hi: f32,
         cull: CullMode,
-        stack: &mut MeshStack,
     ) -> Option<(u32, TriHit)> {
-        let tris4 = Pack4Ray::new(ray);
-        if self.is_single_leaf() {
-            // A single leaf (a small mesh): no box test, no stack.
-            return self.leaf_first(ray, &tris4, self.root, t_min, t_max, cull);
+        let mut best: Option<(u32, TriHit)> = None;
+        let mut t_hi = t_hi;
+        for pair in self.packs_of(leaf).chunks(2) {
+            let (lo, hi, used) = match pair {
+                [a, b] => (a, b, a.used | b.used << 4),
+                [a] => (a, a, a.used),
+                _ => continue,
+            };
+            if let Some((id, h)) = tris8.first(ray, lo, hi, used, t_min, t_hi, cull) {
+                if precedes(id, h.t, best.map(|(bid, bh)| (bid, bh.t))) {
+                    best = Some((id, h));
+                    t_hi = h.t;
+                }
+            }
         }
-        let boxes = QuadTest::new::<FAST>(ray, t_min);
+        best
+    }
+
+    /// Prefetches the node (its four cache lines) or the leaf's first pack
+    /// (its three) `r` refers to.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, r: NodeRef) {
+        if r.count == 0 {
+            if let Some(q) = self.nodes.get(r.index as usize) {
+                prefetch(q);
+                prefetch(&q.planes[2]);
+                prefetch(&q.planes[4]);
+                prefetch(&q.index);
+            }
+        } else if let Some(p) = self.packs.get(r.index as usize) {
+            prefetch(p);
+            prefetch(&p.p[1][1]);
+            prefetch(&p.id);
+        }
+    }
+
+    /// The front-to-back walk of one ray (a tree of more than one leaf),
+    /// with `boxes` giving a node's children the ray enters (bit mask) and
+    /// their entry distances within `[t_min, t_hi]`, and `leaf` a leaf's
+    /// closest hit within `[t_min, t_hi]`: the children entered are visited
+    /// nearest first (a lower lane first on ties), the others kept on the
+    /// stack with their entry distances and skipped when they are popped
+    /// beyond the closest hit found by then.
+    #[inline(always)]
+    fn walk_first(
+        &self,
+        t_max: f32,
+        stack: &mut MeshStack,
+        boxes: impl Fn(&Node, f32) -> (u32, [f32; WIDTH]),
+        leaf: impl Fn(NodeRef, f32) -> Option<(u32, TriHit)>,
+    ) -> Option<(u32, TriHit)> {
         let mut best: Option<(u32, TriHit)> = None;
         let mut t_hi = t_max;
-        // Box pruning bound: t_hi plus a little slack (see PRUNE_SLACK).
+        // Box pruning bound: t_hi plus a little slack (see `prune_bound`).
         let mut prune = t_max;
         let NodeRef {
             mut index,
@@ -310,49 +471,43 @@ impl Bvh {
         } = self.root;
         loop {
             if count == 0 {
-                let q = &self.quads[index as usize];
-                let (mask, near) = boxes.test::<FAST>(q, prune);
+                let q = &self.nodes[index as usize];
+                let (mask, near) = boxes(q, prune);
                 if mask != 0 {
-                    let near = near.to_array();
                     let mut first = mask.trailing_zeros() as usize;
                     let rest = mask & (mask - 1);
                     if rest != 0 {
                         let second = rest.trailing_zeros() as usize;
                         if rest & (rest - 1) == 0 {
-                            // Two children hit: nearer first (lower lane on
-                            // ties), branch-free.
+                            // Two children entered: nearer first (lower
+                            // lane on ties), branch-free.
                             let swap = near[second] < near[first];
                             let (a, b) = if swap {
                                 (second, first)
                             } else {
                                 (first, second)
                             };
+                            self.prefetch(q.child(b));
                             stack.push((q.index[b], q.count[b], near[b]));
                             first = a;
                         } else {
-                            // Three or four: push all but the nearest,
+                            // Three or more: push all but the nearest,
                             // farthest first, so they pop front to back
                             // (equal distances: the higher lane first).
-                            let mut order = [(0f32, 0usize); 4];
-                            let mut n = 0;
-                            let mut m = mask;
-                            while m != 0 {
-                                let k = m.trailing_zeros() as usize;
-                                m &= m - 1;
-                                n = insert_desc(&mut order, n, near[k], k);
+                            let order = by_distance(mask, &near);
+                            let n = mask.count_ones() as usize;
+                            for &k in &order[..n - 1] {
+                                let k = usize::from(k);
+                                self.prefetch(q.child(k));
+                                stack.push((q.index[k], q.count[k], near[k]));
                             }
-                            for &(d, k) in &order[..n - 1] {
-                                stack.push((q.index[k], q.count[k], d));
-                            }
-                            first = order[n - 1].1;
+                            first = usize::from(order[n - 1]);
                         }
                     }
                     (index, count) = (q.index[first], q.count[first]);
                     continue;
                 }
-            } else if let Some(hit) =
-                self.leaf_first(ray, &tris4, NodeRef { index, count }, t_min, t_hi, cull)
-            {
+            } else if let Some(hit) = leaf(NodeRef { index, count }, t_hi) {
                 keep_closest(&mut best, &mut t_hi, &mut prune, hit);
             }
             // Pop the next node still in range.
@@ -383,30 +538,19 @@ impl Bvh {
     ) {
         let range_ok = t_min <= t_max; // false for NaN
         if !self.is_empty() && ray.is_valid() && range_ok {
-            let boxes = QuadTest::new::<false>(ray, t_min);
-            // Pending siblings along the path (<= MAX_DEPTH) plus the
-            // children of the node just popped.
-            let mut stack = [(0u32, 0u32); MAX_DEPTH as usize + 4];
-            let mut sp = 1usize;
-            stack[0] = (self.root.index, self.root.count);
-            while sp > 0 {
-                sp -= 1;
-                let (index, count) = stack[sp];
+            let boxes = SlabTest::new(ray, t_min);
+            let mut stack: Stack<(u32, u32), 64> = Stack::new();
+            stack.push((self.root.index, self.root.count));
+            while let Some((index, count)) = stack.pop() {
                 if count == 0 {
-                    let q = &self.quads[index as usize];
-                    let (mut mask, _) = boxes.test::<false>(q, t_max);
-                    while mask != 0 {
-                        let k = mask.trailing_zeros() as usize;
-                        mask &= mask - 1;
-                        stack[sp] = (q.index[k], q.count[k]);
-                        sp += 1;
+                    let q = &self.nodes[index as usize];
+                    let (mask, _) = boxes.test(q, t_max);
+                    for k in set_bits(mask) {
+                        stack.push((q.index[k], q.count[k]));
                     }
                 } else {
                     for pk in self.packs_of(NodeRef { index, count }) {
-                        let mut lanes = pk.used;
-                        while lanes != 0 {
-                            let k = lanes.trailing_zeros() as usize;
-                            lanes &= lanes - 1;
+                        for k in set_bits(pk.used) {
                             let [a, b, c] = pk.corners(k);
                             if let Some(h) = intersect(ray, a, b, c, t_min, t_max, cull) {
                                 out.push((pk.id[k], h));

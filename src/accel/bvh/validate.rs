@@ -9,7 +9,7 @@ impl Bvh {
     /// Checks the structure against the mesh it was built from: every node's
     /// bounds contain its children (interior) or its triangles (leaf), the
     /// tree is well formed (indices in range, every node reached once, depth
-    /// and traversal stack within `MAX_DEPTH` (64)), and every valid triangle
+    /// within `MAX_DEPTH` (64)), and every valid triangle
     /// (finite coordinates, in-range indices) appears in exactly one leaf
     /// while no invalid one appears at all; every leaf's packs hold its
     /// triangles' corners (and padding only after them), each pack in one
@@ -25,51 +25,46 @@ impl Bvh {
         };
         let n_valid = tris.iter().filter(|t| valid(t)).count();
         if self.is_empty() {
-            return if n_valid == 0 && self.quads.is_empty() && self.root_bounds.is_empty() {
+            return if n_valid == 0 && self.nodes.is_empty() && self.root_bounds.is_empty() {
                 Ok(())
             } else {
                 Err(format!("empty tree but {n_valid} valid triangles"))
             };
         }
         let mut seen = vec![false; tris.len()];
-        let mut visited = vec![false; self.quads.len()];
+        let mut visited = vec![false; self.nodes.len()];
         let mut pack_covered = vec![false; self.packs.len()];
-        // (reference, bounds, level, stack entries pushed above, parent quad)
-        let mut todo = vec![(self.root, self.root_bounds, 1u32, 0u32, usize::MAX)];
+        // (reference, bounds, level, parent node)
+        let mut todo = vec![(self.root, self.root_bounds, 1u32, usize::MAX)];
         let (mut count, mut max_depth) = (0usize, 0u32);
-        while let Some((NodeRef { index, count: n }, bounds, d, stack, parent)) = todo.pop() {
+        while let Some((NodeRef { index, count: n }, bounds, d, parent)) = todo.pop() {
             count += 1;
             max_depth = max_depth.max(d);
-            if d > MAX_DEPTH || stack > MAX_DEPTH {
-                return Err(format!("node at depth {d} needs a stack of {stack}"));
+            if d > MAX_DEPTH {
+                return Err(format!("node at depth {d}"));
             }
             if bounds.is_empty() || !bounds.min.is_finite() || !bounds.max.is_finite() {
                 return Err(format!("node has bad bounds {bounds:?}"));
             }
             if n == 0 {
                 let i = index as usize;
-                let q = self.quads.get(i).ok_or(format!("quad {i} out of range"))?;
+                let q = self.nodes.get(i).ok_or(format!("node {i} out of range"))?;
                 if parent != usize::MAX && i <= parent {
-                    return Err(format!("quad {i} does not follow its parent {parent}"));
+                    return Err(format!("node {i} does not follow its parent {parent}"));
                 }
                 if std::mem::replace(&mut visited[i], true) {
-                    return Err(format!("quad {i} reached twice"));
+                    return Err(format!("node {i} reached twice"));
                 }
-                let used: Vec<usize> = (0..4).filter(|&k| q.lane_used(k)).collect();
+                let used: Vec<usize> = q.used().collect();
                 if used.len() < 2 || used.iter().enumerate().any(|(j, &k)| j != k) {
-                    return Err(format!("quad {i} uses lanes {used:?}"));
+                    return Err(format!("node {i} uses lanes {used:?}"));
                 }
-                let pushed = stack + used.len() as u32 - 1;
                 for k in used {
                     let child_bounds = q.child_bounds(k);
                     if !bounds.contains(&child_bounds) {
-                        return Err(format!("node does not contain child {k} of quad {i}"));
+                        return Err(format!("node does not contain child {k} of node {i}"));
                     }
-                    let child = NodeRef {
-                        index: q.index[k],
-                        count: q.count[k],
-                    };
-                    todo.push((child, child_bounds, d + 1, pushed, i));
+                    todo.push((q.child(k), child_bounds, d + 1, i));
                 }
             } else {
                 let (first, n) = (index as usize, n as usize);
@@ -116,7 +111,7 @@ impl Bvh {
             ));
         }
         if visited.iter().any(|v| !v) {
-            return Err("unreachable quad".into());
+            return Err("unreachable node".into());
         }
         if pack_covered.iter().any(|c| !c) {
             return Err("pack not referenced by any leaf".into());

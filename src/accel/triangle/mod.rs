@@ -39,7 +39,8 @@
 
 use glam::{DVec2, DVec3, Mat3A, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
-use crate::geometry::{plane_f64, CullMode};
+use crate::cpu::Lanes8;
+use crate::geometry::{box_entry, plane_f64, prune_bound, CullMode};
 
 /// The first-hit order of every query: does a hit at distance `t` of
 /// triangle (or mesh) `id` come before `best` (its id and distance), being
@@ -96,38 +97,61 @@ impl RayPrecomp {
     #[inline(always)]
     pub fn new(origin: Vec3, dir: Vec3) -> Self {
         let a = dir.abs();
-        // (kx, ky, kz): kz is the dominant axis; kx, ky cyclic after it, swapped
-        // when dir[kz] < 0 to keep the winding.
-        let (kz, d) = if a.x >= a.y && a.x >= a.z {
-            (0, dir.x)
-        } else if a.y >= a.z {
-            (1, dir.y)
+        // (kx, ky, kz): kz is the dominant axis (the lower one on ties); kx,
+        // ky cyclic after it, swapped when dir[kz] < 0 to keep the winding.
+        // Chosen without branches (a random ray's permutation is a branch
+        // predicted wrong five times in six): index arithmetic, and the
+        // rows from lane masks, each lane the very sum the per-permutation
+        // code makes ([`RayPrecomp::permuted`] in the tests).
+        let x_dom = a.x >= a.y && a.x >= a.z;
+        let kz = usize::from(!x_dom) * (1 + usize::from(!(a.y >= a.z)));
+        let dir_a = dir.to_array();
+        let d = dir_a[kz];
+        let (c1, c2) = ([1, 2, 0][kz], [2, 0, 1][kz]);
+        let neg = d < 0.0;
+        let (kx, ky) = if neg { (c2, c1) } else { (c1, c2) };
+        let valid = d != 0.0 && dir.is_finite() && origin.is_finite();
+        // (Sx, Sy, Sz); an invalid ray gets NaN, which makes every edge
+        // function NaN, which `intersect` rejects.
+        let shear = if valid {
+            Vec3::from(Vec3A::new(dir_a[kx], dir_a[ky], 1.0) / Vec3A::splat(d))
         } else {
-            (2, dir.z)
+            Vec3::NAN
         };
-        // One copy of the rest per permutation, so that every index is a
-        // constant (no variable-index loads and stores through the stack).
-        match (kz, d < 0.0) {
-            (0, false) => Self::permuted::<1, 2, 0>(origin, dir, d),
-            (0, true) => Self::permuted::<2, 1, 0>(origin, dir, d),
-            (1, false) => Self::permuted::<2, 0, 1>(origin, dir, d),
-            (1, true) => Self::permuted::<0, 2, 1>(origin, dir, d),
-            (_, false) => Self::permuted::<0, 1, 2>(origin, dir, d),
-            (_, true) => Self::permuted::<1, 0, 2>(origin, dir, d),
+        let lanes = Vec3A::new(0.0, 1.0, 2.0);
+        let unit = |k: usize, s: f32| {
+            Vec3A::select(
+                lanes.cmpeq(Vec3A::splat(k as f32)),
+                Vec3A::splat(s),
+                Vec3A::ZERO,
+            )
+        };
+        let rows = [
+            unit(kx, 1.0) + unit(kz, -shear.x),
+            unit(ky, 1.0) + unit(kz, -shear.y),
+            unit(kz, shear.z),
+        ];
+        RayPrecomp {
+            origin,
+            dir,
+            inv_dir: Vec3A::from(dir).recip().into(),
+            axes: [kx as u8, ky as u8, kz as u8],
+            shear,
+            rows,
+            valid,
         }
     }
 
-    /// [`RayPrecomp::new`] for the permutation `(KX, KY, KZ)`; `d = dir[KZ]`.
-    #[inline(always)]
-    fn permuted<const KX: usize, const KY: usize, const KZ: usize>(
+    /// [`RayPrecomp::new`] written per permutation `(KX, KY, KZ)` with
+    /// constant indices (`d = dir[KZ]`): the tests' reference.
+    #[cfg(test)]
+    pub(crate) fn permuted<const KX: usize, const KY: usize, const KZ: usize>(
         origin: Vec3,
         dir: Vec3,
         d: f32,
     ) -> Self {
         let dir_a = dir.to_array();
         let valid = d != 0.0 && dir.is_finite() && origin.is_finite();
-        // (Sx, Sy, Sz); an invalid ray gets NaN, which makes every edge
-        // function NaN, which `intersect` rejects.
         let shear = if valid {
             Vec3::from(Vec3A::new(dir_a[KX], dir_a[KY], 1.0) / Vec3A::splat(d))
         } else {
@@ -151,6 +175,28 @@ impl RayPrecomp {
             shear,
             rows,
             valid,
+        }
+    }
+
+    /// The per-permutation reference of [`RayPrecomp::new`] (the match it
+    /// replaced).
+    #[cfg(test)]
+    pub(crate) fn by_permutation(origin: Vec3, dir: Vec3) -> Self {
+        let a = dir.abs();
+        let (kz, d) = if a.x >= a.y && a.x >= a.z {
+            (0, dir.x)
+        } else if a.y >= a.z {
+            (1, dir.y)
+        } else {
+            (2, dir.z)
+        };
+        match (kz, d < 0.0) {
+            (0, false) => Self::permuted::<1, 2, 0>(origin, dir, d),
+            (0, true) => Self::permuted::<2, 1, 0>(origin, dir, d),
+            (1, false) => Self::permuted::<2, 0, 1>(origin, dir, d),
+            (1, true) => Self::permuted::<0, 2, 1>(origin, dir, d),
+            (_, false) => Self::permuted::<0, 1, 2>(origin, dir, d),
+            (_, true) => Self::permuted::<1, 0, 2>(origin, dir, d),
         }
     }
 
@@ -321,8 +367,35 @@ fn overflowed(
     if reach > FAR_CORNER_RATIO * h.t.abs() {
         refine_f64(p, v, t_min, t_max, cull)
     } else {
-        (h.t >= t_min && h.t <= t_max).then_some(h)
+        let t = not_before_box(p, v, h.t)?;
+        (t >= t_min && t <= t_max).then_some(TriHit { t, ..h })
     }
+}
+
+/// The `t` of a hit on the triangle of corners `v` computed in double
+/// precision ([`refine_f64`], [`overflowed`]), or where it lies before the
+/// ray's entry into the triangle's box by more than the walks' pruning
+/// slack, that entry ([`box_entry`]); `None` when the ray cannot reach
+/// the box at all (a zero direction component with the origin outside the
+/// box's slab).
+///
+/// Corners many orders of magnitude apart (10^31 and 10^-19 in one
+/// triangle) lose the near ones to rounding even in double precision, and
+/// the plane through them can then put `t` anywhere, also before the
+/// boxes that hold the triangle. A BVH walk that had found another hit
+/// meanwhile would prune those boxes, so the answer would depend on the
+/// order of the walk (rows of ray picks against single picks). Never
+/// before its box, such a hit is pruned by no walk that could still take
+/// it. The hits of ordinary triangles lie within the box and keep their
+/// `t` (to well within the slack).
+#[inline]
+fn not_before_box(p: &RayPrecomp, v: [Vec3; 3], t: f32) -> Option<f32> {
+    let (lo, hi) = (v[0].min(v[1]).min(v[2]), v[0].max(v[1]).max(v[2]));
+    let entry = box_entry(lo, hi, p.origin, p.inv_dir);
+    if entry == f32::INFINITY {
+        return None;
+    }
+    Some(if prune_bound(t) < entry { entry } else { t })
 }
 
 /// How much farther than the hit a triangle's corners may lie (as seen
@@ -396,7 +469,7 @@ fn refine_f64(
     // corner's offset from the origin is rounded only where the normal
     // weighs it, so a ground at y = 0 however wide keeps its height exact
     let (on_plane, n) = plane_f64(corners);
-    let t = (n.dot(on_plane - o) / n.dot(d)) as f32;
+    let t = not_before_box(p, v, (n.dot(on_plane - o) / n.dot(d)) as f32)?;
     if !(t >= t_min && t <= t_max) {
         return None;
     }
@@ -564,6 +637,155 @@ impl Pack4Ray {
             let [a, b, c] = pk.corners(k);
             if let Some(h) = intersect(ray, a, b, c, t_min, t_max, cull) {
                 take(pk.id[k], h);
+            }
+        }
+        best
+    }
+}
+
+/// Per-ray constants of the eight-lane test ([`Pack8Ray::first`]): the
+/// origin and the shear rows of a [`RayPrecomp`], splatted on the lanes
+/// `L`.
+pub(crate) struct Pack8Ray<L: Lanes8> {
+    lanes: L,
+    o: [L::V; 3],
+    rows: [[L::V; 3]; 3],
+}
+
+impl<L: Lanes8> Pack8Ray<L> {
+    #[inline(always)]
+    pub(crate) fn new(lanes: L, p: &RayPrecomp) -> Self {
+        let o = p.origin;
+        let splat = |r: Vec3A| [lanes.splat(r.x), lanes.splat(r.y), lanes.splat(r.z)];
+        Pack8Ray {
+            lanes,
+            o: [lanes.splat(o.x), lanes.splat(o.y), lanes.splat(o.z)],
+            rows: [splat(p.rows[0]), splat(p.rows[1]), splat(p.rows[2])],
+        }
+    }
+
+    /// [`Pack4Ray::first`] for the triangles of two packs at once, `lo`
+    /// in lanes 0..4 and `hi` in lanes 4..8, of which the lanes of `used`
+    /// (bit k: lane k) are tested (a leaf of one pack passes it twice,
+    /// its upper lanes unused): every lane computes the very operations
+    /// [`Pack4Ray::first`] makes for its triangle, in the same order, and
+    /// the lanes that need the exact completion go through [`intersect`]
+    /// as there, so the answer is that of [`intersect`] called on each
+    /// triangle.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn first(
+        &self,
+        ray: &RayPrecomp,
+        lo: &TriPack,
+        hi: &TriPack,
+        used: u32,
+        t_min: f32,
+        t_max: f32,
+        cull: CullMode,
+    ) -> Option<(u32, TriHit)> {
+        let l = self.lanes;
+        // Relative coordinates of the three vertices, per axis.
+        let d: [[L::V; 3]; 3] = std::array::from_fn(|v| {
+            std::array::from_fn(|a| l.sub(l.load2(&lo.p[v][a], &hi.p[v][a]), self.o[a]))
+        });
+        let shear = |v: usize, r: &[L::V; 3]| {
+            l.add(
+                l.add(l.mul(d[v][0], r[0]), l.mul(d[v][1], r[1])),
+                l.mul(d[v][2], r[2]),
+            )
+        };
+        let [r0, r1, r2] = &self.rows;
+        let (ax, bx, cx) = (shear(0, r0), shear(1, r0), shear(2, r0));
+        let (ay, by, cy) = (shear(0, r1), shear(1, r1), shear(2, r1));
+        let u = l.sub(l.mul(cx, by), l.mul(cy, bx));
+        let v = l.sub(l.mul(ax, cy), l.mul(ay, cx));
+        let w = l.sub(l.mul(bx, ay), l.mul(by, ax));
+        let zero = l.splat(0.0);
+        let neg = l.or(l.or(l.lt(u, zero), l.lt(v, zero)), l.lt(w, zero));
+        let pos = l.or(l.or(l.gt(u, zero), l.gt(v, zero)), l.gt(w, zero));
+        let inside = !l.bits(l.and(neg, pos)) & used;
+        if inside == 0 {
+            return None;
+        }
+        let (az, bz, cz) = (shear(0, r2), shear(1, r2), shear(2, r2));
+        let det = l.add(l.add(u, v), w);
+        let on_edge = l.or(l.or(l.eq(u, zero), l.eq(v, zero)), l.eq(w, zero));
+        let not_finite = !l.bits(l.finite(det));
+        let mut slow = (l.bits(on_edge) | not_finite) & inside;
+        let front = l.gt(det, zero);
+        let keep = match cull {
+            CullMode::None => 0xff,
+            CullMode::Back => l.bits(front),
+            CullMode::Front => !l.bits(front),
+        };
+        let mut fast = inside & !slow & keep;
+        let t_scaled = l.add(l.add(l.mul(u, az), l.mul(v, bz)), l.mul(w, cz));
+        let ts = l.select(front, t_scaled, l.neg(t_scaled));
+        let adet = l.select(front, det, l.neg(det));
+        // Corners far beyond the hit: [`intersect`] refines them (see
+        // `Pack4Ray::first`).
+        let reach = l.max(l.max(l.abs(az), l.abs(bz)), l.abs(cz));
+        let near = l.lt(
+            l.mul(reach, adet),
+            l.mul(l.abs(ts), l.splat(FAR_CORNER_RATIO * 0.5)),
+        );
+        let far = !l.bits(near) & inside;
+        slow |= far;
+        fast &= !far;
+        let lo_t = l.mul(l.splat(t_min), adet);
+        let hi_t = l.mul(l.splat(t_max), adet);
+        let slack = l.splat(RANGE_SLACK);
+        let out = l.or(
+            l.lt(ts, l.sub(lo_t, l.mul(l.abs(lo_t), slack))),
+            l.gt(ts, l.add(hi_t, l.mul(l.abs(hi_t), slack))),
+        );
+        fast &= !l.bits(out);
+        let id = |k: usize| if k < 4 { lo.id[k] } else { hi.id[k - 4] };
+        let mut best: Option<(u32, TriHit)> = None;
+        let mut take = |id: u32, h: TriHit| {
+            if precedes(id, h.t, best.map(|(bid, bh)| (bid, bh.t))) {
+                best = Some((id, h));
+            }
+        };
+        if fast != 0 {
+            let rcp = l.div(l.splat(1.0), det);
+            let rcp_ok = l.bits(l.finite(rcp));
+            slow |= !rcp_ok & fast;
+            fast &= rcp_ok;
+            let t = l.mul(t_scaled, rcp);
+            fast &= l.bits(l.and(l.ge(t, l.splat(t_min)), l.le_m(t, l.splat(t_max))));
+            if fast != 0 {
+                let (t, det) = (l.store(t), l.store(det));
+                let (bu, bv, bw) = (
+                    l.store(l.mul(u, rcp)),
+                    l.store(l.mul(v, rcp)),
+                    l.store(l.mul(w, rcp)),
+                );
+                while fast != 0 {
+                    let k = fast.trailing_zeros() as usize;
+                    fast &= fast - 1;
+                    take(
+                        id(k),
+                        TriHit {
+                            t: t[k],
+                            bary: Vec3::new(bu[k], bv[k], bw[k]),
+                            front: det[k] > 0.0,
+                        },
+                    );
+                }
+            }
+        }
+        while slow != 0 {
+            let k = slow.trailing_zeros() as usize;
+            slow &= slow - 1;
+            let [a, b, c] = if k < 4 {
+                lo.corners(k)
+            } else {
+                hi.corners(k - 4)
+            };
+            if let Some(h) = intersect(ray, a, b, c, t_min, t_max, cull) {
+                take(id(k), h);
             }
         }
         best

@@ -597,3 +597,183 @@ fn four_wide_test_equals_intersect_per_triangle() {
     }
     assert!(checked > 1000, "{checked}");
 }
+
+/// The branch-free precomputation equals the per-permutation one bit for
+/// bit: every permutation and sign, ties between axes, zero, negative
+/// zero, subnormal, huge, infinite and NaN components.
+#[test]
+fn precomp_without_branches_equals_the_per_permutation_one() {
+    // (every NaN as one: Rust leaves the sign and payload of a NaN that
+    // arithmetic makes unspecified, and an invalid ray's NaN only has to
+    // be a NaN)
+    let canon = |x: f32| {
+        if x.is_nan() {
+            f32::NAN.to_bits()
+        } else {
+            x.to_bits()
+        }
+    };
+    let bits = |p: &RayPrecomp| {
+        let v = |v: Vec3| v.to_array().map(canon);
+        let a = |v: Vec3A| v.to_array().map(canon);
+        (
+            v(p.origin),
+            v(p.dir),
+            v(p.inv_dir),
+            p.axes,
+            v(p.shear),
+            p.rows.map(a),
+            p.valid,
+        )
+    };
+    let special = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        2.5,
+        -2.5,
+        1e-40,
+        -1e-40,
+        3e38,
+        -3e38,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+    ];
+    let o = Vec3::new(0.5, -1.0, 2.0);
+    for &x in &special {
+        for &y in &special {
+            for &z in &special {
+                let d = Vec3::new(x, y, z);
+                let (a, b) = (RayPrecomp::new(o, d), RayPrecomp::by_permutation(o, d));
+                assert_eq!(bits(&a), bits(&b), "{d:?}");
+            }
+        }
+    }
+    let mut rng = Rng::new(77);
+    for _ in 0..20_000 {
+        let d = rng.vec3(-2.0, 2.0);
+        let o = rng.vec3(-5.0, 5.0);
+        assert_eq!(
+            bits(&RayPrecomp::new(o, d)),
+            bits(&RayPrecomp::by_permutation(o, d))
+        );
+        let nan = Vec3::new(f32::NAN, 1.0, 1.0);
+        assert_eq!(
+            bits(&RayPrecomp::new(nan, d)),
+            bits(&RayPrecomp::by_permutation(nan, d))
+        );
+    }
+}
+
+/// A hit with every bit of it (`TriHit`'s `==` takes `-0.0` for `0.0`).
+fn hit_bits(h: Option<(u32, TriHit)>) -> Option<(u32, u32, [u32; 3], bool)> {
+    h.map(|(id, h)| {
+        (
+            id,
+            h.t.to_bits(),
+            h.bary.to_array().map(f32::to_bits),
+            h.front,
+        )
+    })
+}
+
+/// The eight-lane test of two packs equals the four-lane test of each, bit
+/// for bit, on every lane implementation (the portable lanes, SSE's and,
+/// on a CPU with it, AVX2's): grids (rays through shared edges and
+/// vertices), soups, corners far beyond the hits, corners 10^31 and 10^38
+/// away (overflow), ranges and culling, one pack or two.
+#[test]
+fn eight_lane_test_equals_the_four_lane_test_per_pack() {
+    use crate::cpu::{Lanes8, Scalar};
+    fn eight<L: Lanes8>(
+        l: L,
+        ray: &RayPrecomp,
+        (lo, hi, used): (&TriPack, &TriPack, u32),
+        (t_min, t_max, cull): (f32, f32, CullMode),
+    ) -> Option<(u32, TriHit)> {
+        Pack8Ray::new(l, ray).first(ray, lo, hi, used, t_min, t_max, cull)
+    }
+    let mut rng = Rng(0x8a11);
+    let (gp, gt) = grid(4, 0.4, &mut rng);
+    let mut checked = 0;
+    for round in 0..6000 {
+        let n = 1 + round % 8;
+        let tris: Vec<(u32, [Vec3; 3])> = (0..n)
+            .map(|k| {
+                let id = 10 * k as u32 + rng.below(10) as u32;
+                let c = rng.vec3(-2.0, 2.0);
+                let corners = match round % 6 {
+                    0 | 1 => gt[rng.below(gt.len())].map(|v| gp[v as usize]),
+                    2 => {
+                        let s = [1e3, 1e5, 1e8][round % 3];
+                        let mut far = || c + rng.vec3(-s, s);
+                        [far(), far(), far()]
+                    }
+                    3 => {
+                        let s = [1e31, 3e38][round % 2];
+                        [c, c + rng.vec3(-s, s), c * 1e-19]
+                    }
+                    _ => [c, c + rng.vec3(-1.0, 1.0), c + rng.vec3(-1.0, 1.0)],
+                };
+                (id, corners)
+            })
+            .collect();
+        let lo = TriPack::new(&tris[..n.min(4)]);
+        let hi = if n > 4 { TriPack::new(&tris[4..]) } else { lo };
+        let used = if n > 4 {
+            lo.used | hi.used << 4
+        } else {
+            lo.used
+        };
+        let (_, t0) = tris[rng.below(n)];
+        let target = match round % 3 {
+            0 => t0[rng.below(3)],
+            1 => t0[0].lerp(t0[1], 0.5),
+            _ => rng.vec3(-2.0, 4.0),
+        };
+        let o = target + rng.unit() * rng.range(1.0, 10.0);
+        let ray = RayPrecomp::new(o, (target - o) * rng.range(0.3, 2.0));
+        let (t_min, t_max) = if round % 5 == 0 {
+            (rng.range(0.0, 0.8), rng.range(0.8, 2.0))
+        } else {
+            (0.0, f32::INFINITY)
+        };
+        let cull = [CullMode::None, CullMode::Back, CullMode::Front][round % 3];
+        let four = Pack4Ray::new(&ray);
+        let mut expect = four.first(&ray, &lo, t_min, t_max, cull);
+        if n > 4 {
+            if let Some((id, h)) = four.first(&ray, &hi, t_min, t_max, cull) {
+                if precedes(id, h.t, expect.map(|(bid, bh)| (bid, bh.t))) {
+                    expect = Some((id, h));
+                }
+            }
+        }
+        let want = hit_bits(expect);
+        let (packs, range) = ((&lo, &hi, used), (t_min, t_max, cull));
+        assert_eq!(hit_bits(eight(Scalar, &ray, packs, range)), want, "{round}");
+        #[cfg(target_arch = "x86_64")]
+        {
+            let sse = crate::cpu::Sse;
+            assert_eq!(hit_bits(eight(sse, &ray, packs, range)), want, "{round}");
+            if let Some(avx2) = crate::cpu::Avx2::detect() {
+                assert_eq!(hit_bits(eight(avx2, &ray, packs, range)), want, "{round}");
+            }
+        }
+        checked += usize::from(want.is_some());
+    }
+    assert!(checked > 1000, "{checked}");
+    // (straight to stderr: the harness keeps a passing test's eprintln!)
+    use std::io::Write;
+    let avx2 = crate::cpu::Avx2::detect().is_some();
+    let _ = writeln!(
+        std::io::stderr(),
+        "eight_lane_test_equals_the_four_lane_test_per_pack: portable lanes ran; AVX2 lanes {}",
+        if avx2 {
+            "ran"
+        } else {
+            "not run (no AVX2 here)"
+        }
+    );
+}

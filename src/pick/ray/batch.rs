@@ -9,9 +9,12 @@
 
 use glam::Vec3;
 
-use super::query::RayOptions;
+use super::query::{flat_bvh_for, RayOptions};
 use super::walk::{first_t_in, RayScratch};
 use super::RayCaster;
+use crate::accel::bvh::Bvh;
+use crate::accel::triangle::RayPrecomp;
+use crate::cpu::Isa;
 use crate::geometry::Ray;
 use crate::pick::face_normal;
 #[cfg(doc)]
@@ -43,6 +46,11 @@ pub struct FirstHits<'c, 'a, 'o, I> {
     rays: I,
     opts: RayOptions<'o>,
     scratch: RayScratch,
+    /// The scene's flat BVH when the queries may walk it (see
+    /// `flat_bvh_for`), looked up once for the batch.
+    flat: Option<&'a Bvh>,
+    /// The instruction set of the walks, looked up once for the batch.
+    isa: Isa,
 }
 
 impl<I: Iterator<Item = Ray>> Iterator for FirstHits<'_, '_, '_, I> {
@@ -51,10 +59,14 @@ impl<I: Iterator<Item = Ray>> Iterator for FirstHits<'_, '_, '_, I> {
     #[inline]
     fn next(&mut self) -> Option<Option<RayHit>> {
         let ray = self.rays.next()?;
-        Some(
-            self.caster
+        Some(match self.flat {
+            Some(bvh) => self
+                .caster
+                .first_flat(bvh, &ray, &self.opts, &mut self.scratch, self.isa),
+            None => self
+                .caster
                 .first_compact(&ray, &self.opts, &mut self.scratch),
-        )
+        })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -94,7 +106,46 @@ impl<'a> RayCaster<'a> {
             rays: rays.into_iter(),
             opts: *opts,
             scratch: RayScratch::new(),
+            flat: flat_bvh_for(self.scene, &self.transforms, opts),
+            isa: Isa::detect(),
         }
+    }
+
+    /// [`RayCaster::first_compact`] through the scene's flat BVH `bvh`
+    /// (for a query that may walk it, see `flat_bvh_for`), with less on
+    /// the way: every mesh sits at the identity, so the world ray is the
+    /// local ray, the cull mode stays, the facing is not flipped and the
+    /// global triangle index is the one the walk returns. The ray and
+    /// range checks of the two-level path are the precomputed ray's
+    /// validity and the walk's own (the same conditions), so the answers
+    /// are the same.
+    #[inline]
+    fn first_flat(
+        &self,
+        bvh: &Bvh,
+        ray: &Ray,
+        opts: &RayOptions<'_>,
+        scratch: &mut RayScratch,
+        isa: Isa,
+    ) -> Option<RayHit> {
+        let len = ray.direction.length();
+        if !(len > 0.0) || !ray.origin.is_finite() {
+            return None;
+        }
+        let (t_min, t_max) = (opts.near / len, opts.far / len);
+        let pre = RayPrecomp::new(ray.origin, ray.direction);
+        let (global, hit) =
+            bvh.first_hit_on(isa, &pre, t_min, t_max, opts.cull, &mut scratch.mesh)?;
+        let (mesh, triangle) = self.scene.locate_from(global, scratch.mesh_hint)?;
+        scratch.mesh_hint = mesh;
+        Some(RayHit {
+            mesh,
+            triangle,
+            global_triangle: global,
+            t: hit.t,
+            barycentric: hit.bary,
+            front_face: hit.front,
+        })
     }
 
     /// One ray of [`RayCaster::first_hits`], with its traversal stacks.

@@ -12,11 +12,11 @@ use super::query::{
 #[cfg(doc)]
 use super::walk::first_t_in;
 use super::walk::RayScratch;
-use crate::accel::bvh::{prune_bound, set_bits, Bvh, Packet8Stack, PacketStack, Rays8, Stack};
+use crate::accel::bvh::{set_bits, Bvh, Packet8Stack, PacketStack, Rays8, Stack};
 use crate::accel::top::{BoxRay, BoxRay4};
 use crate::accel::triangle::{precedes, RayPrecomp, TriHit};
 use crate::cpu::Avx2;
-use crate::geometry::{CullMode, Ray};
+use crate::geometry::{prune_bound, CullMode, Ray};
 use crate::pick::cache::ray_setup::MeshTransforms;
 use crate::scene::{MeshId, Scene};
 

@@ -8,12 +8,12 @@ use glam::Vec3;
 use super::query::{
     flat_bvh_for, local_ray, locate_flat_hit, mesh_passes, LocalRay, NearestHit, RayOptions,
 };
-use crate::accel::bvh::{prune_bound, MeshStack, Stack};
+use crate::accel::bvh::{MeshStack, Stack};
 use crate::accel::top::BoxRay;
 use crate::accel::triangle::precedes;
-use crate::geometry::Ray;
+use crate::geometry::{prune_bound, Ray};
 use crate::pick::cache::ray_setup::MeshTransforms;
-use crate::scene::Scene;
+use crate::scene::{MeshId, Scene};
 
 /// A top-level node still to visit, and the distance at which the ray
 /// enters its box.
@@ -29,6 +29,8 @@ pub(crate) struct PendingNode {
 pub(crate) struct RayScratch {
     pub(crate) top: Stack<PendingNode, 16>,
     pub(crate) mesh: MeshStack,
+    /// The mesh of the last flat-walk hit (see [`locate_flat_hit`]).
+    pub(crate) mesh_hint: MeshId,
 }
 
 impl RayScratch {
@@ -37,6 +39,7 @@ impl RayScratch {
         Self {
             top: Stack::new(),
             mesh: MeshStack::new(),
+            mesh_hint: 0,
         }
     }
 }
@@ -108,7 +111,7 @@ pub(crate) fn first_t_in(
     if let Some(bvh) = flat_bvh_for(scene, transforms, opts) {
         let local = local_ray(&transforms[0], ray, opts.cull)?;
         let hit = bvh.first_hit_in(&local.ray, t_min, t_max0, local.cull, &mut scratch.mesh)?;
-        return locate_flat_hit(scene, hit, &mut 0);
+        return locate_flat_hit(scene, hit, &mut scratch.mesh_hint);
     }
     let nodes = &transforms.top().nodes;
     let meshes = scene.meshes();

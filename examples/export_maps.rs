@@ -63,7 +63,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(pixels, map);
     let words = |path: &Path| -> std::io::Result<Vec<[u8; 4]>> {
         let bytes = std::fs::read(path)?;
-        Ok(bytes.chunks_exact(4).map(|b| [b[0], b[1], b[2], b[3]]).collect())
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|b| [b[0], b[1], b[2], b[3]])
+            .collect())
     };
     let read_ids: Vec<u32> = words(&ids)?.into_iter().map(u32::from_le_bytes).collect();
     assert_eq!(read_ids, frame.ids());

@@ -10,7 +10,7 @@
 //! values), all of them after a size change.
 
 use glam::Vec3;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::{Frame, ScreenVertex};
 use crate::camera::Camera;
@@ -20,6 +20,7 @@ use crate::limits::chunk_tris;
 use crate::raster::bin::{self, BinStage, EarlyEmpty, TileGrid, TileSort};
 use crate::raster::clip::Guard;
 use crate::raster::rules::{DepthTest, FillRule};
+use crate::raster::stats::Clock;
 use crate::raster::tile::{self, PixelBuffers};
 use crate::raster::vertex::{SetupVertex, VertexStage};
 use crate::raster::StageTimes;
@@ -204,7 +205,7 @@ fn render_into(
     frame.view = Default::default();
     // the meshes' world matrices (in parallel for a scene of many meshes),
     // timed with the vertex stage
-    let started = Instant::now();
+    let started = Clock::now();
     scene.world_matrices_into(&mut frame.worlds);
     let vp = camera.view_proj();
     let guard = Guard::new(w, h);
@@ -237,7 +238,7 @@ fn render_into(
     };
     vertex_stage.run(verts, &mut frame.vertices, world_out);
 
-    let vertex_done = Instant::now();
+    let vertex_done = Clock::now();
     // 2-4. clip, setup and bin, in fixed chunks of the global triangle order
     let total_tris = scene.triangle_count() as usize;
     let grid = TileGrid::new(w, h);
@@ -261,11 +262,11 @@ fn render_into(
     frame.stats = bin_stage.run(&mut frame.chunks);
 
     // 5. clear and rasterize bands of tiles, one writer per band
-    let setup_done = Instant::now();
+    let setup_done = Clock::now();
     raster_bands(frame, grid, opts);
     frame.stage_times = StageTimes {
-        vertex: vertex_done - started,
-        setup: setup_done - vertex_done,
+        vertex: vertex_done.since(started),
+        setup: setup_done.since(vertex_done),
         raster: setup_done.elapsed(),
     };
 }
@@ -300,7 +301,7 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
 #[must_use]
 pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule) -> Option<Frame> {
     let mut frame = Frame::new(width, height)?;
-    let started = Instant::now();
+    let started = Clock::now();
     let grid = TileGrid::new(width, height);
     let opts = RenderOptions {
         rule,
@@ -314,11 +315,11 @@ pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule
     let chunk = bin::bin_window_triangles(tris, rule, width, height, grid);
     frame.stats = chunk.stats;
     frame.chunks = vec![chunk];
-    let setup_done = Instant::now();
+    let setup_done = Clock::now();
     raster_bands(&mut frame, grid, opts);
     frame.stage_times = StageTimes {
         vertex: Duration::ZERO,
-        setup: setup_done - started,
+        setup: setup_done.since(started),
         raster: setup_done.elapsed(),
     };
     Some(frame)

@@ -17,6 +17,7 @@
 #![allow(unsafe_code)]
 
 use super::PickId;
+#[cfg(target_arch = "x86_64")]
 use crate::cpu::Avx2;
 use crate::frame::Frame;
 use crate::scene::Scene;

@@ -1,0 +1,379 @@
+// The three.js side of the adapter: what of a scene softpick must know
+// (geometries once, per version; matrices, instances, bone matrices and
+// morph influences when they change) as a list of commands for a backend
+// (the wasm scene here, or in a worker), and softpick's packed answers as
+// three.js-shaped intersections.
+
+import { Matrix4, Vector2, Vector3 } from 'three';
+
+const S = 16; // numbers per packed hit
+
+const _m = new Matrix4();
+const _inv = new Matrix4();
+const _dir = new Vector3();
+
+/** The Float32Array of an attribute's first `size` components (a view of its own array when it already is one). */
+function floats(attr, size, copy) {
+  if (!attr.isInterleavedBufferAttribute && !attr.normalized && attr.array instanceof Float32Array && attr.itemSize === size) {
+    const a = attr.array.subarray(0, attr.count * size);
+    return copy ? a.slice() : a;
+  }
+  const out = new Float32Array(attr.count * size);
+  const get = [attr.getX, attr.getY, attr.getZ, attr.getW];
+  for (let i = 0; i < attr.count; i++) {
+    for (let k = 0; k < size; k++) out[i * size + k] = get[k].call(attr, i);
+  }
+  return out;
+}
+
+function label(o) {
+  return `${o.type} "${o.name}" (${o.uuid})`;
+}
+
+function sideCode(material) {
+  // FrontSide 0, BackSide 1, DoubleSide 2 in every three.js release
+  return material ? material.side : 0;
+}
+
+/** What softpick is told of one object; the commands go to a backend. */
+export class Mirror {
+  constructor({ copy = false } = {}) {
+    this.copy = copy;
+    this.objects = new Map(); // Object3D -> record
+    this.byId = [];
+    this.geometries = new Map(); // BufferGeometry -> { single, multi } records
+    this.nextObject = 0;
+    this.nextGeometry = 0;
+    this.freeObjects = [];
+    this.root = null;
+    this.revision = 0;
+    this.stamp = 0;
+    this.layerMasks = new Set();
+    this.retired = new Set();
+  }
+
+  /**
+   * The commands that bring softpick to `root` as it is now; `errors`
+   * collects what could not be mirrored (the objects are left out).
+   */
+  sync(root, errors) {
+    const cmds = [];
+    this.root = root;
+    const stamp = ++this.stamp;
+    this.layerMasks.clear();
+    const visit = (o, visible) => {
+      const v = visible && o.visible;
+      if (o.isMesh && !o.isBatchedMesh) {
+        try {
+          this.#object(o, v, stamp, cmds);
+        } catch (e) {
+          errors.push(e instanceof Error ? e : new Error(String(e)));
+        }
+      }
+      const ch = o.children;
+      for (let i = 0; i < ch.length; i++) visit(ch[i], v);
+    };
+    visit(root, true);
+    for (const [o, rec] of this.objects) {
+      if (rec.stamp !== stamp) this.#drop(o, rec, cmds);
+    }
+    for (const [g, slot] of this.geometries) {
+      for (const key of ['single', 'multi']) {
+        const grec = slot[key];
+        if (grec && grec.users === 0) {
+          cmds.push({ op: 'removeGeometry', id: grec.id });
+          slot[key] = null;
+        }
+      }
+      if (!slot.single && !slot.multi) this.geometries.delete(g);
+    }
+    for (const grec of this.retired) {
+      if (grec.users === 0) {
+        cmds.push({ op: 'removeGeometry', id: grec.id });
+        this.retired.delete(grec);
+      }
+    }
+    if (cmds.length) this.revision++;
+    return cmds;
+  }
+
+  /** Undoes the record of a command the backend refused (so the next sync sends it again). */
+  refused(cmd) {
+    if (cmd.op === 'addGeometry') {
+      for (const [g, slot] of this.geometries) {
+        for (const key of ['single', 'multi']) {
+          if (slot[key]?.id === cmd.id) slot[key] = null;
+        }
+        if (!slot.single && !slot.multi) this.geometries.delete(g);
+      }
+    }
+    const rec = this.byId[cmd.id];
+    if (cmd.op === 'addObject' && rec) {
+      this.objects.delete(rec.object);
+      this.byId[cmd.id] = undefined;
+      rec.geometry.users--;
+    } else if (rec && (cmd.op === 'setMatrix' || cmd.op === 'pose' || cmd.op === 'setSides')) {
+      rec.matrix.fill(NaN);
+      rec.pose = null;
+      rec.sides = null;
+      rec.instanceVersion = -1;
+    }
+  }
+
+  #drop(o, rec, cmds) {
+    cmds.push({ op: 'removeObject', id: rec.id });
+    rec.geometry.users--;
+    this.objects.delete(o);
+    this.byId[rec.id] = undefined;
+    this.freeObjects.push(rec.id);
+  }
+
+  #geometry(o, cmds) {
+    const g = o.geometry;
+    const multi = Array.isArray(o.material);
+    const pos = g?.attributes?.position;
+    if (!pos) throw new Error(`softpick: ${label(o)} has no position attribute`);
+    const index = g.index;
+    const skin = o.isSkinnedMesh ? [g.attributes.skinIndex, g.attributes.skinWeight] : null;
+    const morph = g.morphAttributes?.position ?? null;
+    const dr = g.drawRange;
+    const key = [
+      pos.version, pos.count, index ? index.version : -1, index ? index.count : -1,
+      dr.start, dr.count, multi ? g.groups.map((gr) => `${gr.start}:${gr.count}:${gr.materialIndex}`).join(',') : '',
+      skin ? skin.map((a) => (a ? a.version : -1)).join(':') : '',
+      morph ? morph.map((a) => a.version).join(':') + (g.morphTargetsRelative ? 'r' : 'a') : '',
+    ].join('|');
+    let slot = this.geometries.get(g);
+    if (!slot) this.geometries.set(g, (slot = { single: null, multi: null }));
+    const which = multi ? 'multi' : 'single';
+    let rec = slot[which];
+    if (rec && rec.key === key) return rec;
+    // the primitives, as three.js's raycast walks them
+    const count = index ? index.count : pos.count;
+    const ranges = [];
+    const prims = [];
+    if (multi) {
+      for (const gr of g.groups) {
+        const start = Math.max(gr.start, dr.start);
+        const end = Math.min(count, gr.start + gr.count, dr.start + dr.count);
+        ranges.push(start, Math.max(start, end));
+        prims.push({ first: start, materialIndex: gr.materialIndex });
+      }
+    } else {
+      const start = Math.max(0, dr.start);
+      const end = Math.min(count, dr.start + dr.count);
+      ranges.push(start, Math.max(start, end));
+      prims.push({ first: start, materialIndex: 0 });
+    }
+    const positions = floats(pos, 3, this.copy);
+    let idx = null;
+    if (index) {
+      const a = index.array;
+      idx = a instanceof Uint32Array || a instanceof Uint16Array ? a.subarray(0, index.count) : Uint32Array.from(a.subarray(0, index.count));
+      if (this.copy && idx.buffer === a.buffer) idx = idx.slice();
+    }
+    const sameShape = rec && rec.vertices === pos.count && rec.indexKey === `${index ? index.version : -1}|${count}` && rec.rangeKey === ranges.join(',');
+    if (sameShape && rec.extrasKey === key.split('|').slice(7).join('|')) {
+      cmds.push({ op: 'setGeometryPositions', id: rec.id, positions });
+      rec.key = key;
+      rec.revision++;
+      return rec;
+    }
+    const id = this.nextGeometry++;
+    const old = rec;
+    rec = {
+      id, key, users: 0, prims, vertices: pos.count, revision: 0,
+      indexKey: `${index ? index.version : -1}|${count}`, rangeKey: ranges.join(','),
+      extrasKey: key.split('|').slice(7).join('|'),
+      deformed: !!(skin || (morph && morph.length)),
+    };
+    cmds.push({ op: 'addGeometry', id, positions, index: idx, ranges: Uint32Array.from(ranges) });
+    if (skin && skin[0] && skin[1]) {
+      const j = floats(skin[0], 4, false);
+      const joints = new Uint16Array(j.length);
+      for (let i = 0; i < j.length; i++) joints[i] = j[i];
+      cmds.push({ op: 'setSkin', id, joints, weights: floats(skin[1], 4, true) });
+    }
+    if (morph && morph.length) {
+      const n = pos.count * 3;
+      const targets = new Float32Array(n * morph.length);
+      morph.forEach((a, t) => targets.set(floats(a, 3, false), t * n));
+      cmds.push({ op: 'setMorphTargets', id, targets, count: morph.length, relative: !!g.morphTargetsRelative });
+    }
+    slot[which] = rec;
+    // objects on the old version move to the new one (each sent again
+    // when visited); the old one goes when none is left on it
+    if (old) this.retired.add(old);
+    return rec;
+  }
+
+  #object(o, visible, stamp, cmds) {
+    let rec = this.objects.get(o);
+    const hasMaterial = o.material !== undefined && o.material !== null;
+    if (!rec && !(visible && hasMaterial)) return; // nothing to say yet
+    const grec = this.#geometry(o, cmds);
+    const m = o.matrixWorld.elements;
+    for (let i = 0; i < 16; i++) {
+      if (!Number.isFinite(m[i])) throw new Error(`softpick: ${label(o)} has a matrixWorld element ${i} of ${m[i]}`);
+    }
+    const instanced = !!o.isInstancedMesh;
+    const sides = Array.isArray(o.material)
+      ? Uint8Array.from(grec.prims, (p) => sideCode(o.material[p.materialIndex]))
+      : new Uint8Array([sideCode(o.material)]);
+    if (rec && rec.geometry !== grec) {
+      // a new geometry (or version of it): the object is sent again
+      this.#drop(o, rec, cmds);
+      rec = null;
+    }
+    const instances = () => {
+      const a = o.instanceMatrix.array.subarray(0, o.count * 16);
+      return this.copy ? a.slice() : a;
+    };
+    if (!rec) {
+      const id = this.freeObjects.pop() ?? this.nextObject++;
+      rec = {
+        id, object: o, geometry: grec, matrix: Float64Array.from(m), visible: true, stamp,
+        sides, instanceVersion: instanced ? o.instanceMatrix.version : 0, count: instanced ? o.count : 1,
+        pose: null, layers: o.layers.mask, prims: grec.prims,
+      };
+      grec.users++;
+      this.objects.set(o, rec);
+      this.byId[id] = rec;
+      cmds.push({ op: 'addObject', id, geometry: grec.id, matrix: Float64Array.from(m), instances: instanced ? instances() : null, sides });
+    } else {
+      rec.stamp = stamp;
+      let moved = false;
+      for (let i = 0; i < 16; i++) if (rec.matrix[i] !== m[i]) { moved = true; break; }
+      const instMoved = instanced && (rec.instanceVersion !== o.instanceMatrix.version || rec.count !== o.count);
+      if (moved || instMoved) {
+        rec.matrix.set(m);
+        cmds.push({ op: 'setMatrix', id: rec.id, matrix: Float64Array.from(m), instances: instMoved ? instances() : null });
+        if (instanced) { rec.instanceVersion = o.instanceMatrix.version; rec.count = o.count; }
+      }
+      if (!rec.sides || rec.sides.length !== sides.length || rec.sides.some((s, i) => s !== sides[i])) {
+        cmds.push({ op: 'setSides', id: rec.id, sides });
+      }
+      rec.sides = sides;
+    }
+    rec.stamp = stamp;
+    rec.layers = o.layers.mask;
+    const show = visible && hasMaterial;
+    if (rec.visible !== show) {
+      cmds.push({ op: 'setVisible', id: rec.id, visible: show });
+      rec.visible = show;
+    }
+    if (show) this.layerMasks.add(o.layers.mask);
+    if (grec.deformed && !instanced && show) this.#pose(o, rec, cmds);
+  }
+
+  #pose(o, rec, cmds) {
+    const infl = o.morphTargetInfluences;
+    const influences = infl && infl.length ? Float32Array.from(infl) : new Float32Array(0);
+    let bones = new Float32Array(0);
+    const sk = o.isSkinnedMesh ? o.skeleton : null;
+    if (sk) {
+      bones = new Float32Array(sk.bones.length * 16);
+      for (let i = 0; i < sk.bones.length; i++) {
+        const b = sk.bones[i];
+        if (b) _m.multiplyMatrices(b.matrixWorld, sk.boneInverses[i]);
+        else _m.copy(sk.boneInverses[i]);
+        _m.toArray(bones, i * 16);
+      }
+    }
+    const bind = sk ? Float64Array.from(o.bindMatrix.elements) : null;
+    const bindInverse = sk ? Float64Array.from(o.bindMatrixInverse.elements) : null;
+    const last = rec.pose;
+    const same = (a, b) => a === b || (a && b && a.length === b.length && a.every((v, i) => v === b[i]));
+    if (last && same(last.bones, bones) && same(last.influences, influences) && same(last.bind, bind) && same(last.bindInverse, bindInverse) && last.revision === rec.geometry.revision) return;
+    rec.pose = { bones, influences, bind, bindInverse, revision: rec.geometry.revision };
+    cmds.push({
+      op: 'pose', id: rec.id,
+      bones: bones.slice(), influences: influences.slice(),
+      bind: bind ? bind.slice() : new Float64Array(0), bindInverse: bindInverse ? bindInverse.slice() : new Float64Array(0),
+    });
+  }
+
+  /**
+   * The mirrored objects a query over `objects` (and their descendants,
+   * with `recursive`) tests on `layers`: null when that is every one of
+   * them (no mask needed), else their ids.
+   */
+  select(objects, recursive, layers) {
+    const root = this.root;
+    let all = recursive && root && (objects.includes(root) ||
+      (objects.length === root.children.length && objects.every((o, i) => o === root.children[i]) && !this.objects.has(root)));
+    if (all) {
+      for (const mask of this.layerMasks) if ((mask & layers.mask) === 0) { all = false; break; }
+      if (all) return null;
+    }
+    const ids = [];
+    const visit = (o) => {
+      const rec = this.objects.get(o);
+      if (rec && (o.layers.mask & layers.mask) !== 0) ids.push(rec.id);
+      if (recursive) for (const c of o.children) visit(c);
+    };
+    for (const o of objects) visit(o);
+    return ids;
+  }
+
+  /** The three.js intersection of packed hit `k` (`ray`: the query's world ray, for the normal's facing). */
+  intersection(p, k, rayDirection) {
+    const o = k * S;
+    const rec = this.byId[p[o]];
+    if (!rec) return null;
+    const object = rec.object;
+    const g = object.geometry;
+    const j = p[o + 3];
+    const index = g.index;
+    const a = index ? index.getX(j) : j;
+    const b = index ? index.getX(j + 1) : j + 1;
+    const c = index ? index.getX(j + 2) : j + 2;
+    const barycoord = new Vector3(p[o + 8], p[o + 9], p[o + 10]);
+    const prim = rec.prims[p[o + 2]];
+    const hit = {
+      distance: p[o + 4],
+      point: new Vector3(p[o + 5], p[o + 6], p[o + 7]),
+      object,
+      face: { a, b, c, normal: new Vector3(p[o + 11], p[o + 12], p[o + 13]), materialIndex: prim ? prim.materialIndex : 0 },
+      faceIndex: Math.floor(j / 3),
+      barycoord,
+    };
+    if (object.isInstancedMesh) hit.instanceId = p[o + 1];
+    const at = g.attributes;
+    const lerp = (attr, target) => {
+      const n = target.isVector2 ? 2 : 3;
+      const w = [barycoord.x, barycoord.y, barycoord.z];
+      const v = [0, 0, 0];
+      [a, b, c].forEach((vi, i) => {
+        v[0] += attr.getX(vi) * w[i];
+        v[1] += attr.getY(vi) * w[i];
+        if (n === 3) v[2] += attr.getZ(vi) * w[i];
+      });
+      return n === 2 ? target.set(v[0], v[1]) : target.set(v[0], v[1], v[2]);
+    };
+    if (at.uv) hit.uv = lerp(at.uv, new Vector2());
+    if (at.uv1) hit.uv1 = lerp(at.uv1, new Vector2());
+    if (at.normal) {
+      hit.normal = lerp(at.normal, new Vector3());
+      // facing the ray, as three.js does it in the object's space
+      _m.copy(object.matrixWorld);
+      if (object.isInstancedMesh) {
+        object.getMatrixAt(p[o + 1], _inv);
+        _m.multiply(_inv);
+      }
+      _inv.copy(_m).invert();
+      _dir.copy(rayDirection).transformDirection(_inv);
+      if (hit.normal.dot(_dir) > 0) hit.normal.multiplyScalar(-1);
+    }
+    return hit;
+  }
+
+  intersections(p, rayDirection, target) {
+    for (let k = 0; k * S < p.length; k++) {
+      const h = this.intersection(p, k, rayDirection);
+      if (h) target.push(h);
+    }
+    return target;
+  }
+}
+

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The npm package's tests (scripts/test runs this): the wasm crate's unit
+# tests on the host, the wasm build (scripts/build.sh), then node --test:
+# the browser tests in headless Chromium (Debian's /usr/bin/chromium, or
+# $CHROMIUM) against three.js 0.187 and 0.160, the TypeScript types, and
+# `npm pack` installed beside three from the npm registry. Needs what
+# .ci/run installs: node and npm, chromium, the wasm32 target, the pinned
+# wasm-bindgen CLI; runs `npm ci` first when node_modules is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo test --release -p softpick-web
+scripts/build.sh
+if [ ! -d node_modules ]; then
+    npm ci --no-audit --no-fund
+fi
+node --test test/*.test.mjs

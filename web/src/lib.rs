@@ -1,0 +1,946 @@
+//! softpick in the browser: the wasm-bindgen layer under the npm package
+//! `softpick` (its JavaScript API is in `js/`, over these handles).
+//!
+//! - [`RawScene`]: geometries and the objects placing them (what the
+//!   three.js adapter mirrors), or a scene softpick made whole (a model
+//!   file, the built-in scene); ray queries, posing, collision sweeps.
+//! - [`RawCamera`]: a softpick camera, from three.js's matrices or made
+//!   by softpick (auto framing, look-at).
+//! - [`RawFrame`]: a reused renderer and its frame: ID and depth buffers,
+//!   pixel picks by the three methods, rectangle and lasso selections.
+//!
+//! Every fallible call returns a `JsError`, which JavaScript receives as a
+//! thrown `Error` carrying the message; nothing panics on bad input, and a
+//! failed call leaves the handle as it was.
+
+// `!(a > b)` is deliberate throughout: it is true for NaN, which must be rejected.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
+mod camera;
+mod place;
+mod pose;
+mod query;
+mod world;
+
+use std::path::Path;
+
+use glam::{DMat4, Vec3};
+use softpick::{
+    analyze_rules, builtin_scene, load_model_bytes, sweep_move, Camera, FillRule, PickMethod,
+    Projection, RenderOptions, Renderer, SelectMode,
+};
+use wasm_bindgen::prelude::*;
+
+use query::{Answer, Mask, HIT_STRIDE};
+use world::{Geometry, World};
+
+/// The crate's errors as JavaScript `Error`s.
+fn err(e: impl std::fmt::Display) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+/// A 4×4 column-major matrix from 16 numbers.
+fn mat(what: &str, m: &[f64]) -> Result<DMat4, JsError> {
+    if m.len() != 16 {
+        return Err(err(format!(
+            "{what}: a 4×4 matrix has 16 values, not {}",
+            m.len()
+        )));
+    }
+    Ok(DMat4::from_cols_slice(m))
+}
+
+/// Instance matrices: 16 values (column-major) per instance.
+fn instances(m: &[f32]) -> Result<Vec<DMat4>, JsError> {
+    if !m.len().is_multiple_of(16) {
+        return Err(err(format!(
+            "{} instance matrix values is not a whole number of 4×4 matrices",
+            m.len()
+        )));
+    }
+    Ok(m.chunks_exact(16)
+        .map(|c| glam::Mat4::from_cols_slice(c).as_dmat4())
+        .collect())
+}
+
+/// The numbers per packed hit (see `query::HIT_STRIDE`).
+#[wasm_bindgen(js_name = hitStride)]
+#[must_use]
+pub fn hit_stride() -> u32 {
+    HIT_STRIDE as u32
+}
+
+/// The version of the softpick crate inside.
+#[wasm_bindgen]
+#[must_use]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+/// A scene (see the crate docs).
+#[wasm_bindgen]
+pub struct RawScene {
+    world: World,
+}
+
+#[wasm_bindgen]
+impl RawScene {
+    /// An empty scene to add geometries and objects to.
+    #[wasm_bindgen(constructor)]
+    #[must_use]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> RawScene {
+        RawScene {
+            world: World::new(),
+        }
+    }
+
+    /// The built-in pick-test scene (362 triangles).
+    #[must_use]
+    pub fn builtin() -> RawScene {
+        RawScene {
+            world: World::from_core(builtin_scene()),
+        }
+    }
+
+    /// A model file's scene (OBJ or glTF: `.glb`, or `.gltf` with its
+    /// buffers as data URIs), its format chosen by `name`'s extension, else
+    /// by the bytes.
+    pub fn load(bytes: &[u8], name: &str) -> Result<RawScene, JsError> {
+        let (scene, _) = load_model_bytes(Path::new(name), bytes).map_err(err)?;
+        Ok(RawScene {
+            world: World::from_core(scene),
+        })
+    }
+
+    /// Adds a geometry: positions (x, y, z per vertex), indices (none:
+    /// vertices in threes) and primitive ranges (pairs of index positions
+    /// `[start, end)`; none: one primitive over everything). Its id.
+    #[wasm_bindgen(js_name = addGeometry)]
+    pub fn add_geometry(
+        &mut self,
+        positions: &[f32],
+        indices: Option<Vec<u32>>,
+        ranges: Option<Vec<u32>>,
+    ) -> Result<u32, JsError> {
+        let g = Geometry::new(positions, indices.as_deref(), ranges.as_deref()).map_err(err)?;
+        self.world.add_geometry(g).map_err(err)
+    }
+
+    /// New positions for a geometry (as many vertices as before).
+    #[wasm_bindgen(js_name = setGeometryPositions)]
+    pub fn set_geometry_positions(&mut self, id: u32, positions: &[f32]) -> Result<(), JsError> {
+        self.world
+            .set_geometry_positions(id, positions)
+            .map_err(err)
+    }
+
+    /// A geometry's joint influences: four joint indices and four weights
+    /// per vertex.
+    #[wasm_bindgen(js_name = setSkin)]
+    pub fn set_skin(&mut self, id: u32, joints: &[u16], weights: &[f32]) -> Result<(), JsError> {
+        let g = self.world.geometry_mut(id).map_err(err)?;
+        let n = g.vertex_count();
+        if joints.len() != 4 * n || weights.len() != 4 * n {
+            return Err(err(format!(
+                "a skin of {n} vertices needs {} joint indices and weights, not {} and {}",
+                4 * n,
+                joints.len(),
+                weights.len()
+            )));
+        }
+        if let Some(i) = weights.iter().position(|w| !w.is_finite()) {
+            return Err(err(format!("skin weight {i} is {}", weights[i])));
+        }
+        g.deform.joints = joints
+            .chunks_exact(4)
+            .map(|c| [c[0], c[1], c[2], c[3]])
+            .collect();
+        g.deform.weights = weights
+            .chunks_exact(4)
+            .map(|c| [c[0], c[1], c[2], c[3]])
+            .collect();
+        Ok(())
+    }
+
+    /// A geometry's morph targets: `count` targets of x, y, z per vertex,
+    /// one after the other; `relative`: deltas (three.js's
+    /// `morphTargetsRelative`), else absolute positions.
+    #[wasm_bindgen(js_name = setMorphTargets)]
+    pub fn set_morph_targets(
+        &mut self,
+        id: u32,
+        targets: &[f32],
+        count: u32,
+        relative: bool,
+    ) -> Result<(), JsError> {
+        let g = self.world.geometry_mut(id).map_err(err)?;
+        let n = g.vertex_count();
+        if targets.len() != count as usize * n * 3 {
+            return Err(err(format!(
+                "{count} morph targets of {n} vertices need {} values, not {}",
+                count as usize * n * 3,
+                targets.len()
+            )));
+        }
+        if let Some(i) = targets.iter().position(|v| !v.is_finite()) {
+            return Err(err(format!("morph target value {i} is {}", targets[i])));
+        }
+        g.deform.targets = targets
+            .chunks_exact(3 * n.max(1))
+            .map(|t| {
+                t.chunks_exact(3)
+                    .zip(&g.positions)
+                    .map(|(v, &rest)| {
+                        let v = Vec3::new(v[0], v[1], v[2]);
+                        if relative {
+                            v
+                        } else {
+                            v - rest
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(())
+    }
+
+    /// Removes a geometry no object uses.
+    #[wasm_bindgen(js_name = removeGeometry)]
+    pub fn remove_geometry(&mut self, id: u32) -> Result<(), JsError> {
+        self.world.remove_geometry(id).map_err(err)
+    }
+
+    /// Adds an object: `geometry` placed by `matrix` (16 values,
+    /// column-major), for an instanced mesh each of `instances` (16 values
+    /// per instance) after it; `sides`: one material side (0 front, 1 back,
+    /// 2 double) per primitive, or one for all, or none (front). Its id.
+    #[wasm_bindgen(js_name = addObject)]
+    pub fn add_object(
+        &mut self,
+        geometry: u32,
+        matrix: &[f64],
+        instances: Option<Vec<f32>>,
+        sides: &[u8],
+    ) -> Result<u32, JsError> {
+        let base = mat("object matrix", matrix)?;
+        let inst = instances.as_deref().map(self::instances).transpose()?;
+        self.world
+            .add_object(geometry, base, inst, sides)
+            .map_err(err)
+    }
+
+    /// Places an object again (and, for an instanced mesh, its instances:
+    /// their number may change).
+    #[wasm_bindgen(js_name = setMatrix)]
+    pub fn set_matrix(
+        &mut self,
+        id: u32,
+        matrix: &[f64],
+        instances: Option<Vec<f32>>,
+    ) -> Result<(), JsError> {
+        let base = mat("object matrix", matrix)?;
+        let inst = instances.as_deref().map(self::instances).transpose()?;
+        self.world.set_matrix(id, base, inst).map_err(err)
+    }
+
+    /// An object's material sides (as for `addObject`).
+    #[wasm_bindgen(js_name = setSides)]
+    pub fn set_sides(&mut self, id: u32, sides: &[u8]) -> Result<(), JsError> {
+        self.world.set_sides(id, sides).map_err(err)
+    }
+
+    /// Shows or hides an object (hidden objects are neither drawn nor hit).
+    #[wasm_bindgen(js_name = setVisible)]
+    pub fn set_visible(&mut self, id: u32, visible: bool) -> Result<(), JsError> {
+        self.world.set_visible(id, visible).map_err(err)
+    }
+
+    /// Removes an object.
+    #[wasm_bindgen(js_name = removeObject)]
+    pub fn remove_object(&mut self, id: u32) -> Result<(), JsError> {
+        self.world.remove_object(id).map_err(err)
+    }
+
+    /// Poses an object as three.js draws it (morph targets, then skinning):
+    /// `bones`, 16 values per bone (three.js's `skeleton.boneMatrices`;
+    /// empty: no skinning), the bind matrix and its inverse, the morph
+    /// influences. Its BVHs are refit.
+    #[wasm_bindgen(js_name = poseObject)]
+    pub fn pose_object(
+        &mut self,
+        id: u32,
+        bones: &[f32],
+        bind: &[f64],
+        bind_inverse: &[f64],
+        influences: &[f32],
+    ) -> Result<(), JsError> {
+        let (bind, bind_inverse) = if bones.is_empty() {
+            (DMat4::IDENTITY, DMat4::IDENTITY)
+        } else {
+            (
+                mat("bind matrix", bind)?,
+                mat("bind inverse", bind_inverse)?,
+            )
+        };
+        let o = self.world.object(id).map_err(err)?;
+        let g = self.world.geometry_mut(o.geometry).map_err(err)?;
+        let posed = pose::pose(g, bones, &bind, &bind_inverse, influences).map_err(err)?;
+        self.world.pose(id, posed).map_err(err)
+    }
+
+    /// The names of the scene's animations (a model file's).
+    #[must_use]
+    pub fn animations(&self) -> Vec<String> {
+        self.world
+            .core
+            .animations()
+            .iter()
+            .map(|a| a.name.clone())
+            .collect()
+    }
+
+    /// The duration of animation `index`, seconds.
+    pub fn duration(&self, index: u32) -> Result<f32, JsError> {
+        self.world
+            .core
+            .animations()
+            .get(index as usize)
+            .map(softpick::Animation::duration)
+            .ok_or_else(|| err(format!("animation {index} does not exist")))
+    }
+
+    /// Poses a model file's scene at `time` seconds of animation
+    /// `animation` (none: the rest pose with the current morph weights).
+    #[wasm_bindgen(js_name = poseAnimation)]
+    pub fn pose_animation(&mut self, time: f32, animation: Option<u32>) -> Result<(), JsError> {
+        if !time.is_finite() {
+            return Err(err(format!("time {time} is not finite")));
+        }
+        self.world
+            .core
+            .pose(animation.map(|a| a as usize), time)
+            .map(|_| ())
+            .map_err(err)
+    }
+
+    /// The number of objects (ids run from 0; removed ones leave gaps).
+    #[wasm_bindgen(js_name = objectCount)]
+    #[must_use]
+    pub fn object_count(&self) -> u32 {
+        self.world.object_count() as u32
+    }
+
+    /// The number of triangles softpick holds (after the last change).
+    #[wasm_bindgen(js_name = triangleCount)]
+    pub fn triangle_count(&mut self) -> u32 {
+        self.world.build();
+        self.world.core.triangle_count()
+    }
+
+    /// The box around every object, `[min x, y, z, max x, y, z]` (empty
+    /// scene: infinities).
+    pub fn bounds(&mut self) -> Vec<f64> {
+        self.world.build();
+        let b = self.world.core.bounds();
+        [b.min, b.max]
+            .iter()
+            .flat_map(|v| v.to_array())
+            .map(f64::from)
+            .collect()
+    }
+
+    /// The nearest hit of a ray (origin, direction; distances along it in
+    /// units of the direction's length within `[near, far]`), packed
+    /// (`hitStride` numbers; empty: none). `mask`: one byte per object
+    /// (nonzero: tested); none: every object.
+    pub fn raycast(
+        &mut self,
+        origin: &[f64],
+        direction: &[f64],
+        near: f64,
+        far: f64,
+        mask: Option<Vec<u8>>,
+    ) -> Result<Vec<f64>, JsError> {
+        let ray = query::ray(origin, direction).map_err(err)?;
+        self.world.build();
+        let _ = &self.world.core;
+        let w = &self.world;
+        let m = mask.as_deref().map(|objects| Mask {
+            refs: &w.meshes,
+            objects,
+        });
+        let f = m.as_ref().map(|m| move |id| m.passes(id));
+        let filter = f.as_ref().map(|f| f as &(dyn Fn(u32) -> bool + Sync));
+        let opts = query::options(w, near, far, filter).map_err(err)?;
+        let mut out = Vec::with_capacity(HIT_STRIDE);
+        query::first(w, &ray, &opts, &mut out);
+        Ok(out)
+    }
+
+    /// Every hit of a ray, nearest first, packed (as `raycast`).
+    #[wasm_bindgen(js_name = raycastAll)]
+    pub fn raycast_all(
+        &mut self,
+        origin: &[f64],
+        direction: &[f64],
+        near: f64,
+        far: f64,
+        mask: Option<Vec<u8>>,
+    ) -> Result<Vec<f64>, JsError> {
+        let ray = query::ray(origin, direction).map_err(err)?;
+        self.world.build();
+        let _ = &self.world.core;
+        let w = &self.world;
+        let m = mask.as_deref().map(|objects| Mask {
+            refs: &w.meshes,
+            objects,
+        });
+        let f = m.as_ref().map(|m| move |id| m.passes(id));
+        let filter = f.as_ref().map(|f| f as &(dyn Fn(u32) -> bool + Sync));
+        let opts = query::options(w, near, far, filter).map_err(err)?;
+        let mut out = Vec::new();
+        query::all(w, &ray, &opts, &mut out);
+        Ok(out)
+    }
+
+    /// The nearest hits of many rays (origins and directions, x, y, z
+    /// each), compactly: per ray its object (−1: none), instance, index
+    /// position `j` and distance, written into the four arrays.
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(js_name = firstHits)]
+    pub fn first_hits(
+        &mut self,
+        origins: &[f32],
+        directions: &[f32],
+        near: f64,
+        far: f64,
+        mask: Option<Vec<u8>>,
+        object: &mut [i32],
+        instance: &mut [u32],
+        index: &mut [u32],
+        distance: &mut [f32],
+    ) -> Result<(), JsError> {
+        let n = origins.len() / 3;
+        if origins.len() != 3 * n || directions.len() != 3 * n {
+            return Err(err(format!(
+                "{} origin and {} direction values: need 3 per ray, as many of each",
+                origins.len(),
+                directions.len()
+            )));
+        }
+        if [object.len(), instance.len(), index.len(), distance.len()]
+            .iter()
+            .any(|&l| l < n)
+        {
+            return Err(err(format!("the output arrays need room for {n} rays")));
+        }
+        self.world.build();
+        let _ = &self.world.core;
+        let w = &self.world;
+        let m = mask.as_deref().map(|objects| Mask {
+            refs: &w.meshes,
+            objects,
+        });
+        let f = m.as_ref().map(|m| move |id| m.passes(id));
+        let filter = f.as_ref().map(|f| f as &(dyn Fn(u32) -> bool + Sync));
+        let opts = query::options(w, near, far, filter).map_err(err)?;
+        let caster = softpick::RayCaster::new(&w.core);
+        let rays = origins
+            .chunks_exact(3)
+            .zip(directions.chunks_exact(3))
+            .map(|(o, d)| softpick::Ray::new(Vec3::from_slice(o), Vec3::from_slice(d)));
+        for (i, h) in caster.first_hits(rays, &opts).enumerate() {
+            match h {
+                Some(h) => {
+                    let r = w.meshes[h.mesh as usize];
+                    let d = Vec3::from_slice(&directions[3 * i..3 * i + 3]);
+                    object[i] = r.object as i32;
+                    instance[i] = r.instance;
+                    index[i] = r.triangle(h.triangle).0;
+                    distance[i] = h.t * d.length();
+                }
+                None => {
+                    object[i] = -1;
+                    instance[i] = 0;
+                    index[i] = 0;
+                    distance[i] = f32::INFINITY;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves an object by `displacement` (world x, y, z), stopping `skin`
+    /// units before it would touch another object (softpick's
+    /// `sweep_move`): `[allowed x, y, z, blocked (1/0), other object (−1:
+    /// none)]` followed by the contact hit, packed, if any.
+    #[wasm_bindgen(js_name = sweepMove)]
+    pub fn sweep_move(
+        &mut self,
+        object: u32,
+        displacement: &[f64],
+        skin: f64,
+    ) -> Result<Vec<f64>, JsError> {
+        if displacement.len() != 3 {
+            return Err(err("a displacement has 3 values"));
+        }
+        let d = glam::DVec3::from_slice(displacement).as_vec3();
+        let mesh = self.world.first_mesh(object).map_err(err)?;
+        let r = sweep_move(&mut self.world.core, mesh, d, skin as f32)
+            .ok_or_else(|| err("the displacement or skin is not finite"))?;
+        self.world.moved(object, r.allowed);
+        let other = r
+            .other
+            .and_then(|m| self.world.meshes.get(m as usize))
+            .map_or(-1.0, |m| f64::from(m.object));
+        let mut out = vec![
+            f64::from(r.allowed.x),
+            f64::from(r.allowed.y),
+            f64::from(r.allowed.z),
+            if r.blocked { 1.0 } else { 0.0 },
+            other,
+        ];
+        if let Some(h) = &r.hit {
+            query::pack(
+                &self.world.meshes,
+                &self.world.core,
+                &Answer::from(h),
+                &mut out,
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// A softpick camera.
+#[wasm_bindgen]
+pub struct RawCamera {
+    cam: Camera,
+}
+
+#[wasm_bindgen]
+impl RawCamera {
+    /// The camera of a three.js view matrix (`matrixWorldInverse`) and
+    /// projection matrix for a `width × height` view.
+    #[wasm_bindgen(js_name = fromMatrices)]
+    pub fn from_matrices(
+        view: &[f64],
+        projection: &[f64],
+        width: u32,
+        height: u32,
+    ) -> Result<RawCamera, JsError> {
+        let cam = camera::from_matrices(
+            &mat("view matrix", view)?,
+            &mat("projection matrix", projection)?,
+            width,
+            height,
+        )
+        .map_err(err)?;
+        Ok(RawCamera { cam })
+    }
+
+    /// softpick's automatic framing of a scene (the CLI's default camera).
+    pub fn auto(scene: &mut RawScene, width: u32, height: u32) -> Result<RawCamera, JsError> {
+        scene.world.build();
+        let b = scene.world.core.framing_bounds();
+        let cam = Camera::auto_frame(&b, width, height);
+        cam.validate().map_err(err)?;
+        Ok(RawCamera { cam })
+    }
+
+    /// A look-at camera: eye, target, up (3 values each), a vertical field
+    /// of view in degrees (perspective) or a view height in world units
+    /// (`orthographic`), near and far distances.
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(js_name = lookAt)]
+    pub fn look_at(
+        eye: &[f32],
+        target: &[f32],
+        up: &[f32],
+        fov_or_height: f32,
+        orthographic: bool,
+        near: f32,
+        far: f32,
+        width: u32,
+        height: u32,
+    ) -> Result<RawCamera, JsError> {
+        if eye.len() != 3 || target.len() != 3 || up.len() != 3 {
+            return Err(err("eye, target and up have 3 values each"));
+        }
+        let cam = Camera {
+            eye: Vec3::from_slice(eye),
+            target: Vec3::from_slice(target),
+            up: Vec3::from_slice(up),
+            projection: if orthographic {
+                Projection::Orthographic {
+                    height: fov_or_height,
+                }
+            } else {
+                Projection::Perspective {
+                    fov_y_deg: fov_or_height,
+                }
+            },
+            near,
+            far,
+            width,
+            height,
+        };
+        cam.validate().map_err(err)?;
+        Ok(RawCamera { cam })
+    }
+
+    /// The view matrix then the projection matrix (16 values each,
+    /// column-major), as three.js's `matrixWorldInverse` and
+    /// `projectionMatrix`.
+    #[must_use]
+    pub fn matrices(&self) -> Vec<f64> {
+        camera::matrices(&self.cam)
+    }
+
+    /// The eye position.
+    #[must_use]
+    pub fn eye(&self) -> Vec<f64> {
+        self.cam.eye.as_dvec3().to_array().to_vec()
+    }
+
+    /// The view width in pixels.
+    #[must_use]
+    pub fn width(&self) -> u32 {
+        self.cam.width
+    }
+
+    /// The view height in pixels.
+    #[must_use]
+    pub fn height(&self) -> u32 {
+        self.cam.height
+    }
+
+    /// The world ray through a window point (pixels, y down; a pixel's
+    /// centre is at +0.5): origin then unit direction.
+    #[wasm_bindgen(js_name = rayThrough)]
+    #[must_use]
+    pub fn ray_through(&self, x: f32, y: f32) -> Vec<f64> {
+        let r = self.cam.ray_through(x, y);
+        let d = r.direction.normalize_or_zero();
+        [r.origin, d]
+            .iter()
+            .flat_map(|v| v.to_array())
+            .map(f64::from)
+            .collect()
+    }
+}
+
+fn rule_of(code: u8) -> Result<FillRule, JsError> {
+    Ok(match code {
+        0 => FillRule::TopLeft,
+        1 => FillRule::Strict,
+        2 => FillRule::Inclusive,
+        3 => FillRule::AreaGuard,
+        _ => {
+            return Err(err(format!(
+                "fill rule {code} is not 0 (top-left), 1 (> 0), 2 (>= 0) or 3 (>= 0 with the area guard)"
+            )))
+        }
+    })
+}
+
+fn method_of(code: u8) -> Result<PickMethod, JsError> {
+    Ok(match code {
+        0 => PickMethod::Buffer,
+        1 => PickMethod::Direct,
+        2 => PickMethod::Ray,
+        _ => {
+            return Err(err(format!(
+                "pick method {code} is not 0 (buffer), 1 (direct) or 2 (ray)"
+            )))
+        }
+    })
+}
+
+/// A renderer and its frame (buffers reused from render to render).
+#[wasm_bindgen]
+pub struct RawFrame {
+    renderer: Renderer,
+    rendered: bool,
+}
+
+#[wasm_bindgen]
+impl RawFrame {
+    /// A renderer with an empty frame.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Result<RawFrame, JsError> {
+        Ok(RawFrame {
+            renderer: Renderer::new(RenderOptions {
+                color: false,
+                ..RenderOptions::default()
+            })
+            .map_err(err)?,
+            rendered: false,
+        })
+    }
+
+    /// Renders the depth and ID buffers of `scene` from `camera` with a
+    /// fill rule (0 top-left, 1 `> 0`, 2 `>= 0`, 3 `>= 0` with the area
+    /// guard), culling as the scene's material sides ask; `color` also
+    /// fills the color buffer (flat shading).
+    pub fn render(
+        &mut self,
+        scene: &mut RawScene,
+        camera: &RawCamera,
+        rule: u8,
+        color: bool,
+    ) -> Result<(), JsError> {
+        let rule = rule_of(rule)?;
+        scene.world.build();
+        let _ = &scene.world.core;
+        let cull = scene.world.cull;
+        self.renderer.set_options(RenderOptions {
+            rule,
+            cull,
+            color,
+            ..self.renderer.options()
+        });
+        self.renderer
+            .render(&scene.world.core, &camera.cam)
+            .map_err(err)?;
+        self.rendered = true;
+        Ok(())
+    }
+
+    /// The frame's width in pixels.
+    #[must_use]
+    pub fn width(&self) -> u32 {
+        self.renderer.frame().width()
+    }
+
+    /// The frame's height in pixels.
+    #[must_use]
+    pub fn height(&self) -> u32 {
+        self.renderer.frame().height()
+    }
+
+    /// A copy of the ID buffer: per pixel (rows from the top) the global
+    /// triangle + 1, 0 for background.
+    #[must_use]
+    pub fn ids(&self) -> Vec<u32> {
+        self.renderer.frame().ids().to_vec()
+    }
+
+    /// A copy of the depth buffer: window depth 0 (near) to 1 (far).
+    #[must_use]
+    pub fn depth(&self) -> Vec<f32> {
+        self.renderer.frame().depth().to_vec()
+    }
+
+    /// A copy of the color buffer (0xAARRGGBB per pixel; after a render
+    /// with `color`).
+    #[must_use]
+    pub fn color(&self) -> Vec<u32> {
+        self.renderer.frame().color().to_vec()
+    }
+
+    /// Per pixel the object under it (−1: none), from the ID buffer.
+    #[wasm_bindgen(js_name = objectIds)]
+    pub fn object_ids(&self, scene: &mut RawScene) -> Result<Vec<i32>, JsError> {
+        let frame = self.renderer.frame();
+        scene.world.build();
+        let core = &scene.world.core;
+        frame.check_scene(core).map_err(err)?;
+        let refs = &scene.world.meshes;
+        Ok(frame
+            .ids()
+            .iter()
+            .map(|&id| match id.checked_sub(1).and_then(|g| core.locate(g)) {
+                Some((m, _)) => refs[m as usize].object as i32,
+                None => -1,
+            })
+            .collect())
+    }
+
+    /// The three.js triangle of a global triangle id (the ID buffer's
+    /// value − 1): `[object, instance, primitive, j]`, empty when none.
+    #[wasm_bindgen(js_name = describe)]
+    pub fn describe(&self, scene: &mut RawScene, global: u32) -> Vec<f64> {
+        scene.world.build();
+        let core = &scene.world.core;
+        match core.locate(global) {
+            Some((m, t)) => {
+                let r = scene.world.meshes[m as usize];
+                vec![
+                    f64::from(r.object),
+                    f64::from(r.instance),
+                    f64::from(r.prim),
+                    f64::from(r.triangle(t).0),
+                ]
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// What is under pixel (x, y) (the method: 0 buffer, 1 direct, 2 ray),
+    /// packed (empty: nothing). The point is where the pixel's ray meets
+    /// the triangle, the distance is along that ray from the camera's eye
+    /// (perspective) or from its plane (orthographic).
+    pub fn pick(
+        &self,
+        scene: &mut RawScene,
+        x: f64,
+        y: f64,
+        method: u8,
+    ) -> Result<Vec<f64>, JsError> {
+        let method = method_of(method)?;
+        scene.world.build();
+        let core = &scene.world.core;
+        let frame = self.renderer.frame();
+        let mut out = Vec::new();
+        if !x.is_finite() || !y.is_finite() {
+            return Err(err(format!("pixel ({x}, {y}) is not finite")));
+        }
+        let (px, py) = (x.floor() as i64, y.floor() as i64);
+        let Some(h) = frame.pick_with(method, core, px, py).map_err(err)? else {
+            return Ok(out);
+        };
+        let Some(cam) = frame.camera() else {
+            return Ok(out);
+        };
+        // the pixel centre's ray against the hit triangle's plane (f64)
+        let world = frame
+            .world_matrices()
+            .get(h.mesh as usize)
+            .copied()
+            .unwrap_or_else(|| core.mesh_world(h.mesh));
+        let mesh = &core.meshes()[h.mesh as usize];
+        let p = mesh
+            .triangle(h.triangle)
+            .map(|q| world.transform_point3(q).as_dvec3());
+        let b = h.barycentric.as_dvec3();
+        let point = p[0] * b.x + p[1] * b.y + p[2] * b.z;
+        let fwd = (cam.target - cam.eye).normalize().as_dvec3();
+        let eye = cam.eye.as_dvec3();
+        let distance = if cam.projection.is_perspective() {
+            (point - eye).length()
+        } else {
+            (point - eye).dot(fwd)
+        };
+        let a = Answer {
+            mesh: h.mesh,
+            triangle: h.triangle,
+            distance: distance as f32,
+            point: point.as_vec3(),
+            barycentric: h.barycentric,
+            front: h.front_face,
+        };
+        query::pack(&scene.world.meshes, core, &a, &mut out);
+        Ok(out)
+    }
+
+    /// The objects and triangles in a pixel rectangle (corners inclusive):
+    /// see `select`.
+    #[wasm_bindgen(js_name = selectRect)]
+    pub fn select_rect(
+        &self,
+        scene: &mut RawScene,
+        x0: f64,
+        y0: f64,
+        x1: f64,
+        y1: f64,
+        through: bool,
+    ) -> Result<Vec<u32>, JsError> {
+        scene.world.build();
+        let core = &scene.world.core;
+        let mode = if through {
+            SelectMode::Through
+        } else {
+            SelectMode::Visible
+        };
+        let s = self
+            .renderer
+            .frame()
+            .select_rect(
+                core,
+                x0.floor() as i64,
+                y0.floor() as i64,
+                x1.floor() as i64,
+                y1.floor() as i64,
+                mode,
+            )
+            .map_err(err)?;
+        Ok(selection(&scene.world, &s))
+    }
+
+    /// The objects and triangles inside a lasso (x, y pairs in pixels; the
+    /// even-odd rule on pixel centres): see `select`.
+    #[wasm_bindgen(js_name = selectLasso)]
+    pub fn select_lasso(
+        &self,
+        scene: &mut RawScene,
+        points: &[f32],
+        through: bool,
+    ) -> Result<Vec<u32>, JsError> {
+        scene.world.build();
+        let core = &scene.world.core;
+        let mode = if through {
+            SelectMode::Through
+        } else {
+            SelectMode::Visible
+        };
+        let poly: Vec<[f32; 2]> = points.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
+        let s = self
+            .renderer
+            .frame()
+            .select_lasso(core, &poly, mode)
+            .map_err(err)?;
+        Ok(selection(&scene.world, &s))
+    }
+}
+
+/// A selection as `[pixels, n, (object, instance) × n, (object, instance,
+/// j) × rest]`: the covered pixel count, the objects' instances, then
+/// each selected three.js triangle once.
+fn selection(w: &World, s: &softpick::Selection) -> Vec<u32> {
+    let mut pairs: Vec<(u32, u32)> = s
+        .meshes
+        .iter()
+        .map(|&m| (w.meshes[m as usize].object, w.meshes[m as usize].instance))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut tris: Vec<(u32, u32, u32)> = s
+        .triangles
+        .iter()
+        .filter_map(|&g| {
+            let (m, t) = w.core.locate(g)?;
+            let r = w.meshes[m as usize];
+            Some((r.object, r.instance, r.triangle(t).0))
+        })
+        .collect();
+    tris.sort_unstable();
+    tris.dedup();
+    let mut out = vec![s.pixels as u32, pairs.len() as u32];
+    out.extend(pairs.iter().flat_map(|&(a, b)| [a, b]));
+    out.extend(tris.iter().flat_map(|&(a, b, c)| [a, b, c]));
+    out
+}
+
+/// The fill-rule experiment of `softpick rules` on a scene and camera:
+/// per rule (top-left, `> 0`, `>= 0`, `>= 0` with the area guard) the
+/// covered pixels, gap pixels, double-covered pixels and false claims.
+#[wasm_bindgen(js_name = analyzeRules)]
+pub fn analyze_rules_js(scene: &mut RawScene, camera: &RawCamera) -> Result<Vec<f64>, JsError> {
+    scene.world.build();
+    let core = &scene.world.core;
+    let reports = analyze_rules(core, &camera.cam).map_err(err)?;
+    let mut out = Vec::new();
+    for want in [
+        FillRule::TopLeft,
+        FillRule::Strict,
+        FillRule::Inclusive,
+        FillRule::AreaGuard,
+    ] {
+        if let Some(r) = reports.iter().find(|r| r.rule == want) {
+            out.extend([r.covered, r.gaps, r.double, r.false_claims].map(|v| v as f64));
+        }
+    }
+    Ok(out)
+}

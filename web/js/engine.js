@@ -15,6 +15,8 @@ export class Engine {
     this.toMirror = [];
     this.frame = null;
     this.frameKey = null;
+    /** BVHs built again by a pose instead of refit (their boxes grew too much). */
+    this.rebuilt = 0;
   }
 
   /** Applies commands in order; returns the refused ones with their errors (the rest are applied). */
@@ -72,7 +74,7 @@ export class Engine {
         if (id !== undefined) { s.removeObject(id); this.objects.delete(c.id); this.toMirror[id] = undefined; }
         break;
       }
-      case 'pose': s.poseObject(this.#obj(c.id), c.bones, c.bind, c.bindInverse, c.influences); break;
+      case 'pose': this.rebuilt += s.poseObject(this.#obj(c.id), c.bones, c.bind, c.bindInverse, c.influences); break;
       default: throw new Error(`softpick: unknown command ${c.op}`);
     }
   }

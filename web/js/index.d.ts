@@ -164,6 +164,8 @@ export class Frame {
   objectIds(): Int32Array;
   describe(global: number): { object: number; instance: number; primitive: number; index: number; faceIndex: number } | null;
   pick(x: number, y: number, method?: PickMethod): Hit | null;
+  /** Every pixel's pick by a method, as the ID buffer holds them (global triangle + 1, 0 for none). */
+  pickMap(method?: PickMethod): Uint32Array;
   pickRect(x0: number, y0: number, x1: number, y1: number, opts?: { through?: boolean }): Selection;
   pickLasso(points: ArrayLike<number> | [number, number][], opts?: { through?: boolean }): Selection;
   free(): void;

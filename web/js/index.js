@@ -218,17 +218,18 @@ export class Scene {
 
   /**
    * Poses an object as three.js draws it: `bones` (16 numbers per bone,
-   * three.js's skeleton.boneMatrices), `bindMatrix`, `bindMatrixInverse`,
-   * `influences` (the morph target influences). Its BVHs are refit.
+   * three.js's skeleton.boneMatrices), `bindMatrix` and `bindMatrixInverse`
+   * (given once: kept until given again; the identity before), `influences`
+   * (the morph target influences). Its BVHs are refit.
    */
   pose(object, { bones, bindMatrix, bindMatrixInverse, influences } = {}) {
-    const b = bones ? f32(bones, 'bones') : new Float32Array(0);
-    const id = new Float64Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+    const none = new Float64Array(0);
+    const bind = bindMatrix || bindMatrixInverse;
     this.raw.poseObject(
       object,
-      b,
-      bindMatrix ? f64(bindMatrix, 16, 'bindMatrix') : id,
-      bindMatrixInverse ? f64(bindMatrixInverse, 16, 'bindMatrixInverse') : id,
+      bones ? f32(bones, 'bones') : new Float32Array(0),
+      bind ? f64(bindMatrix, 16, 'bindMatrix') : none,
+      bind ? f64(bindMatrixInverse, 16, 'bindMatrixInverse') : none,
       influences ? f32(influences, 'influences') : new Float32Array(0),
     );
   }
@@ -435,6 +436,13 @@ export class Frame {
     if (m === undefined) throw new Error(`softpick: pick method ${JSON.stringify(method)} is not "buffer", "direct" or "ray"`);
     const p = this.raw.pick(this.#scene(), x, y, m);
     return p.length ? unpackHit(p) : null;
+  }
+
+  /** Every pixel's pick by `method`, as the ID buffer holds them (global triangle + 1, 0 for none): the pick test's sweep. */
+  pickMap(method = 'buffer') {
+    const m = METHODS[method];
+    if (m === undefined) throw new Error(`softpick: pick method ${JSON.stringify(method)} is not "buffer", "direct" or "ray"`);
+    return this.raw.pickMap(this.#scene(), m);
   }
 
   /** The objects and triangles in a pixel rectangle (corners inclusive); `through` also finds hidden ones. */

@@ -11,6 +11,7 @@ const S = 16; // numbers per packed hit
 const _m = new Matrix4();
 const _inv = new Matrix4();
 const _dir = new Vector3();
+const EMPTY64 = new Float64Array(0);
 
 /** The Float32Array of an attribute's first `size` components (a view of its own array when it already is one). */
 function floats(attr, size, copy) {
@@ -114,7 +115,7 @@ export class Mirror {
       rec.geometry.users--;
     } else if (rec && (cmd.op === 'setMatrix' || cmd.op === 'pose' || cmd.op === 'setSides')) {
       rec.matrix.fill(NaN);
-      rec.pose = null;
+      rec.pose = null; // (the next pose sends everything, the bind matrices too)
       rec.sides = null;
       rec.instanceVersion = -1;
     }
@@ -128,26 +129,61 @@ export class Mirror {
     this.freeObjects.push(rec.id);
   }
 
+  /** Whether `rec` still describes `g` (every version, count and range as sent). */
+  static #same(rec, g, multi) {
+    const pos = g.attributes.position;
+    const index = g.index;
+    const dr = g.drawRange;
+    const st = rec.state;
+    if (st.pos !== pos || st.posVersion !== pos.version || st.posCount !== pos.count ||
+        st.index !== index || (index && (st.indexVersion !== index.version || st.indexCount !== index.count)) ||
+        st.drStart !== dr.start || st.drCount !== dr.count) return false;
+    if (multi) {
+      const gs = g.groups;
+      if (gs.length !== st.groups.length) return false;
+      for (let i = 0; i < gs.length; i++) {
+        const a = gs[i], b = st.groups[i];
+        if (a.start !== b.start || a.count !== b.count || a.materialIndex !== b.materialIndex) return false;
+      }
+    }
+    const at = g.attributes;
+    if (st.skinIndex !== (at.skinIndex?.version ?? -1) || st.skinWeight !== (at.skinWeight?.version ?? -1)) return false;
+    const morph = g.morphAttributes?.position;
+    const mv = st.morph;
+    if ((morph?.length ?? 0) !== mv.length) return false;
+    for (let i = 0; i < mv.length; i++) if (morph[i].version !== mv[i]) return false;
+    return !mv.length || st.relative === !!g.morphTargetsRelative;
+  }
+
+  static #state(g) {
+    const pos = g.attributes.position;
+    const index = g.index;
+    const at = g.attributes;
+    return {
+      pos, posVersion: pos.version, posCount: pos.count, index,
+      indexVersion: index ? index.version : -1, indexCount: index ? index.count : -1,
+      drStart: g.drawRange.start, drCount: g.drawRange.count,
+      groups: g.groups.map((gr) => ({ start: gr.start, count: gr.count, materialIndex: gr.materialIndex })),
+      skinIndex: at.skinIndex?.version ?? -1, skinWeight: at.skinWeight?.version ?? -1,
+      morph: (g.morphAttributes?.position ?? []).map((a) => a.version), relative: !!g.morphTargetsRelative,
+    };
+  }
+
   #geometry(o, cmds) {
     const g = o.geometry;
     const multi = Array.isArray(o.material);
     const pos = g?.attributes?.position;
     if (!pos) throw new Error(`softpick: ${label(o)} has no position attribute`);
+    let slot = this.geometries.get(g);
+    const which = multi ? 'multi' : 'single';
+    let rec = slot?.[which];
+    if (rec && Mirror.#same(rec, g, multi)) return rec;
+    if (!slot) this.geometries.set(g, (slot = { single: null, multi: null }));
     const index = g.index;
     const skin = o.isSkinnedMesh ? [g.attributes.skinIndex, g.attributes.skinWeight] : null;
     const morph = g.morphAttributes?.position ?? null;
     const dr = g.drawRange;
-    const key = [
-      pos.version, pos.count, index ? index.version : -1, index ? index.count : -1,
-      dr.start, dr.count, multi ? g.groups.map((gr) => `${gr.start}:${gr.count}:${gr.materialIndex}`).join(',') : '',
-      skin ? skin.map((a) => (a ? a.version : -1)).join(':') : '',
-      morph ? morph.map((a) => a.version).join(':') + (g.morphTargetsRelative ? 'r' : 'a') : '',
-    ].join('|');
-    let slot = this.geometries.get(g);
-    if (!slot) this.geometries.set(g, (slot = { single: null, multi: null }));
-    const which = multi ? 'multi' : 'single';
-    let rec = slot[which];
-    if (rec && rec.key === key) return rec;
+    const state = Mirror.#state(g);
     // the primitives, as three.js's raycast walks them
     const count = index ? index.count : pos.count;
     const ranges = [];
@@ -172,19 +208,22 @@ export class Mirror {
       idx = a instanceof Uint32Array || a instanceof Uint16Array ? a.subarray(0, index.count) : Uint32Array.from(a.subarray(0, index.count));
       if (this.copy && idx.buffer === a.buffer) idx = idx.slice();
     }
-    const sameShape = rec && rec.vertices === pos.count && rec.indexKey === `${index ? index.version : -1}|${count}` && rec.rangeKey === ranges.join(',');
-    if (sameShape && rec.extrasKey === key.split('|').slice(7).join('|')) {
+    const st = rec?.state;
+    const onlyPositions = st && st.pos === pos && st.posCount === pos.count && st.index === index &&
+      st.indexVersion === state.indexVersion && st.indexCount === state.indexCount &&
+      st.drStart === state.drStart && st.drCount === state.drCount && rec.rangeKey === ranges.join(',') &&
+      st.skinIndex === state.skinIndex && st.skinWeight === state.skinWeight &&
+      st.morph.join() === state.morph.join() && st.relative === state.relative;
+    if (onlyPositions) {
       cmds.push({ op: 'setGeometryPositions', id: rec.id, positions });
-      rec.key = key;
+      rec.state = state;
       rec.revision++;
       return rec;
     }
     const id = this.nextGeometry++;
     const old = rec;
     rec = {
-      id, key, users: 0, prims, vertices: pos.count, revision: 0,
-      indexKey: `${index ? index.version : -1}|${count}`, rangeKey: ranges.join(','),
-      extrasKey: key.split('|').slice(7).join('|'),
+      id, state, users: 0, prims, vertices: pos.count, revision: 0, rangeKey: ranges.join(','),
       deformed: !!(skin || (morph && morph.length)),
     };
     cmds.push({ op: 'addGeometry', id, positions, index: idx, ranges: Uint32Array.from(ranges) });
@@ -268,28 +307,47 @@ export class Mirror {
 
   #pose(o, rec, cmds) {
     const infl = o.morphTargetInfluences;
-    const influences = infl && infl.length ? Float32Array.from(infl) : new Float32Array(0);
-    let bones = new Float32Array(0);
     const sk = o.isSkinnedMesh ? o.skeleton : null;
-    if (sk) {
-      bones = new Float32Array(sk.bones.length * 16);
-      for (let i = 0; i < sk.bones.length; i++) {
-        const b = sk.bones[i];
-        if (b) _m.multiplyMatrices(b.matrixWorld, sk.boneInverses[i]);
-        else _m.copy(sk.boneInverses[i]);
-        _m.toArray(bones, i * 16);
-      }
+    const nb = sk ? sk.bones.length * 16 : 0;
+    const ni = infl ? infl.length : 0;
+    let p = rec.pose;
+    if (!p || p.bones.length !== nb || p.influences.length !== ni) {
+      p = rec.pose = {
+        bones: new Float32Array(nb), next: new Float32Array(nb),
+        influences: new Float32Array(ni), bind: new Float64Array(16).fill(NaN), bindInverse: new Float64Array(16).fill(NaN),
+        revision: -1,
+      };
     }
-    const bind = sk ? Float64Array.from(o.bindMatrix.elements) : null;
-    const bindInverse = sk ? Float64Array.from(o.bindMatrixInverse.elements) : null;
-    const last = rec.pose;
-    const same = (a, b) => a === b || (a && b && a.length === b.length && a.every((v, i) => v === b[i]));
-    if (last && same(last.bones, bones) && same(last.influences, influences) && same(last.bind, bind) && same(last.bindInverse, bindInverse) && last.revision === rec.geometry.revision) return;
-    rec.pose = { bones, influences, bind, bindInverse, revision: rec.geometry.revision };
+    // the bone matrices as Skeleton.update makes them, into the spare buffer
+    const bones = p.next;
+    for (let i = 0; sk && i < sk.bones.length; i++) {
+      const b = sk.bones[i];
+      if (b) _m.multiplyMatrices(b.matrixWorld, sk.boneInverses[i]);
+      else _m.copy(sk.boneInverses[i]);
+      _m.toArray(bones, i * 16);
+    }
+    let changed = p.revision !== rec.geometry.revision;
+    for (let i = 0; !changed && i < nb; i++) if (bones[i] !== p.bones[i]) changed = true;
+    for (let i = 0; i < ni; i++) {
+      if (p.influences[i] !== infl[i]) { changed = true; p.influences[i] = infl[i]; }
+    }
+    let bindChanged = false;
+    if (sk) {
+      const be = o.bindMatrix.elements, bie = o.bindMatrixInverse.elements;
+      for (let i = 0; i < 16; i++) {
+        if (p.bind[i] !== be[i] || p.bindInverse[i] !== bie[i]) { bindChanged = true; break; }
+      }
+      if (bindChanged) { p.bind.set(be); p.bindInverse.set(bie); }
+    }
+    if (!changed && !bindChanged) return;
+    p.next = p.bones;
+    p.bones = bones;
+    p.revision = rec.geometry.revision;
+    const own = (a) => (this.copy ? a.slice() : a);
     cmds.push({
       op: 'pose', id: rec.id,
-      bones: bones.slice(), influences: influences.slice(),
-      bind: bind ? bind.slice() : new Float64Array(0), bindInverse: bindInverse ? bindInverse.slice() : new Float64Array(0),
+      bones: own(bones), influences: own(p.influences),
+      bind: bindChanged ? p.bind.slice() : EMPTY64, bindInverse: bindChanged ? p.bindInverse.slice() : EMPTY64,
     });
   }
 
@@ -340,16 +398,12 @@ export class Mirror {
     };
     if (object.isInstancedMesh) hit.instanceId = p[o + 1];
     const at = g.attributes;
+    const w0 = barycoord.x, w1 = barycoord.y, w2 = barycoord.z;
     const lerp = (attr, target) => {
-      const n = target.isVector2 ? 2 : 3;
-      const w = [barycoord.x, barycoord.y, barycoord.z];
-      const v = [0, 0, 0];
-      [a, b, c].forEach((vi, i) => {
-        v[0] += attr.getX(vi) * w[i];
-        v[1] += attr.getY(vi) * w[i];
-        if (n === 3) v[2] += attr.getZ(vi) * w[i];
-      });
-      return n === 2 ? target.set(v[0], v[1]) : target.set(v[0], v[1], v[2]);
+      const x = attr.getX(a) * w0 + attr.getX(b) * w1 + attr.getX(c) * w2;
+      const y = attr.getY(a) * w0 + attr.getY(b) * w1 + attr.getY(c) * w2;
+      if (target.isVector2) return target.set(x, y);
+      return target.set(x, y, attr.getZ(a) * w0 + attr.getZ(b) * w1 + attr.getZ(c) * w2);
     };
     if (at.uv) hit.uv = lerp(at.uv, new Vector2());
     if (at.uv1) hit.uv1 = lerp(at.uv1, new Vector2());

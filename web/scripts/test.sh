@@ -10,6 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo test --release -p softpick-web
+# the native build's hashes of the built-in scene's frame and pick maps,
+# which the browser test compares with the wasm build's
+cargo run --release --quiet -p softpick-web --example platform_hashes > ../target/web-platform.json
 scripts/build.sh
 if [ ! -d node_modules ]; then
     npm ci --no-audit --no-fund

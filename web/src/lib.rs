@@ -17,6 +17,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 mod camera;
+mod cast;
 mod place;
 mod pose;
 mod query;
@@ -31,7 +32,7 @@ use softpick::{
 };
 use wasm_bindgen::prelude::*;
 
-use query::{Answer, Mask, HIT_STRIDE};
+use query::{Answer, HIT_STRIDE};
 use world::{Geometry, World};
 
 /// The crate's errors as JavaScript `Error`s.
@@ -264,8 +265,10 @@ impl RawScene {
 
     /// Poses an object as three.js draws it (morph targets, then skinning):
     /// `bones`, 16 values per bone (three.js's `skeleton.boneMatrices`;
-    /// empty: no skinning), the bind matrix and its inverse, the morph
-    /// influences. Its BVHs are refit.
+    /// empty: no skinning), the bind matrix and its inverse (empty: those
+    /// of the last pose that gave them, at first the identity), the morph
+    /// influences. Its BVHs are refit; returns how many were built again
+    /// instead (a refit whose boxes grew too much).
     #[wasm_bindgen(js_name = poseObject)]
     pub fn pose_object(
         &mut self,
@@ -274,19 +277,26 @@ impl RawScene {
         bind: &[f64],
         bind_inverse: &[f64],
         influences: &[f32],
-    ) -> Result<(), JsError> {
-        let (bind, bind_inverse) = if bones.is_empty() {
-            (DMat4::IDENTITY, DMat4::IDENTITY)
-        } else {
-            (
-                mat("bind matrix", bind)?,
-                mat("bind inverse", bind_inverse)?,
-            )
-        };
+    ) -> Result<u32, JsError> {
         let o = self.world.object(id).map_err(err)?;
+        let (mut b, mut bi) = o.bind;
+        if !bind.is_empty() || !bind_inverse.is_empty() {
+            b = mat("bind matrix", bind)?;
+            bi = mat("bind matrix inverse", bind_inverse)?;
+            if let Some(i) = b
+                .to_cols_array()
+                .iter()
+                .chain(&bi.to_cols_array())
+                .position(|v| !v.is_finite())
+            {
+                return Err(err(format!("bind matrix value {i} is not finite")));
+            }
+        }
         let g = self.world.geometry_mut(o.geometry).map_err(err)?;
-        let posed = pose::pose(g, bones, &bind, &bind_inverse, influences).map_err(err)?;
-        self.world.pose(id, posed).map_err(err)
+        let posed = pose::pose(g, bones, &b, &bi, influences).map_err(err)?;
+        let rebuilt = self.world.pose(id, posed).map_err(err)?;
+        self.world.object_mut(id).map_err(err)?.bind = (b, bi);
+        Ok(rebuilt)
     }
 
     /// The names of the scene's animations (a model file's).
@@ -294,6 +304,7 @@ impl RawScene {
     pub fn animations(&self) -> Vec<String> {
         self.world
             .core
+            .scene()
             .animations()
             .iter()
             .map(|a| a.name.clone())
@@ -304,6 +315,7 @@ impl RawScene {
     pub fn duration(&self, index: u32) -> Result<f32, JsError> {
         self.world
             .core
+            .scene()
             .animations()
             .get(index as usize)
             .map(softpick::Animation::duration)
@@ -319,6 +331,7 @@ impl RawScene {
         }
         self.world
             .core
+            .scene_mut()
             .pose(animation.map(|a| a as usize), time)
             .map(|_| ())
             .map_err(err)
@@ -335,14 +348,14 @@ impl RawScene {
     #[wasm_bindgen(js_name = triangleCount)]
     pub fn triangle_count(&mut self) -> u32 {
         self.world.build();
-        self.world.core.triangle_count()
+        self.world.core.scene().triangle_count()
     }
 
     /// The box around every object, `[min x, y, z, max x, y, z]` (empty
     /// scene: infinities).
     pub fn bounds(&mut self) -> Vec<f64> {
         self.world.build();
-        let b = self.world.core.bounds();
+        let b = self.world.core.scene().bounds();
         [b.min, b.max]
             .iter()
             .flat_map(|v| v.to_array())
@@ -363,18 +376,17 @@ impl RawScene {
         mask: Option<Vec<u8>>,
     ) -> Result<Vec<f64>, JsError> {
         let ray = query::ray(origin, direction).map_err(err)?;
-        self.world.build();
-        let _ = &self.world.core;
-        let w = &self.world;
-        let m = mask.as_deref().map(|objects| Mask {
-            refs: &w.meshes,
-            objects,
-        });
-        let f = m.as_ref().map(|m| move |id| m.passes(id));
-        let filter = f.as_ref().map(|f| f as &(dyn Fn(u32) -> bool + Sync));
-        let opts = query::options(w, near, far, filter).map_err(err)?;
         let mut out = Vec::with_capacity(HIT_STRIDE);
-        query::first(w, &ray, &opts, &mut out);
+        query::with_query(
+            &mut self.world,
+            near,
+            far,
+            mask.as_deref(),
+            |refs, scene, caster, opts| {
+                query::first(refs, scene, caster, &ray, opts, &mut out);
+            },
+        )
+        .map_err(err)?;
         Ok(out)
     }
 
@@ -389,18 +401,17 @@ impl RawScene {
         mask: Option<Vec<u8>>,
     ) -> Result<Vec<f64>, JsError> {
         let ray = query::ray(origin, direction).map_err(err)?;
-        self.world.build();
-        let _ = &self.world.core;
-        let w = &self.world;
-        let m = mask.as_deref().map(|objects| Mask {
-            refs: &w.meshes,
-            objects,
-        });
-        let f = m.as_ref().map(|m| move |id| m.passes(id));
-        let filter = f.as_ref().map(|f| f as &(dyn Fn(u32) -> bool + Sync));
-        let opts = query::options(w, near, far, filter).map_err(err)?;
         let mut out = Vec::new();
-        query::all(w, &ray, &opts, &mut out);
+        query::with_query(
+            &mut self.world,
+            near,
+            far,
+            mask.as_deref(),
+            |refs, scene, caster, opts| {
+                query::all(refs, scene, caster, &ray, opts, &mut out);
+            },
+        )
+        .map_err(err)?;
         Ok(out)
     }
 
@@ -435,39 +446,37 @@ impl RawScene {
         {
             return Err(err(format!("the output arrays need room for {n} rays")));
         }
-        self.world.build();
-        let _ = &self.world.core;
-        let w = &self.world;
-        let m = mask.as_deref().map(|objects| Mask {
-            refs: &w.meshes,
-            objects,
-        });
-        let f = m.as_ref().map(|m| move |id| m.passes(id));
-        let filter = f.as_ref().map(|f| f as &(dyn Fn(u32) -> bool + Sync));
-        let opts = query::options(w, near, far, filter).map_err(err)?;
-        let caster = softpick::RayCaster::new(&w.core);
-        let rays = origins
-            .chunks_exact(3)
-            .zip(directions.chunks_exact(3))
-            .map(|(o, d)| softpick::Ray::new(Vec3::from_slice(o), Vec3::from_slice(d)));
-        for (i, h) in caster.first_hits(rays, &opts).enumerate() {
-            match h {
-                Some(h) => {
-                    let r = w.meshes[h.mesh as usize];
-                    let d = Vec3::from_slice(&directions[3 * i..3 * i + 3]);
-                    object[i] = r.object as i32;
-                    instance[i] = r.instance;
-                    index[i] = r.triangle(h.triangle).0;
-                    distance[i] = h.t * d.length();
+        query::with_query(
+            &mut self.world,
+            near,
+            far,
+            mask.as_deref(),
+            |refs, _, caster, opts| {
+                let rays = origins
+                    .chunks_exact(3)
+                    .zip(directions.chunks_exact(3))
+                    .map(|(o, d)| softpick::Ray::new(Vec3::from_slice(o), Vec3::from_slice(d)));
+                for (i, h) in caster.first_hits(rays, opts).enumerate() {
+                    match h {
+                        Some(h) => {
+                            let r = refs[h.mesh as usize];
+                            let d = Vec3::from_slice(&directions[3 * i..3 * i + 3]);
+                            object[i] = r.object as i32;
+                            instance[i] = r.instance;
+                            index[i] = r.triangle(h.triangle).0;
+                            distance[i] = h.t * d.length();
+                        }
+                        None => {
+                            object[i] = -1;
+                            instance[i] = 0;
+                            index[i] = 0;
+                            distance[i] = f32::INFINITY;
+                        }
+                    }
                 }
-                None => {
-                    object[i] = -1;
-                    instance[i] = 0;
-                    index[i] = 0;
-                    distance[i] = f32::INFINITY;
-                }
-            }
-        }
+            },
+        )
+        .map_err(err)?;
         Ok(())
     }
 
@@ -487,7 +496,7 @@ impl RawScene {
         }
         let d = glam::DVec3::from_slice(displacement).as_vec3();
         let mesh = self.world.first_mesh(object).map_err(err)?;
-        let r = sweep_move(&mut self.world.core, mesh, d, skin as f32)
+        let r = sweep_move(self.world.core.scene_mut(), mesh, d, skin as f32)
             .ok_or_else(|| err("the displacement or skin is not finite"))?;
         self.world.moved(object, r.allowed);
         let other = r
@@ -504,7 +513,7 @@ impl RawScene {
         if let Some(h) = &r.hit {
             query::pack(
                 &self.world.meshes,
-                &self.world.core,
+                self.world.core.scene(),
                 &Answer::from(h),
                 &mut out,
             );
@@ -543,7 +552,7 @@ impl RawCamera {
     /// softpick's automatic framing of a scene (the CLI's default camera).
     pub fn auto(scene: &mut RawScene, width: u32, height: u32) -> Result<RawCamera, JsError> {
         scene.world.build();
-        let b = scene.world.core.framing_bounds();
+        let b = scene.world.core.scene().framing_bounds();
         let cam = Camera::auto_frame(&b, width, height);
         cam.validate().map_err(err)?;
         Ok(RawCamera { cam })
@@ -693,7 +702,6 @@ impl RawFrame {
     ) -> Result<(), JsError> {
         let rule = rule_of(rule)?;
         scene.world.build();
-        let _ = &scene.world.core;
         let cull = scene.world.cull;
         self.renderer.set_options(RenderOptions {
             rule,
@@ -702,7 +710,7 @@ impl RawFrame {
             ..self.renderer.options()
         });
         self.renderer
-            .render(&scene.world.core, &camera.cam)
+            .render(scene.world.core.scene(), &camera.cam)
             .map_err(err)?;
         self.rendered = true;
         Ok(())
@@ -745,7 +753,7 @@ impl RawFrame {
     pub fn object_ids(&self, scene: &mut RawScene) -> Result<Vec<i32>, JsError> {
         let frame = self.renderer.frame();
         scene.world.build();
-        let core = &scene.world.core;
+        let core = scene.world.core.scene();
         frame.check_scene(core).map_err(err)?;
         let refs = &scene.world.meshes;
         Ok(frame
@@ -763,7 +771,7 @@ impl RawFrame {
     #[wasm_bindgen(js_name = describe)]
     pub fn describe(&self, scene: &mut RawScene, global: u32) -> Vec<f64> {
         scene.world.build();
-        let core = &scene.world.core;
+        let core = scene.world.core.scene();
         match core.locate(global) {
             Some((m, t)) => {
                 let r = scene.world.meshes[m as usize];
@@ -791,7 +799,7 @@ impl RawFrame {
     ) -> Result<Vec<f64>, JsError> {
         let method = method_of(method)?;
         scene.world.build();
-        let core = &scene.world.core;
+        let core = scene.world.core.scene();
         let frame = self.renderer.frame();
         let mut out = Vec::new();
         if !x.is_finite() || !y.is_finite() {
@@ -835,6 +843,30 @@ impl RawFrame {
         Ok(out)
     }
 
+    /// The pick of every pixel by a method (0 buffer, 1 direct, 2 ray), as
+    /// the ID buffer holds them: per pixel (rows from the top) the global
+    /// triangle + 1, 0 for none (the pick test's sweep).
+    #[wasm_bindgen(js_name = pickMap)]
+    pub fn pick_map(&self, scene: &mut RawScene, method: u8) -> Result<Vec<u32>, JsError> {
+        let method = method_of(method)?;
+        scene.world.build();
+        let core = scene.world.core.scene();
+        let frame = self.renderer.frame();
+        let w = frame.width() as usize;
+        let mut row = vec![None; w];
+        let mut out = Vec::with_capacity(w * frame.height() as usize);
+        for y in 0..i64::from(frame.height()) {
+            frame
+                .pick_id_span(method, core, 0, y, &mut row)
+                .map_err(err)?;
+            out.extend(
+                row.iter()
+                    .map(|p| p.map_or(0, |p: softpick::PickId| p.global_triangle + 1)),
+            );
+        }
+        Ok(out)
+    }
+
     /// The objects and triangles in a pixel rectangle (corners inclusive):
     /// see `select`.
     #[wasm_bindgen(js_name = selectRect)]
@@ -848,7 +880,7 @@ impl RawFrame {
         through: bool,
     ) -> Result<Vec<u32>, JsError> {
         scene.world.build();
-        let core = &scene.world.core;
+        let core = scene.world.core.scene();
         let mode = if through {
             SelectMode::Through
         } else {
@@ -879,7 +911,7 @@ impl RawFrame {
         through: bool,
     ) -> Result<Vec<u32>, JsError> {
         scene.world.build();
-        let core = &scene.world.core;
+        let core = scene.world.core.scene();
         let mode = if through {
             SelectMode::Through
         } else {
@@ -910,7 +942,7 @@ fn selection(w: &World, s: &softpick::Selection) -> Vec<u32> {
         .triangles
         .iter()
         .filter_map(|&g| {
-            let (m, t) = w.core.locate(g)?;
+            let (m, t) = w.core.scene().locate(g)?;
             let r = w.meshes[m as usize];
             Some((r.object, r.instance, r.triangle(t).0))
         })
@@ -929,7 +961,7 @@ fn selection(w: &World, s: &softpick::Selection) -> Vec<u32> {
 #[wasm_bindgen(js_name = analyzeRules)]
 pub fn analyze_rules_js(scene: &mut RawScene, camera: &RawCamera) -> Result<Vec<f64>, JsError> {
     scene.world.build();
-    let core = &scene.world.core;
+    let core = scene.world.core.scene();
     let reports = analyze_rules(core, &camera.cam).map_err(err)?;
     let mut out = Vec::new();
     for want in [

@@ -4,7 +4,7 @@
 //! the triangle, packed as [`HIT_STRIDE`] numbers for the JavaScript side.
 
 use glam::{DVec3, Vec3};
-use softpick::{Hit, MeshId, Ray, RayCaster, RayOptions, Scene};
+use softpick::{CullMode, Hit, MeshId, Ray, RayCaster, RayOptions, Scene};
 
 use crate::world::{MeshRef, World};
 
@@ -110,7 +110,7 @@ pub(crate) fn ray(o: &[f64], d: &[f64]) -> Result<Ray, String> {
 /// direction's length, as three.js's `near` and `far` with its unit
 /// direction), the world's cull mode, the object mask.
 pub(crate) fn options<'a>(
-    world: &World,
+    cull: CullMode,
     near: f64,
     far: f64,
     filter: Option<&'a (dyn Fn(MeshId) -> bool + Sync)>,
@@ -121,23 +121,69 @@ pub(crate) fn options<'a>(
     Ok(RayOptions {
         near: near as f32,
         far: far as f32,
-        cull: world.cull,
+        cull,
         filter,
     })
 }
 
-/// The first hit of a ray, packed (empty: none).
-pub(crate) fn first(world: &World, ray: &Ray, opts: &RayOptions<'_>, out: &mut Vec<f64>) {
-    let scene = &world.core;
-    if let Some(h) = RayCaster::new(scene).first(ray, opts) {
-        pack(&world.meshes, scene, &Answer::from(&h), out);
+/// The first hit of a ray, packed (empty: none): the caster's compact
+/// first hit (the same walk and answer as `RayCaster::first`, without
+/// the names and world normal of a full hit, which the packing does not
+/// use).
+pub(crate) fn first(
+    refs: &[MeshRef],
+    scene: &Scene,
+    caster: &RayCaster<'_>,
+    ray: &Ray,
+    opts: &RayOptions<'_>,
+    out: &mut Vec<f64>,
+) {
+    if let Some(Some(h)) = caster.first_hits(std::iter::once(*ray), opts).next() {
+        let a = Answer {
+            mesh: h.mesh,
+            triangle: h.triangle,
+            distance: h.t * ray.direction.length(),
+            point: ray.at(h.t),
+            barycentric: h.barycentric,
+            front: h.front_face,
+        };
+        pack(refs, scene, &a, out);
     }
 }
 
 /// Every hit of a ray, nearest first, packed.
-pub(crate) fn all(world: &World, ray: &Ray, opts: &RayOptions<'_>, out: &mut Vec<f64>) {
-    let scene = &world.core;
-    for h in RayCaster::new(scene).all(ray, opts) {
-        pack(&world.meshes, scene, &Answer::from(&h), out);
+pub(crate) fn all(
+    refs: &[MeshRef],
+    scene: &Scene,
+    caster: &RayCaster<'_>,
+    ray: &Ray,
+    opts: &RayOptions<'_>,
+    out: &mut Vec<f64>,
+) {
+    for h in caster.all(ray, opts) {
+        pack(refs, scene, &Answer::from(&h), out);
     }
+}
+
+/// A query of the built world: `f` of the mesh references, the scene and
+/// its caster, with the options (near, far, the world's cull mode, the
+/// object mask as a filter).
+pub(crate) fn with_query<R>(
+    world: &mut World,
+    near: f64,
+    far: f64,
+    mask: Option<&[u8]>,
+    f: impl FnOnce(&[MeshRef], &Scene, &RayCaster<'_>, &RayOptions<'_>) -> R,
+) -> Result<R, String> {
+    world.build();
+    let cull = world.cull;
+    let World { meshes, core, .. } = world;
+    let refs: &[MeshRef] = meshes;
+    let m = mask.map(|objects| Mask { refs, objects });
+    let filter = m.as_ref().map(|m| move |id| m.passes(id));
+    let filter = filter
+        .as_ref()
+        .map(|f| f as &(dyn Fn(MeshId) -> bool + Sync));
+    let opts = options(cull, near, far, filter)?;
+    Ok(core.with_caster(|scene, caster| f(refs, scene, caster, &opts)))
 }

@@ -23,6 +23,7 @@
 use glam::{DMat4, Vec3};
 use softpick::{CullMode, Mesh, MeshId, NodeId, Scene};
 
+use crate::cast::Core;
 use crate::place::{place, Placement};
 
 /// three.js's material sides.
@@ -214,6 +215,8 @@ pub(crate) struct Object {
     /// first pose on; the posed meshes live in the softpick scene.
     posed: bool,
     pending: Option<Vec<Vec3>>,
+    /// The bind matrix and its inverse of the last pose that gave them.
+    pub(crate) bind: (DMat4, DMat4),
     /// Where the last build put it: its first mesh and outer nodes (one
     /// per instance; each inner node follows its outer one).
     first_mesh: u32,
@@ -290,7 +293,8 @@ impl<T> Slots<T> {
 pub(crate) struct World {
     geometries: Slots<Geometry>,
     objects: Slots<Object>,
-    pub(crate) core: Scene,
+    /// The softpick scene (and its ray caster, between changes).
+    pub(crate) core: Core,
     pub(crate) meshes: Vec<MeshRef>,
     pub(crate) cull: CullMode,
     dirty: bool,
@@ -311,7 +315,7 @@ impl World {
         World {
             geometries: Slots::new(),
             objects: Slots::new(),
-            core: Scene::new(),
+            core: Core::default(),
             meshes: Vec::new(),
             cull: CullMode::Back,
             dirty: false,
@@ -336,7 +340,7 @@ impl World {
             })
             .collect();
         World {
-            core,
+            core: Core::new(core),
             meshes,
             cull: CullMode::None,
             fixed: true,
@@ -413,6 +417,7 @@ impl World {
             visible: true,
             posed: false,
             pending: None,
+            bind: (DMat4::IDENTITY, DMat4::IDENTITY),
             first_mesh: 0,
             nodes: Vec::new(),
             built: false,
@@ -428,6 +433,10 @@ impl World {
 
     pub(crate) fn object(&self, id: u32) -> Result<&Object, String> {
         self.objects.get(id).ok_or_else(|| no_object(id))
+    }
+
+    pub(crate) fn object_mut(&mut self, id: u32) -> Result<&mut Object, String> {
+        self.objects.get_mut(id).ok_or_else(|| no_object(id))
     }
 
     pub(crate) fn set_visible(&mut self, id: u32, visible: bool) -> Result<(), String> {
@@ -479,15 +488,16 @@ impl World {
             return Ok(());
         }
         for (p, &outer) in o.placements.iter().zip(&o.nodes) {
-            self.core.set_local(outer, p.outer);
-            self.core.set_local(outer + 1, p.inner);
+            self.core.scene_mut().set_local(outer, p.outer);
+            self.core.scene_mut().set_local(outer + 1, p.inner);
         }
         Ok(())
     }
 
     /// Moves an object's vertices (local space; as many as its geometry
-    /// has), refitting its BVHs.
-    pub(crate) fn pose(&mut self, id: u32, positions: Vec<Vec3>) -> Result<(), String> {
+    /// has), refitting its BVHs; how many BVHs were built again instead
+    /// (see `softpick::Refit`).
+    pub(crate) fn pose(&mut self, id: u32, positions: Vec<Vec3>) -> Result<u32, String> {
         let o = self.objects.get_mut(id).ok_or_else(|| no_object(id))?;
         if o.instances.is_some() {
             return Err(format!("object {id} is instanced: instances are not posed"));
@@ -507,13 +517,18 @@ impl World {
             o.posed = true;
             o.pending = Some(positions);
             self.dirty = true;
-            return Ok(());
+            return Ok(0);
         }
         let (first, count) = (o.first_mesh, self.prim_count(id));
+        let mut rebuilt = 0;
         for m in first..first + count {
-            self.core.set_positions(m, positions.clone())?;
+            rebuilt += self
+                .core
+                .scene_mut()
+                .set_positions(m, positions.clone())?
+                .rebuilt as u32;
         }
-        Ok(())
+        Ok(rebuilt)
     }
 
     fn prim_count(&self, id: u32) -> u32 {
@@ -545,7 +560,7 @@ impl World {
         } else {
             CullMode::Back
         };
-        let old = std::mem::take(&mut self.core);
+        let old = self.core.take();
         let old_meshes = std::mem::take(&mut self.meshes);
         let mut core = Scene::new();
         let mut meshes = Vec::new();
@@ -618,7 +633,7 @@ impl World {
             o.built = true;
         }
         drop(old);
-        self.core = core;
+        self.core = Core::new(core);
         self.meshes = meshes;
     }
 
@@ -655,7 +670,7 @@ impl World {
     /// its instances).
     pub(crate) fn object_count(&self) -> usize {
         if self.fixed {
-            self.core.instances().len()
+            self.core.scene().instances().len()
         } else {
             self.objects.items.len()
         }
@@ -698,11 +713,12 @@ mod tests {
     }
 
     fn first(w: &mut World, o: [f64; 3], d: [f64; 3]) -> Vec<f64> {
-        w.build();
         let ray = query::ray(&o, &d).unwrap();
-        let opts = query::options(w, 0.0, f64::INFINITY, None).unwrap();
         let mut out = Vec::new();
-        query::first(w, &ray, &opts, &mut out);
+        query::with_query(w, 0.0, f64::INFINITY, None, |refs, scene, caster, opts| {
+            query::first(refs, scene, caster, &ray, opts, &mut out)
+        })
+        .unwrap();
         out
     }
 

@@ -4,7 +4,9 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { browser, run, THREES } from './harness.mjs';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { browser, run, THREES, REPO } from './harness.mjs';
 
 let b;
 before(async () => { b = await browser(); });
@@ -123,4 +125,12 @@ test('the core API: typed arrays in; hits, batches, frames, selections out; erro
   assert.match(r.errors.badMatrix, /element 0 is NaN/);
   assert.match(r.errors.noObject, /object 99 does not exist/);
   assert.equal(r.afterErrors, 0, "the scene answers as before the errors");
+});
+
+test('the wasm build renders and picks the built-in scene bit for bit as the native build', async () => {
+  const file = join(REPO, 'target', 'web-platform.json');
+  assert.ok(existsSync(file), `needs ${file}: web/scripts/test.sh writes it (cargo run -p softpick-web --example platform_hashes)`);
+  const native = JSON.parse(readFileSync(file, 'utf8'));
+  const wasm = await inPage('0.187', 'platform');
+  assert.deepEqual(wasm, native);
 });

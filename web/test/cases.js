@@ -374,6 +374,22 @@ export async function coreApi() {
   return out;
 }
 
+/** The built-in scene's 360 × 360 frame in wasm, hashed as the native example `platform_hashes` hashes it. */
+export async function platform() {
+  await sp.init();
+  const scene = sp.Scene.builtin();
+  const cam = sp.Camera.auto(scene, 360, 360);
+  const f = scene.render(cam);
+  const out = {
+    ids: fnv(f.ids()),
+    depth: fnv(new Uint32Array(f.depth().buffer)),
+    direct: fnv(f.pickMap('direct')),
+    ray: fnv(f.pickMap('ray')),
+  };
+  for (const x of [f, cam, scene]) x.free();
+  return out;
+}
+
 /** FNV-1a over a Uint32Array's bytes, as a hex string (the platform check). */
 export function fnv(a) {
   const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);

@@ -40,13 +40,16 @@ function page(three) {
 <body></body>`;
 }
 
+/** The headers of a cross-origin isolated page (performance.now() to 5 µs, not 100 µs). */
+const ISOLATE = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
+
 /** Serves the repository on 127.0.0.1 (a free port); `.url` and `.close()`. */
-export async function serve(extraRoots = {}) {
+export async function serve(extraRoots = {}, isolate = false) {
   const server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url, 'http://127.0.0.1');
       if (url.pathname === '/__page') {
-        res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' });
+        res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store', ...(isolate ? ISOLATE : {}) });
         res.end(page(url.searchParams.get('three')));
         return;
       }
@@ -60,7 +63,9 @@ export async function serve(extraRoots = {}) {
       const s = await stat(file);
       if (!s.isFile()) throw new Error('not a file');
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+      const headers = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' };
+      if (isolate) Object.assign(headers, ISOLATE);
+      res.writeHead(200, headers);
       res.end(body);
     } catch {
       res.writeHead(404);
@@ -79,14 +84,14 @@ export const FLAGS = [
 ];
 
 /** Headless Chromium with a fresh profile; `.page(three)` opens the test page, `.close()` ends it all. */
-export async function browser() {
+export async function browser({ extraRoots = {}, isolate = false } = {}) {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`the browser tests need Chromium at ${CHROMIUM} (Debian: apt-get install chromium; or set CHROMIUM)`);
   }
   if (!existsSync(join(WEB, 'pkg', 'softpick_web_bg.wasm'))) {
     throw new Error('the browser tests need the wasm build: run web/scripts/build.sh');
   }
-  const server = await serve();
+  const server = await serve(extraRoots, isolate);
   const profile = await mkdtemp(join(tmpdir(), 'softpick-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,

@@ -154,7 +154,7 @@ export async function morphcube() {
  * morphed (a bulge and a twist, relative targets): `radial × rows × 2`
  * triangles plus the caps.
  */
-export function skinmorphMesh({ radial = 24, rows = 40, bones = 4, height = 4 } = {}) {
+export function skinmorphMesh({ radial = 24, rows = 40, bones = 4, height = 4, morph = true } = {}) {
   const geo = new THREE.CylinderGeometry(0.5, 0.5, height, radial, rows, false);
   const pos = geo.attributes.position;
   const n = pos.count;
@@ -177,8 +177,10 @@ export function skinmorphMesh({ radial = 24, rows = 40, bones = 4, height = 4 } 
   }
   geo.setAttribute('skinIndex', new THREE.Uint16BufferAttribute(skinIndex, 4));
   geo.setAttribute('skinWeight', new THREE.Float32BufferAttribute(skinWeight, 4));
-  geo.morphAttributes.position = [new THREE.Float32BufferAttribute(bulge, 3), new THREE.Float32BufferAttribute(twist, 3)];
-  geo.morphTargetsRelative = true;
+  if (morph) {
+    geo.morphAttributes.position = [new THREE.Float32BufferAttribute(bulge, 3), new THREE.Float32BufferAttribute(twist, 3)];
+    geo.morphTargetsRelative = true;
+  }
   const chain = [];
   for (let b = 0; b < bones; b++) {
     const bone = new THREE.Bone();
@@ -189,13 +191,15 @@ export function skinmorphMesh({ radial = 24, rows = 40, bones = 4, height = 4 } 
   const mesh = new THREE.SkinnedMesh(geo, new THREE.MeshStandardMaterial());
   mesh.add(chain[0]);
   mesh.bind(new THREE.Skeleton(chain));
-  mesh.morphTargetInfluences = [0, 0];
+  if (morph) mesh.morphTargetInfluences = [0, 0];
   const pose = (t) => {
     chain.forEach((bone, b) => {
       bone.rotation.set(0.35 * Math.sin(t + b), 0.2 * Math.cos(0.7 * t + b), 0.3 * Math.sin(1.3 * t - b));
     });
-    mesh.morphTargetInfluences[0] = Math.sin(t) ** 2;
-    mesh.morphTargetInfluences[1] = 0.5 + 0.5 * Math.cos(1.7 * t);
+    if (morph) {
+      mesh.morphTargetInfluences[0] = Math.sin(t) ** 2;
+      mesh.morphTargetInfluences[1] = 0.5 + 0.5 * Math.cos(1.7 * t);
+    }
   };
   return { mesh, pose };
 }

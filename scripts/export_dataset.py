@@ -7,8 +7,8 @@ pipelines.
                               [--shard I --shards S] [--threads T]
 
 Views are spread evenly over a sphere around the model (a Fibonacci
-lattice), each looking at the model's centre; view i is the same camera in
-every run. The work shards per view: shard I of S exports the views i with
+lattice), each looking at the model's centre; view i is the same camera,
+and its files the same bytes, in every run. The work shards per view: shard I of S exports the views i with
 i % S == I (default: shard from SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT
 when set, else everything), so a Slurm array, a Ray or Dask map over
 `export_view`, or a shell loop runs it in parallel with no scheduler here.
@@ -27,18 +27,21 @@ import os
 import struct
 import sys
 import time
+import zipfile
 import zlib
 from pathlib import Path
+from typing import Any, List, Optional, TextIO, Union
 
 import numpy as np
+from numpy.typing import NDArray
 
 import softpick
 
 
-def view_camera(scene, i, n, width, height):
+def view_camera(scene: softpick.Scene, i: int, n: int, width: int, height: int) -> softpick.Camera:
     """Camera i of n on a Fibonacci sphere around the scene, 2.5 radii out."""
     lo, hi = (np.asarray(b, np.float64) for b in scene.bounds)
-    centre, r = (lo + hi) / 2, max(np.linalg.norm(hi - lo) / 2, 1e-6)
+    centre, r = (lo + hi) / 2, max(float(np.linalg.norm(hi - lo)) / 2, 1e-6)
     y = 1 - 2 * (i + 0.5) / n
     th = np.pi * (3 - np.sqrt(5)) * i
     d = np.array([np.sqrt(1 - y * y) * np.cos(th), y, np.sqrt(1 - y * y) * np.sin(th)])
@@ -47,7 +50,7 @@ def view_camera(scene, i, n, width, height):
                                    width=width, height=height, near=0.05 * r, far=6 * r)
 
 
-def png(path, pixels):
+def png(path: Union[str, Path], pixels: Union[NDArray[np.uint8], NDArray[np.uint16]]) -> None:
     """Writes an 8-bit RGB (H, W, 3) or 16-bit grey (H, W) PNG (stdlib only)."""
     if pixels.ndim == 3:
         color, raw = 2, pixels.astype(">u1")
@@ -58,7 +61,7 @@ def png(path, pixels):
     rows = raw.reshape(h, -1).view(np.uint8)
     data = b"".join(b"\0" + rows[y].tobytes() for y in range(h))
 
-    def chunk(kind, body):
+    def chunk(kind: bytes, body: bytes) -> bytes:
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
     head = struct.pack(">IIBBBBB", w, h, bits, color, 0, 0, 0)
@@ -66,7 +69,20 @@ def png(path, pixels):
                            + chunk(b"IDAT", zlib.compress(data, 6)) + chunk(b"IEND", b""))
 
 
-def palette(ids):
+def save_npz(path: Union[str, Path], **arrays: NDArray[Any]) -> None:
+    """`np.savez_compressed` with a fixed time stamp on each member, so
+    the same view gives the same bytes in every run (numpy stamps the
+    members with the time of writing)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, value in arrays.items():
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o600 << 16
+            with zf.open(info, "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asanyarray(value), allow_pickle=False)
+
+
+def palette(ids: NDArray[np.uint32]) -> NDArray[np.uint8]:
     """A distinct color per id (golden-ratio hues), black for INVALID_ID."""
     h = (ids.astype(np.float64) * 0.618034 + 0.13) % 1.0
     sector = np.floor(h * 6).astype(int) % 6
@@ -83,12 +99,13 @@ def palette(ids):
     return out
 
 
-def export_view(scene, i, n, out, width=640, height=480, threads=None):
+def export_view(scene: softpick.Scene, i: int, n: int, out: Union[str, Path], width: int = 640,
+                height: int = 480, threads: Optional[int] = None) -> str:
     """Renders view i of n and writes its three files; returns the npz path."""
     cam = view_camera(scene, i, n, width, height)
     frame = scene.render(cam, threads=threads)
     stem = Path(out) / f"view_{i:05d}"
-    np.savez_compressed(f"{stem}.npz", ids=frame.ids, depth=frame.depth, z=frame.z,
+    save_npz(f"{stem}.npz", ids=frame.ids, depth=frame.depth, z=frame.z,
                         instance_ids=frame.instance_ids, mesh_ids=frame.mesh_ids,
                         K=np.asarray(cam.intrinsic_matrix), extrinsic=cam.extrinsic_matrix)
     png(f"{stem}_instances.png", palette(frame.instance_ids))
@@ -98,7 +115,7 @@ def export_view(scene, i, n, out, width=640, height=480, threads=None):
     return f"{stem}.npz"
 
 
-def progress(done, total, started, stream=sys.stderr):
+def progress(done: int, total: int, started: float, stream: TextIO = sys.stderr) -> None:
     """A one-line progress bar with the rate and the time left."""
     width = 30
     filled = int(width * done / max(total, 1))
@@ -111,7 +128,7 @@ def progress(done, total, started, stream=sys.stderr):
         stream.write("\n")
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("model", help="OBJ, STL or PLY file")
     ap.add_argument("out", help="output directory (created)")

@@ -9,7 +9,10 @@ use glam::{Mat3, Vec3};
 use pyo3::prelude::*;
 use softpick::{Aabb, Camera, Projection};
 
-use crate::{float_rows, mat4, mat4_to_py, py_err, value_err};
+use crate::arrays::{float_rows, mat4, mat4_to_py};
+use crate::errors::{py_err, value_err};
+use crate::parse::vec3;
+use crate::state::PyScene;
 
 /// A camera and its image size. Every constructor validates it (finite
 /// values, 0 < near < far, eye ≠ target, 1..=16384 pixels per side) and
@@ -20,15 +23,6 @@ pub struct PyCamera {
     pub(crate) cam: Camera,
 }
 
-/// Three numbers as a vector.
-fn vec3(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec3> {
-    let (v, lead) = float_rows(obj, what, 0)?;
-    if v.len() != 3 || lead.len() > 1 {
-        return Err(value_err(format!("{what} must be 3 numbers")));
-    }
-    Ok(Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32))
-}
-
 fn checked(cam: Camera) -> PyResult<PyCamera> {
     cam.validate()
         .map_err(|e| py_err(softpick::Error::InvalidCamera(e)))?;
@@ -37,8 +31,10 @@ fn checked(cam: Camera) -> PyResult<PyCamera> {
 
 #[pymethods]
 impl PyCamera {
-    /// A perspective camera at `eye` looking at `target`, `fov_y_deg` the
-    /// vertical field of view.
+    /// A perspective camera at `eye` looking at `target` (3 numbers each;
+    /// `up` default (0, 1, 0)), `fov_y_deg` the vertical field of view, an
+    /// image of `width` × `height` pixels, depth range `near`..`far`.
+    /// Returns a new `softpick.Camera`.
     #[staticmethod]
     #[pyo3(signature = (eye, target, up=None, fov_y_deg=45.0, width=640, height=480, near=0.01, far=1000.0))]
     #[allow(clippy::too_many_arguments)]
@@ -64,7 +60,8 @@ impl PyCamera {
         })
     }
 
-    /// An orthographic camera showing `ortho_height` world units vertically.
+    /// An orthographic camera at `eye` looking at `target`, showing
+    /// `ortho_height` world units vertically. Returns a new `softpick.Camera`.
     #[staticmethod]
     #[pyo3(signature = (eye, target, ortho_height, up=None, width=640, height=480, near=0.01, far=1000.0))]
     #[allow(clippy::too_many_arguments)]
@@ -104,7 +101,7 @@ impl PyCamera {
     /// camera of those intrinsics (`projection == "pinhole"`). `ValueError`
     /// for a non-finite entry, non-positive focal lengths, a `K[1, 0]` other
     /// than 0, a last row other than `0 0 1`, or an extrinsic whose 3×3
-    /// block is not a rotation.
+    /// block is not a rotation. Returns a new `softpick.Camera`.
     #[staticmethod]
     #[pyo3(signature = (intrinsic, extrinsic, width, height, near=0.01, far=1000.0))]
     fn from_intrinsics(
@@ -177,9 +174,10 @@ impl PyCamera {
 
     /// A camera from a camera JSON file (docs/conventions.md); without
     /// `"eye"` it frames `scene` (the unit box when none is given).
+    /// Returns a new `softpick.Camera`.
     #[staticmethod]
     #[pyo3(signature = (path, scene=None))]
-    fn from_json(path: PathBuf, scene: Option<&crate::scene::PyScene>) -> PyResult<Self> {
+    fn from_json(path: PathBuf, scene: Option<&PyScene>) -> PyResult<Self> {
         let bounds = scene.map_or(
             Aabb {
                 min: Vec3::splat(-1.0),
@@ -194,10 +192,11 @@ impl PyCamera {
         Ok(Self { cam })
     }
 
-    /// The automatic framing of `scene` (the CLI's default camera).
+    /// The automatic framing of `scene` (the CLI's default camera) in a
+    /// `width` × `height` image. Returns a new `softpick.Camera`.
     #[staticmethod]
     #[pyo3(signature = (scene, width=640, height=480))]
-    fn auto(scene: &crate::scene::PyScene, width: u32, height: u32) -> PyResult<Self> {
+    fn auto(scene: &PyScene, width: u32, height: u32) -> PyResult<Self> {
         checked(Camera::auto_frame(
             &scene.scene.framing_bounds(),
             width,
@@ -205,7 +204,8 @@ impl PyCamera {
         ))
     }
 
-    /// The same camera with another image size.
+    /// Returns a new `softpick.Camera`: this one with another image size
+    /// (a pinhole camera keeps its intrinsics in pixels).
     fn with_size(&self, width: u32, height: u32) -> PyResult<Self> {
         checked(Camera {
             width,
@@ -214,35 +214,42 @@ impl PyCamera {
         })
     }
 
+    /// Image width in pixels (int).
     #[getter]
     fn width(&self) -> u32 {
         self.cam.width
     }
+    /// Image height in pixels (int).
     #[getter]
     fn height(&self) -> u32 {
         self.cam.height
     }
+    /// The eye's world position (list of 3 float).
     #[getter]
     fn eye(&self) -> [f32; 3] {
         self.cam.eye.to_array()
     }
+    /// The point looked at (list of 3 float).
     #[getter]
     fn target(&self) -> [f32; 3] {
         self.cam.target.to_array()
     }
+    /// The up direction (list of 3 float).
     #[getter]
     fn up(&self) -> [f32; 3] {
         self.cam.up.to_array()
     }
+    /// Distance of the near plane (float).
     #[getter]
     fn near(&self) -> f32 {
         self.cam.near
     }
+    /// Distance of the far plane (float).
     #[getter]
     fn far(&self) -> f32 {
         self.cam.far
     }
-    /// `"perspective"`, `"orthographic"` or `"pinhole"`.
+    /// The projection (str): `"perspective"`, `"orthographic"` or `"pinhole"`.
     #[getter]
     fn projection(&self) -> &'static str {
         match self.cam.projection {
@@ -251,7 +258,7 @@ impl PyCamera {
             Projection::Pinhole { .. } => "pinhole",
         }
     }
-    /// The vertical field of view in degrees (None for orthographic). For a
+    /// The vertical field of view in degrees (float; None for orthographic). For a
     /// pinhole camera, the angle between the planes of the image's top and
     /// bottom edges, `atan(cy / fy) + atan((height − cy) / fy)`:
     /// `2·atan(height / (2·fy))` when `cy == height / 2`.
@@ -268,20 +275,23 @@ impl PyCamera {
         }
     }
 
-    /// The view matrix (world → OpenGL camera space: x right, y up, −z forward).
+    /// float64 (4, 4): the view matrix (world → OpenGL camera space: x
+    /// right, y up, −z forward), row-major, acting on column vectors.
     #[getter]
     fn view_matrix<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         mat4_to_py(py, self.cam.view())
     }
 
-    /// The OpenGL projection matrix (NDC depth −1..1).
+    /// float64 (4, 4): the OpenGL projection matrix (NDC depth −1..1).
     #[getter]
     fn projection_matrix<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         mat4_to_py(py, self.cam.proj())
     }
 
     /// OpenCV intrinsics `K` of a perspective or pinhole camera (what
-    /// `from_intrinsics` and Open3D's `create_rays_pinhole` take).
+    /// `from_intrinsics` and Open3D's `create_rays_pinhole` take), 3×3 as
+    /// lists of float: `[[fx, skew, cx], [0, fy, cy], [0, 0, 1]]`;
+    /// `ValueError` for an orthographic camera.
     #[getter]
     fn intrinsic_matrix(&self) -> PyResult<[[f64; 3]; 3]> {
         let (w, h) = (f64::from(self.cam.width), f64::from(self.cam.height));
@@ -301,7 +311,8 @@ impl PyCamera {
         }
     }
 
-    /// The OpenCV world→camera extrinsic (x right, y down, z forward), 4×4.
+    /// float64 (4, 4): the OpenCV world→camera extrinsic (x right, y down,
+    /// z forward).
     #[getter]
     fn extrinsic_matrix<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         // the OpenGL view with its y and z axes flipped
@@ -309,7 +320,8 @@ impl PyCamera {
         mat4_to_py(py, flip * self.cam.view())
     }
 
-    /// The camera as camera JSON text (the CLI's `--camera` file).
+    /// Returns the camera as camera JSON text (str: the CLI's `--camera`
+    /// file, exact to the bit).
     fn to_json(&self) -> String {
         let c = &self.cam;
         let v = |v: Vec3| format!("[{:?},{:?},{:?}]", v.x, v.y, v.z);

@@ -2,37 +2,25 @@
 //! depth buffers without a copy, the other maps computed on first read
 //! and handed over without a copy), picks, selections and K layers.
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use numpy::ndarray::ArrayView2;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
-use softpick::{Frame, Hit, MapRequest, PickMethod, RayCaster, RayOptions, SelectMode, Selection};
+use softpick::{Frame, Hit, MapRequest, RayCaster, RayOptions, Selection};
 
-use crate::scene::PyScene;
-use crate::{in_pool, instance_of, py_err, value_err, INVALID_ID};
+use crate::arrays::float_rows;
+use crate::camera::PyCamera;
+use crate::errors::{py_err, value_err};
+use crate::parse::{pick_method, select_mode};
+use crate::spare;
+use crate::state::{instance_of, PyScene, INVALID_ID};
+use crate::threads::in_pool;
 
 /// The largest `k` of `Frame.layers`.
 const MAX_LAYERS: usize = 64;
-
-/// Raster frames nobody holds any more, whose buffers the next renders
-/// reuse instead of allocating (and faulting in) new ones: at most
-/// [`SPARE_FRAMES`] of them, of at most [`SPARE_PIXELS`] pixels each.
-static SPARE: Mutex<Vec<Frame>> = Mutex::new(Vec::new());
-const SPARE_FRAMES: usize = 2;
-const SPARE_PIXELS: u64 = 3840 * 2160;
-
-/// A spare frame to render into, or a new 1×1 one.
-pub(crate) fn spare_frame() -> Frame {
-    let spare = SPARE.lock().unwrap_or_else(PoisonError::into_inner).pop();
-    spare.unwrap_or_else(tiny_frame)
-}
-
-fn tiny_frame() -> Frame {
-    Frame::new(1, 1).unwrap_or_else(|| unreachable!("1x1 is a valid frame size"))
-}
 
 /// A rendered frame (row 0 on top, column 0 on the left). Frames are
 /// read-only; their arrays stay valid as long as anything holds them.
@@ -156,13 +144,8 @@ impl Drop for PyFrame {
     /// Hands a raster frame's buffers to the next render (the numpy views
     /// of them hold the frame, so nothing still reads them).
     fn drop(&mut self) {
-        let pixels = u64::from(self.frame.width()) * u64::from(self.frame.height());
-        if self.method != "raster" || pixels > SPARE_PIXELS {
-            return;
-        }
-        let mut spare = SPARE.lock().unwrap_or_else(PoisonError::into_inner);
-        if spare.len() < SPARE_FRAMES {
-            spare.push(std::mem::replace(&mut self.frame, tiny_frame()));
+        if self.method == "raster" {
+            spare::hand_back(&mut self.frame);
         }
     }
 }
@@ -189,16 +172,6 @@ fn hit_dict<'py>(
     Ok(d)
 }
 
-fn select_mode(s: &str) -> PyResult<SelectMode> {
-    match s {
-        "visible" => Ok(SelectMode::Visible),
-        "through" => Ok(SelectMode::Through),
-        _ => Err(value_err(format!(
-            "mode must be visible or through (got {s:?})"
-        ))),
-    }
-}
-
 fn selection_dict<'py>(
     py: Python<'py>,
     scene: &softpick::Scene,
@@ -215,30 +188,30 @@ fn selection_dict<'py>(
 
 #[pymethods]
 impl PyFrame {
+    /// Width W in pixels (int).
     #[getter]
     fn width(&self) -> u32 {
         self.frame.width()
     }
+    /// Height H in pixels (int).
     #[getter]
     fn height(&self) -> u32 {
         self.frame.height()
     }
-    /// `"raster"` or `"ray"`: how the ID and depth buffers were made.
+    /// How the ID and depth buffers were made (str): `"raster"` or `"ray"`.
     #[getter]
     fn method(&self) -> &'static str {
         self.method
     }
-    /// Why `method` was chosen (`"asked for"` unless `method="auto"`).
+    /// Why `method` was chosen (str: `"asked for"` unless `method="auto"`).
     #[getter]
     fn method_reason(&self) -> String {
         self.reason.clone()
     }
-    /// The camera of the render.
+    /// The camera of the render (`softpick.Camera`).
     #[getter]
-    fn camera(&self) -> Option<crate::camera::PyCamera> {
-        self.frame
-            .camera()
-            .map(|c| crate::camera::PyCamera { cam: *c })
+    fn camera(&self) -> Option<PyCamera> {
+        self.frame.camera().map(|c| PyCamera { cam: *c })
     }
 
     /// (H, W) uint32: global triangle index + 1, 0 on background (the
@@ -304,8 +277,10 @@ impl PyFrame {
         Self::map(slf, Map::Z)
     }
 
-    /// The rays of the frame's ray picks, `(origins, directions)` (H, W, 3)
-    /// float32 each, from the near plane (t = 0) to the far plane (t = 1).
+    /// The rays of the frame's ray picks. Returns a tuple `(origins,
+    /// directions)` of float32 (H, W, 3) arrays, from the near plane
+    /// (t = 0) to the far plane (t = 1): `scene.cast_rays(origins,
+    /// directions, far=1)` gives a ray frame's ids.
     fn pixel_rays<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
         let (o, d) = py.allow_threads(|| self.frame.pixel_rays());
         let (h, w) = self.hw();
@@ -315,9 +290,23 @@ impl PyFrame {
         ))
     }
 
-    /// What is under pixel (x, y): a dict, or None on background or
-    /// outside the frame. `method`: `"buffer"` (the ID buffer), `"direct"`
-    /// (the rasterizer's edge test; raster frames only) or `"ray"`.
+    /// What is under pixel (x, y). `method`: `"buffer"` (the ID buffer),
+    /// `"direct"` (the rasterizer's edge test; raster frames only) or
+    /// `"ray"` (a ray through the pixel centre).
+    ///
+    /// Returns None on background or outside the frame, else a dict:
+    ///
+    /// - `id`: int, the global triangle index + 1 (the `ids` value);
+    /// - `mesh`: int, the mesh id; `mesh_name`: str;
+    /// - `instance`: int, the instance id;
+    /// - `triangle`: int, the triangle within the mesh;
+    /// - `global_triangle`: int, the triangle over all meshes;
+    /// - `depth`: float, window depth (0 near plane, 1 far plane);
+    /// - `distance`: float, from the eye to the hit;
+    /// - `position`: list of 3 float, the world point;
+    /// - `barycentric`: list of 3 float, weights of corners 0, 1, 2;
+    /// - `normal`: list of 3 float, the unit world normal;
+    /// - `front_face`: bool, whether the triangle faces the eye.
     #[pyo3(signature = (x, y, method="buffer"))]
     fn pick<'py>(
         &self,
@@ -326,16 +315,7 @@ impl PyFrame {
         y: i64,
         method: &str,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let method = match method {
-            "buffer" => PickMethod::Buffer,
-            "direct" => PickMethod::Direct,
-            "ray" => PickMethod::Ray,
-            m => {
-                return Err(value_err(format!(
-                    "method must be buffer, direct or ray (got {m:?})"
-                )))
-            }
-        };
+        let method = pick_method(method)?;
         let scene = self.scene.borrow(py);
         let hit = self
             .frame
@@ -347,6 +327,11 @@ impl PyFrame {
     /// The meshes and triangles in the pixel rectangle (x0, y0)–(x1, y1)
     /// (inclusive, clipped to the frame): `mode="visible"` (the ID buffer)
     /// or `"through"` (x-ray; raster frames only).
+    ///
+    /// Returns a dict: `meshes` (list of int, mesh ids, sorted),
+    /// `instances` (list of int, the instance of each of `meshes`),
+    /// `triangles` (list of int, global triangle indices, sorted) and
+    /// `pixels` (int, covered pixels in the rectangle).
     #[pyo3(signature = (x0, y0, x1, y1, mode="visible"))]
     fn select_rect<'py>(
         &self,
@@ -367,7 +352,11 @@ impl PyFrame {
     }
 
     /// The meshes and triangles inside a closed polygon (N, 2) in pixel
-    /// coordinates (even-odd rule on pixel centres).
+    /// coordinates (even-odd rule on pixel centres); `mode` as in
+    /// `select_rect`.
+    ///
+    /// Returns a dict as `select_rect` does: `meshes`, `instances`,
+    /// `triangles` (lists of int) and `pixels` (int).
     #[pyo3(signature = (polygon, mode="visible"))]
     fn select_lasso<'py>(
         &self,
@@ -376,7 +365,7 @@ impl PyFrame {
         mode: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
         let mode = select_mode(mode)?;
-        let (v, _) = crate::float_rows(polygon, "polygon", 2)?;
+        let (v, _) = float_rows(polygon, "polygon", 2)?;
         let poly: Vec<[f32; 2]> = v
             .chunks_exact(2)
             .map(|c| [c[0] as f32, c[1] as f32])
@@ -392,9 +381,14 @@ impl PyFrame {
     /// The `k` nearest triangles along each pixel centre's ray (the core's
     /// every-hit ray cast per pixel, nearest first, ties by mesh then
     /// triangle, with the frame's cull mode), like PyTorch3D's
-    /// `faces_per_pixel`: a dict of `ids` (H, W, k) uint32 (global triangle
-    /// + 1, 0 where fewer hits), `depth` (window depth, 1 where none),
-    /// `z` (camera-space z, inf where none) and `barycentrics` (H, W, k, 3).
+    /// `faces_per_pixel`, `k` in 1..=64.
+    ///
+    /// Returns a dict of numpy arrays:
+    ///
+    /// - `ids`: uint32 (H, W, k), global triangle + 1, 0 where fewer hits;
+    /// - `depth`: float32 (H, W, k), window depth, 1 where none;
+    /// - `z`: float32 (H, W, k), camera-space z, inf where none;
+    /// - `barycentrics`: float32 (H, W, k, 3), zeros where none.
     fn layers<'py>(&self, py: Python<'py>, k: usize) -> PyResult<Bound<'py, PyDict>> {
         if k == 0 || k > MAX_LAYERS {
             return Err(value_err(format!("k must be 1..={MAX_LAYERS} (got {k})")));

@@ -9,8 +9,11 @@ use pyo3::types::PyDict;
 use rayon::prelude::*;
 use softpick::{CullMode, Hit, Ray, RayCaster, RayHit, RayOptions, Scene};
 
-use crate::scene::cull_mode;
-use crate::{f32_rows, in_pool, instance_of, pool, value_err, INVALID_ID};
+use crate::arrays::f32_rows;
+use crate::errors::value_err;
+use crate::parse::cull_mode;
+use crate::state::{instance_of, INVALID_ID};
+use crate::threads::{in_pool, pool};
 
 /// Rays per parallel task.
 const CHUNK: usize = 1024;
@@ -232,10 +235,16 @@ impl Out {
             dict.set_item(name, PyArray1::from_vec(py, v).reshape(shape(None))?)?;
         }
         if all {
+            // Open3D's dtypes: uint32 offsets and ray ids
+            if u32::try_from(k).is_err() {
+                return Err(value_err(format!(
+                    "{k} hits are more than uint32 ray_splits can count: cast fewer rays at a time"
+                )));
+            }
             let mut splits = Vec::with_capacity(self.counts.len() + 1);
-            splits.push(0u64);
+            splits.push(0u32);
             for c in &self.counts {
-                splits.push(splits.last().copied().unwrap_or(0) + u64::from(*c));
+                splits.push(splits.last().copied().unwrap_or(0) + *c);
             }
             dict.set_item("ray_ids", PyArray1::from_vec(py, self.ray_ids))?;
             dict.set_item("ray_splits", PyArray1::from_vec(py, splits))?;
@@ -301,6 +310,9 @@ pub(crate) fn cast<'py>(
     }
     let cull = cull_mode(cull)?;
     let pool = pool(threads)?;
+    if all && u32::try_from(o.as_slice()?.len() / 3).is_err() {
+        return Err(value_err("more rays than uint32 ray_ids can number"));
+    }
     let rays = Rays {
         o: o.as_slice()?,
         d: d.as_slice()?,

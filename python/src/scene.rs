@@ -1,156 +1,26 @@
-//! `softpick.Scene`: the core's scene (meshes on a node hierarchy), built
-//! from numpy arrays or loaded from a file, and its renders.
+//! `softpick.Scene`'s methods: building a scene from numpy arrays
+//! (meshes, nodes, transforms, vertices), posing it, its facts, and what
+//! it makes: frames (`render`, by the method `method::choose` picks) and
+//! batched rays (`rays`). Its data is `state::PyScene`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::Ordering;
 
-use glam::Vec3;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
-use softpick::{
-    CullMode, FillRule, Mesh, MeshId, PickMethod, RenderOptions, Renderer, Scene, Transform,
-};
+use softpick::{Mesh, MeshId, RenderOptions, Scene, Transform};
 
+use crate::arrays::mat4_to_py;
 use crate::camera::PyCamera;
+use crate::errors::{py_err, value_err, Error};
 use crate::frame::PyFrame;
-use crate::{
-    float_rows, in_pool, instance_of, int_rows, mat4, mat4_to_py, pool, py_err, value_err,
-};
-
-/// Meshes placed by a node hierarchy. Mesh ids count meshes in the order
-/// they were added (a loaded file: its `o`/`g` groups in file order); the
-/// global triangle index counts triangles over all meshes in that order.
-#[pyclass(name = "Scene", module = "softpick")]
-pub struct PyScene {
-    pub(crate) scene: Scene,
-    /// Whether the BVHs ray casts walk are built for the scene as it is
-    /// (what `method="auto"` weighs).
-    pub(crate) bvh_ready: AtomicBool,
-    warnings: Vec<String>,
-    /// The renderer of this scene's raster frames, kept for its reused
-    /// per-render buffers (vertices, bins).
-    renderer: Mutex<Option<Renderer>>,
-}
-
-impl PyScene {
-    pub(crate) fn from_scene(scene: Scene, warnings: Vec<String>) -> Self {
-        Self {
-            scene,
-            bvh_ready: AtomicBool::new(false),
-            warnings,
-            renderer: Mutex::new(None),
-        }
-    }
-}
-
-/// The translation, rotation and scale of a 4×4 matrix; `ValueError` for a
-/// matrix they do not reproduce (shear, projection).
-fn transform(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Transform> {
-    let m = mat4(obj, what)?;
-    let (scale, rotation, translation) = m.to_scale_rotation_translation();
-    let t = Transform {
-        translation,
-        rotation,
-        scale,
-    };
-    let back = t.matrix();
-    let size = m.to_cols_array().iter().fold(1f32, |a, x| a.max(x.abs()));
-    let err = (back - m)
-        .to_cols_array()
-        .iter()
-        .fold(0f32, |a, x| a.max(x.abs()));
-    if !(err <= 1e-5 * size) || !t.matrix().is_finite() {
-        return Err(value_err(format!(
-            "{what} must be translation × rotation × scale (no shear or projection; off by {err})"
-        )));
-    }
-    Ok(t)
-}
-
-/// Vertices (N, 3) as positions.
-fn positions(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Vec3>> {
-    let (v, _) = float_rows(obj, "vertices", 3)?;
-    Ok(v.chunks_exact(3)
-        .map(|c| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32))
-        .collect())
-}
-
-/// Triangles (M, 3) as vertex indices below `n`.
-fn triangles(obj: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<[u32; 3]>> {
-    let t = int_rows(obj, "triangles", 3)?;
-    if let Some(i) = t.iter().position(|&v| v < 0 || v as u64 >= n as u64) {
-        return Err(value_err(format!(
-            "triangle {} refers to vertex {} but the mesh has {n} vertices",
-            i / 3,
-            t[i]
-        )));
-    }
-    Ok(t.chunks_exact(3)
-        .map(|c| [c[0] as u32, c[1] as u32, c[2] as u32])
-        .collect())
-}
-
-/// A fill rule or cull mode by its CLI name.
-pub(crate) fn cull_mode(s: &str) -> PyResult<CullMode> {
-    match s {
-        "none" => Ok(CullMode::None),
-        "back" => Ok(CullMode::Back),
-        "front" => Ok(CullMode::Front),
-        _ => Err(value_err(format!(
-            "cull must be none, back or front (got {s:?})"
-        ))),
-    }
-}
-
-fn fill_rule(s: &str) -> PyResult<FillRule> {
-    FillRule::ALL
-        .into_iter()
-        .find(|r| r.name() == s)
-        .ok_or_else(|| {
-            value_err(format!(
-                "rule must be strict, inclusive, area-guard or top-left (got {s:?})"
-            ))
-        })
-}
-
-/// What `method="auto"` chooses, and why: rays when every pixel's ray is
-/// cheap against drawing every triangle, that is when the BVHs are built
-/// already and the scene has more triangles than the image has pixels;
-/// rasterization otherwise (and always for color).
-fn auto_method(
-    triangles: u64,
-    pixels: u64,
-    bvh_ready: bool,
-    color: bool,
-) -> (&'static str, String) {
-    if color {
-        return ("raster", "color needs rasterization".into());
-    }
-    if !bvh_ready {
-        return (
-            "raster",
-            "no BVH built yet (building one costs more than a render)".into(),
-        );
-    }
-    if triangles > pixels {
-        (
-            "ray",
-            format!("BVH built and {triangles} triangles > {pixels} pixels"),
-        )
-    } else {
-        (
-            "raster",
-            format!("{triangles} triangles <= {pixels} pixels"),
-        )
-    }
-}
-
-/// Rows of ray picks per parallel task of a ray-cast frame.
-const RAY_BAND: usize = 8;
+use crate::method;
+use crate::parse::{cull_mode, fill_rule, index_or_name, positions};
+use crate::state::{instance_of, PyScene};
+use crate::threads::{in_pool, pool};
 
 #[pymethods]
 impl PyScene {
-    /// An empty scene.
+    /// A new, empty scene.
     #[new]
     fn new() -> Self {
         Self::from_scene(Scene::new(), Vec::new())
@@ -159,7 +29,8 @@ impl PyScene {
     /// Adds a mesh (vertices (N, 3) numbers, triangles (M, 3) integer
     /// indices, counter-clockwise front faces) on a new node under
     /// `parent`, placed by `transform` (4×4, translation × rotation ×
-    /// scale). Returns its mesh id.
+    /// scale). Returns its mesh id (int; ids count meshes in the order
+    /// they were added).
     #[pyo3(signature = (vertices, triangles, name=None, transform=None, parent=None))]
     fn add_mesh(
         &mut self,
@@ -170,10 +41,11 @@ impl PyScene {
         parent: Option<u32>,
     ) -> PyResult<MeshId> {
         let pos = positions(vertices)?;
-        let tris = self::triangles(triangles, pos.len())?;
+        let tris = crate::parse::triangles(triangles, pos.len())?;
         self.check_parent(parent)?;
-        let local =
-            transform.map_or(Ok(Transform::IDENTITY), |t| self::transform(t, "transform"))?;
+        let local = transform.map_or(Ok(Transform::IDENTITY), |t| {
+            crate::parse::transform(t, "transform")
+        })?;
         let id = self.scene.meshes().len() as u32;
         let name = name.unwrap_or_else(|| format!("mesh{id}"));
         let total = u64::from(self.scene.triangle_count()) + tris.len() as u64;
@@ -187,7 +59,8 @@ impl PyScene {
         Ok(self.scene.add_mesh(mesh, local, parent))
     }
 
-    /// Adds a node without a mesh (a parent for others). Returns its id.
+    /// Adds a node without a mesh (a parent for others) under `parent`,
+    /// placed by `transform` (4×4). Returns its node id (int).
     #[pyo3(signature = (name=None, transform=None, parent=None))]
     fn add_node(
         &mut self,
@@ -196,8 +69,9 @@ impl PyScene {
         parent: Option<u32>,
     ) -> PyResult<u32> {
         self.check_parent(parent)?;
-        let local =
-            transform.map_or(Ok(Transform::IDENTITY), |t| self::transform(t, "transform"))?;
+        let local = transform.map_or(Ok(Transform::IDENTITY), |t| {
+            crate::parse::transform(t, "transform")
+        })?;
         let name = name.unwrap_or_else(|| format!("node{}", self.scene.nodes().len()));
         self.scene
             .try_add_node(&name, local, parent)
@@ -205,8 +79,9 @@ impl PyScene {
     }
 
     /// Sets a node's local transform (4×4, translation × rotation × scale).
+    /// Frames rendered before are stale. Returns None.
     fn set_transform(&mut self, node: u32, transform: &Bound<'_, PyAny>) -> PyResult<()> {
-        let t = self::transform(transform, "transform")?;
+        let t = crate::parse::transform(transform, "transform")?;
         if !self.scene.set_local(node, t) {
             return Err(value_err(format!(
                 "node {node} does not exist (the scene has {})",
@@ -219,8 +94,8 @@ impl PyScene {
 
     /// Replaces a mesh's vertices (same count), keeping its triangles and
     /// every id; its BVH, if built, is refit (rebuilt when refitting would
-    /// degrade it). Frames rendered before are stale. Returns whether the
-    /// BVH was "refit", "rebuilt" or "not built".
+    /// degrade it). Frames rendered before are stale. Returns the str
+    /// "refit", "rebuilt" or "not built": what became of the mesh's BVH.
     fn set_vertices(
         &mut self,
         py: Python<'_>,
@@ -259,10 +134,7 @@ impl PyScene {
         let anim = match animation {
             None => (!self.scene.animations().is_empty()).then_some(0),
             Some(a) => {
-                let key: String = match a.extract::<usize>() {
-                    Ok(i) => i.to_string(),
-                    Err(_) => a.extract::<String>()?,
-                };
+                let key = index_or_name(a)?;
                 Some(self.scene.find_animation(&key).ok_or_else(|| {
                     value_err(format!(
                         "no animation {key:?} (the scene has {})",
@@ -273,7 +145,7 @@ impl PyScene {
         };
         let scene = &mut self.scene;
         py.allow_threads(move || scene.pose(anim, t))
-            .map_err(crate::Error::new_err)?;
+            .map_err(Error::new_err)?;
         self.bvh_ready.store(false, Ordering::Relaxed);
         Ok(())
     }
@@ -289,29 +161,29 @@ impl PyScene {
     }
 
     /// Builds the BVHs ray casts walk now (they are otherwise built at the
-    /// first ray query), without the GIL.
+    /// first ray query), without the GIL. Returns None.
     fn build_bvhs(&self, py: Python<'_>) {
         let scene = &self.scene;
         py.allow_threads(|| scene.build_bvhs());
         self.bvh_ready.store(true, Ordering::Relaxed);
     }
 
-    /// Number of meshes.
+    /// Number of meshes (int).
     #[getter]
     fn mesh_count(&self) -> usize {
         self.scene.meshes().len()
     }
-    /// Number of nodes.
+    /// Number of nodes (int).
     #[getter]
     fn node_count(&self) -> usize {
         self.scene.nodes().len()
     }
-    /// Number of triangles over all meshes.
+    /// Number of triangles over all meshes (int).
     #[getter]
     fn triangle_count(&self) -> u32 {
         self.scene.triangle_count()
     }
-    /// Mesh names in mesh-id order.
+    /// Mesh names in mesh-id order (list of str).
     #[getter]
     fn mesh_names(&self) -> Vec<String> {
         self.scene
@@ -320,37 +192,40 @@ impl PyScene {
             .map(|m| m.name().to_string())
             .collect()
     }
-    /// The loader's warnings (empty for built scenes).
+    /// The loader's warnings (list of str, empty for built scenes).
     #[getter]
     fn warnings(&self) -> Vec<String> {
         self.warnings.clone()
     }
-    /// First global triangle index of each mesh, plus the total at the end.
+    /// uint32 (mesh_count + 1,): the first global triangle index of each
+    /// mesh, then the total.
     #[getter]
     fn triangle_offsets<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
         PyArray1::from_slice(py, self.scene.triangle_offsets())
     }
-    /// World bounds of the finite vertices, (2, 3): min and max.
+    /// World bounds of the finite vertices: `[[min x, y, z], [max x, y, z]]`
+    /// (lists of float).
     #[getter]
     fn bounds(&self) -> [[f32; 3]; 2] {
         let b = self.scene.bounds();
         [b.min.to_array(), b.max.to_array()]
     }
 
-    /// The node holding mesh `mesh`.
+    /// Returns the id of the node holding mesh `mesh` (int).
     fn mesh_node(&self, mesh: u32) -> PyResult<u32> {
         self.scene
             .mesh_node(mesh)
             .ok_or_else(|| value_err(format!("mesh {mesh} does not exist")))
     }
 
-    /// The instance id of mesh `mesh` (what `instance_ids` report).
+    /// Returns the instance id of mesh `mesh` (int; what `instance_ids`
+    /// report): the glTF node placing it, else the mesh's own node.
     fn mesh_instance(&self, mesh: u32) -> PyResult<u32> {
         self.mesh_node(mesh)?;
         Ok(instance_of(&self.scene, mesh))
     }
 
-    /// A mesh's vertices in its local space, (N, 3) float32.
+    /// Returns a mesh's vertices in its local space: float32 (N, 3).
     fn mesh_vertices<'py>(&self, py: Python<'py>, mesh: u32) -> PyResult<Bound<'py, PyAny>> {
         let m = self
             .scene
@@ -362,7 +237,7 @@ impl PyScene {
             .into_any())
     }
 
-    /// A mesh's triangles, (M, 3) uint32 vertex indices.
+    /// Returns a mesh's triangles: uint32 (M, 3) vertex indices.
     fn mesh_triangles<'py>(&self, py: Python<'py>, mesh: u32) -> PyResult<Bound<'py, PyAny>> {
         let m = self
             .scene
@@ -374,7 +249,8 @@ impl PyScene {
             .into_any())
     }
 
-    /// A mesh's world matrix (4×4).
+    /// Returns a mesh's world matrix: float64 (4, 4), row-major, acting on
+    /// column vectors (`M @ p`).
     fn mesh_world<'py>(&self, py: Python<'py>, mesh: u32) -> PyResult<Bound<'py, PyAny>> {
         self.mesh_node(mesh)?;
         mat4_to_py(py, self.scene.mesh_world(mesh))
@@ -385,6 +261,9 @@ impl PyScene {
     /// pass), `"ray"` (a ray pick through every pixel centre, BVHs built
     /// first) or `"auto"` (see `Frame.method_reason`); `threads`: worker
     /// threads (default: one per core). Output never depends on it.
+    /// `rule`: the fill rule ("top-left", "strict", "inclusive" or
+    /// "area-guard"); `cull`: "none", "back" or "front"; `color`: also
+    /// shade a color image. Returns a new `softpick.Frame`.
     #[pyo3(signature = (camera, rule="top-left", cull="none", color=false, threads=None, method="raster"))]
     #[allow(clippy::too_many_arguments)]
     fn render(
@@ -403,23 +282,13 @@ impl PyScene {
         let cam = camera.cam;
         let (method, reason) = {
             let this = slf.borrow();
-            let pixels = u64::from(cam.width) * u64::from(cam.height);
-            match method {
-                "raster" => ("raster", "asked for".to_string()),
-                "ray" if color => return Err(value_err("color needs method=\"raster\"")),
-                "ray" => ("ray", "asked for".to_string()),
-                "auto" => auto_method(
-                    u64::from(this.scene.triangle_count()),
-                    pixels,
-                    this.bvh_ready.load(Ordering::Relaxed),
-                    color,
-                ),
-                m => {
-                    return Err(value_err(format!(
-                        "method must be raster, ray or auto (got {m:?})"
-                    )))
-                }
-            }
+            method::choose(
+                method,
+                color,
+                u64::from(this.scene.triangle_count()),
+                u64::from(cam.width) * u64::from(cam.height),
+                this.bvh_ready.load(Ordering::Relaxed),
+            )?
         };
         let frame = {
             let this = slf.borrow();
@@ -434,9 +303,9 @@ impl PyScene {
             py.allow_threads(|| {
                 in_pool(&pool, || {
                     if method == "raster" {
-                        raster_frame(renderer, scene, &cam, opts)
+                        method::raster_frame(renderer, scene, &cam, opts)
                     } else {
-                        ray_frame(scene, &cam, cull)
+                        method::ray_frame(scene, &cam, cull)
                     }
                 })
             })
@@ -454,8 +323,29 @@ impl PyScene {
         ))
     }
 
-    /// The first hit of each ray (origins and directions (..., 3)); see
-    /// `softpick.Scene.cast_rays` in docs/python.md for the outputs.
+    /// The first hit of each ray, in parallel without the GIL.
+    ///
+    /// `origins`, `directions`: array-likes of shape (..., 3), any leading
+    /// shape, directions of any length. `near`, `far`: the range of the
+    /// hits in units of each direction's length (the ray parameter, as
+    /// `t_hit`). `cull`: "none", "back" or "front". `threads`: worker
+    /// threads (default: one per core; the answers never depend on it).
+    ///
+    /// Returns a dict of numpy arrays in the rays' leading shape (...),
+    /// named as Open3D's `RaycastingScene.cast_rays` names them:
+    ///
+    /// - `t_hit`: float32 (...), the ray parameter of the hit
+    ///   (hit = origin + t_hit * direction), inf for a miss;
+    /// - `geometry_ids`: uint32 (...), the mesh id, `INVALID_ID` for a miss;
+    /// - `primitive_ids`: uint32 (...), the triangle within the mesh,
+    ///   `INVALID_ID` for a miss;
+    /// - `triangle_ids`: uint32 (...), the global triangle index,
+    ///   `INVALID_ID` for a miss;
+    /// - `instance_ids`: uint32 (...), the instance id, `INVALID_ID` for a miss;
+    /// - `primitive_uvs`: float32 (..., 2), the barycentrics (u, v) of
+    ///   corners 1 and 2 (hit = (1-u-v) v0 + u v1 + v v2), zeros for a miss;
+    /// - `primitive_normals`: float32 (..., 3), the unit world normal
+    ///   (v1-v0) x (v2-v0), zeros for a miss.
     #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn cast_rays<'py>(
@@ -482,11 +372,30 @@ impl PyScene {
         Ok(r)
     }
 
-    /// Every hit of each ray, sorted by ray then distance (Open3D's
-    /// `list_intersections` layout: `ray_splits`, `ray_ids`, ...).
+    /// Every hit of each ray, in Open3D's `RaycastingScene.list_intersections`
+    /// layout, in parallel without the GIL.
+    ///
+    /// Arguments as for `cast_rays`. The hits are flat, sorted by ray (in
+    /// the rays' flat order) then by distance (ties by mesh, then triangle).
+    ///
+    /// Returns a dict of numpy arrays, for N rays and K hits in all:
+    ///
+    /// - `ray_splits`: uint32 (N + 1,), offsets: ray i's hits are
+    ///   `ray_splits[i]:ray_splits[i + 1]`;
+    /// - `ray_ids`: uint32 (K,), the flat index of each hit's ray;
+    /// - `t_hit`: float32 (K,), the ray parameter of each hit;
+    /// - `geometry_ids`: uint32 (K,), the mesh id;
+    /// - `primitive_ids`: uint32 (K,), the triangle within the mesh;
+    /// - `primitive_uvs`: float32 (K, 2), barycentrics of corners 1 and 2;
+    ///
+    /// (Open3D's six keys, with its dtypes), and three more, as in `cast_rays`:
+    ///
+    /// - `triangle_ids`: uint32 (K,), the global triangle index;
+    /// - `instance_ids`: uint32 (K,), the instance id;
+    /// - `primitive_normals`: float32 (K, 3), the unit world normal.
     #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None))]
     #[allow(clippy::too_many_arguments)]
-    fn cast_rays_all<'py>(
+    fn list_intersections<'py>(
         &self,
         py: Python<'py>,
         origins: &Bound<'py, PyAny>,
@@ -510,6 +419,26 @@ impl PyScene {
         Ok(r)
     }
 
+    /// The former name of `list_intersections`, kept as an alias: the same
+    /// arguments, and returns the same dict (`ray_splits`, `ray_ids`,
+    /// `t_hit`, `geometry_ids`, `primitive_ids`, `primitive_uvs`,
+    /// `triangle_ids`, `instance_ids`, `primitive_normals`; see
+    /// `help(softpick.Scene.list_intersections)`).
+    #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn cast_rays_all<'py>(
+        &self,
+        py: Python<'py>,
+        origins: &Bound<'py, PyAny>,
+        directions: &Bound<'py, PyAny>,
+        near: f32,
+        far: f32,
+        cull: &str,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        self.list_intersections(py, origins, directions, near, far, cull, threads)
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "softpick.Scene({} meshes, {} nodes, {} triangles)",
@@ -530,67 +459,4 @@ impl PyScene {
             _ => Ok(()),
         }
     }
-}
-
-/// A frame whose ID and depth buffers are the core's ray picks of every
-/// pixel (`Frame::pick_id_block` with the ray method), bands of rows in
-/// parallel: each pixel's answer is its own, so any thread count gives the
-/// same frame.
-/// A raster frame of `scene`, rendered by the scene's kept renderer (a
-/// fresh one when another thread is rendering with it) into the buffers of
-/// a spare frame when one was handed back (`frame::spare_frame`).
-fn raster_frame(
-    renderer: &Mutex<Option<Renderer>>,
-    scene: &Scene,
-    cam: &softpick::Camera,
-    opts: RenderOptions,
-) -> Result<softpick::Frame, softpick::Error> {
-    let mut frame = crate::frame::spare_frame();
-    let mut fresh = None;
-    let mut kept = match renderer.try_lock() {
-        Ok(g) => Some(g),
-        Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
-        Err(std::sync::TryLockError::WouldBlock) => None,
-    };
-    let slot = kept.as_deref_mut().unwrap_or(&mut fresh);
-    let r = match slot {
-        Some(r) => r,
-        None => slot.insert(Renderer::new(opts)?),
-    };
-    r.set_options(opts);
-    r.render_to(scene, cam, &mut frame)?;
-    Ok(frame)
-}
-
-fn ray_frame(
-    scene: &Scene,
-    cam: &softpick::Camera,
-    cull: CullMode,
-) -> Result<softpick::Frame, softpick::Error> {
-    use rayon::prelude::*;
-    scene.build_bvhs();
-    softpick::Frame::from_picks(scene, cam, cull, |frame, ids, depth| {
-        let _ = frame.prepare_rays(scene);
-        let w = frame.width() as usize;
-        ids.par_chunks_mut(w * RAY_BAND)
-            .zip(depth.par_chunks_mut(w * RAY_BAND))
-            .enumerate()
-            .for_each(|(b, (ids, depth))| {
-                let mut picks = vec![None; ids.len()];
-                // (the frame was made from this scene just now: never stale)
-                let _ = frame.pick_id_block(
-                    PickMethod::Ray,
-                    scene,
-                    0,
-                    (b * RAY_BAND) as i64,
-                    w,
-                    &mut picks,
-                );
-                for ((id, d), p) in ids.iter_mut().zip(depth.iter_mut()).zip(&picks) {
-                    (*id, *d) = p.map_or((softpick::NO_TRIANGLE, 1.0), |p| {
-                        (p.global_triangle + 1, p.depth)
-                    });
-                }
-            });
-    })
 }

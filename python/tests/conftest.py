@@ -5,16 +5,21 @@ import os
 import struct
 import subprocess
 from pathlib import Path
+from typing import Dict, Sequence, Tuple, Union
 
 import numpy as np
 import pytest
+from numpy.typing import ArrayLike, NDArray
 
 import softpick
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# a mesh: vertices (N, 3) float64 and triangles (M, 3) int64
+MeshData = Tuple[NDArray[np.float64], NDArray[np.int64]]
 
-def uv_sphere(center, radius, rings=12, segments=16):
+
+def uv_sphere(center: Sequence[float], radius: float, rings: int = 12, segments: int = 16) -> MeshData:
     """A closed UV sphere: (vertices, triangles), counter-clockwise outside."""
     verts = [(0.0, radius, 0.0)]
     for i in range(1, rings):
@@ -41,7 +46,7 @@ def uv_sphere(center, radius, rings=12, segments=16):
     return v, np.asarray(tris, dtype=np.int64)
 
 
-def grid(n=8, size=6.0, y=-1.0, jitter=0.0, seed=1):
+def grid(n: int = 8, size: float = 6.0, y: float = -1.0, jitter: float = 0.0, seed: int = 1) -> MeshData:
     """An n×n grid of quads (two triangles each) at height y, shared edges
     through many pixel centres; optional seeded height jitter."""
     xs = np.linspace(-size / 2, size / 2, n + 1)
@@ -59,7 +64,7 @@ def grid(n=8, size=6.0, y=-1.0, jitter=0.0, seed=1):
     return v, np.asarray(tris, dtype=np.int64)
 
 
-def parts():
+def parts() -> Dict[str, MeshData]:
     """The test scene's meshes: name -> (vertices, triangles)."""
     return {
         "ground": grid(10, 8.0, -1.0, jitter=0.2),
@@ -68,7 +73,7 @@ def parts():
     }
 
 
-def write_obj(path, meshes):
+def write_obj(path: Union[str, Path], meshes: Dict[str, MeshData]) -> None:
     """meshes: name -> (vertices, triangles); one `o` group each."""
     lines, base = [], 1
     for name, (v, t) in meshes.items():
@@ -79,7 +84,7 @@ def write_obj(path, meshes):
     Path(path).write_text("\n".join(lines) + "\n")
 
 
-def write_stl(path, v, t):
+def write_stl(path: Union[str, Path], v: ArrayLike, t: NDArray[np.int64]) -> None:
     """Binary STL of one mesh."""
     v = np.asarray(v, np.float32)
     with open(path, "wb") as f:
@@ -90,7 +95,7 @@ def write_stl(path, v, t):
             f.write(struct.pack("<12fH", *n, *v[a], *v[b], *v[c], 0))
 
 
-def write_ply(path, v, t):
+def write_ply(path: Union[str, Path], v: ArrayLike, t: NDArray[np.int64]) -> None:
     """ASCII PLY of one mesh."""
     v = np.asarray(v, np.float32)
     head = ["ply", "format ascii 1.0", f"element vertex {len(v)}", "property float x",
@@ -101,7 +106,7 @@ def write_ply(path, v, t):
     Path(path).write_text("\n".join(head + body) + "\n")
 
 
-def build_scene(meshes):
+def build_scene(meshes: Dict[str, MeshData]) -> softpick.Scene:
     """A softpick.Scene with the meshes at the identity, in order."""
     s = softpick.Scene()
     for name, (v, t) in meshes.items():
@@ -109,13 +114,13 @@ def build_scene(meshes):
     return s
 
 
-def camera(width=160, height=120):
+def camera(width: int = 160, height: int = 120) -> softpick.Camera:
     return softpick.Camera.look_at(eye=(0.5, 2.5, 7.0), target=(0.0, -0.3, 0.0),
                                    fov_y_deg=40.0, width=width, height=height,
                                    near=0.1, far=50.0)
 
 
-def world_triangles(scene):
+def world_triangles(scene: softpick.Scene) -> NDArray[np.float64]:
     """(T, 3, 3) float64 world corners of every global triangle."""
     out = []
     for m in range(scene.mesh_count):
@@ -127,7 +132,7 @@ def world_triangles(scene):
 
 
 @pytest.fixture(scope="session")
-def cli():
+def cli() -> Path:
     """The softpick binary (SOFTPICK_BIN, else target/release/softpick):
     tests that compare against it fail when it is missing."""
     path = Path(os.environ.get("SOFTPICK_BIN", ROOT / "target" / "release" / "softpick"))
@@ -135,5 +140,5 @@ def cli():
     return path
 
 
-def run_cli(cli, *args):
+def run_cli(cli: Path, *args: object) -> None:
     subprocess.run([str(cli), *map(str, args)], check=True, capture_output=True)

@@ -1,16 +1,21 @@
 """Frames: ids and depth equal the CLI's raw files, and the other maps
 agree with independent computations."""
 
+from pathlib import Path
+from typing import List, Tuple
+
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 import softpick
+from softpick.types import CullMode, FillRule
 from conftest import (build_scene, camera, parts, run_cli, world_triangles, write_obj,
                       write_ply, write_stl)
 
 
 @pytest.fixture(scope="module")
-def obj_scene(tmp_path_factory):
+def obj_scene(tmp_path_factory: pytest.TempPathFactory) -> Tuple[Path, softpick.Scene]:
     d = tmp_path_factory.mktemp("obj")
     path = d / "scene.obj"
     write_obj(path, parts())
@@ -19,7 +24,8 @@ def obj_scene(tmp_path_factory):
 
 @pytest.mark.parametrize("size", [(160, 120), (97, 61)])
 @pytest.mark.parametrize("rule,cull", [("top-left", "none"), ("strict", "back")])
-def test_ids_and_depth_equal_cli_raw(cli, obj_scene, tmp_path, size, rule, cull):
+def test_ids_and_depth_equal_cli_raw(cli: Path, obj_scene: Tuple[Path, softpick.Scene], tmp_path: Path, size: Tuple[int, int],
+                                     rule: FillRule, cull: CullMode) -> None:
     path, scene = obj_scene
     cam = camera(*size)
     cam_file = tmp_path / "cam.json"
@@ -34,7 +40,7 @@ def test_ids_and_depth_equal_cli_raw(cli, obj_scene, tmp_path, size, rule, cull)
     np.testing.assert_array_equal(frame.depth, depth)
 
 
-def test_ray_frame_equals_cli_ray_pickmap(cli, obj_scene, tmp_path):
+def test_ray_frame_equals_cli_ray_pickmap(cli: Path, obj_scene: Tuple[Path, softpick.Scene], tmp_path: Path) -> None:
     path, scene = obj_scene
     cam = camera(120, 90)
     (tmp_path / "cam.json").write_text(cam.to_json())
@@ -48,7 +54,7 @@ def test_ray_frame_equals_cli_ray_pickmap(cli, obj_scene, tmp_path):
     assert (scene.render(cam).ids == ids).mean() > 0.98
 
 
-def test_every_format_loads_and_renders_alike(tmp_path):
+def test_every_format_loads_and_renders_alike(tmp_path: Path) -> None:
     v, t = parts()["ball"]
     write_obj(tmp_path / "m.obj", {"ball": (v, t)})
     write_stl(tmp_path / "m.stl", v, t)
@@ -62,7 +68,7 @@ def test_every_format_loads_and_renders_alike(tmp_path):
         np.testing.assert_array_equal(s.render(cam).ids, ref)
 
 
-def test_output_does_not_depend_on_threads():
+def test_output_does_not_depend_on_threads() -> None:
     scene = build_scene(parts())
     cam = camera(150, 110)
     a, b = scene.render(cam, threads=1), scene.render(cam, threads=2)
@@ -70,7 +76,7 @@ def test_output_does_not_depend_on_threads():
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
-def _pixel_points(cam):
+def _pixel_points(cam: softpick.Camera) -> Tuple[NDArray[np.float64], NDArray[np.float64]]:
     """World points of pixel centres at camera-space z = 1, and the eye."""
     K = np.asarray(cam.intrinsic_matrix)
     E = cam.extrinsic_matrix
@@ -81,7 +87,7 @@ def _pixel_points(cam):
     return -R.T @ t, dirs
 
 
-def test_barycentrics_reconstruct_the_world_position():
+def test_barycentrics_reconstruct_the_world_position() -> None:
     scene = build_scene(parts())
     cam = camera(160, 120)
     frame = scene.render(cam)
@@ -108,7 +114,7 @@ def test_barycentrics_reconstruct_the_world_position():
     np.testing.assert_allclose(frame.barycentrics[same][:, 1:], hits["primitive_uvs"][same], atol=1e-4)
 
 
-def test_distance_z_normals_and_mesh_maps():
+def test_distance_z_normals_and_mesh_maps() -> None:
     scene = build_scene(parts())
     cam = camera(120, 100)
     frame = scene.render(cam)
@@ -136,7 +142,7 @@ def test_distance_z_normals_and_mesh_maps():
     assert len(np.unique(frame.mesh_ids[cov])) == 3
 
 
-def test_orthographic_maps():
+def test_orthographic_maps() -> None:
     scene = build_scene(parts())
     cam = softpick.Camera.orthographic((0, 6, 0.01), (0, 0, 0), ortho_height=7.0,
                                        width=90, height=80, near=0.5, far=20)
@@ -153,7 +159,7 @@ def test_orthographic_maps():
     np.testing.assert_allclose(frame.distance[cov], frame.z[cov])
 
 
-def test_color_frame():
+def test_color_frame() -> None:
     scene = build_scene(parts())
     frame = scene.render(camera(64, 48), color=True)
     c = frame.color
@@ -163,7 +169,7 @@ def test_color_frame():
         scene.render(camera(64, 48)).color
 
 
-def test_arrays_are_the_frames_buffers():
+def test_arrays_are_the_frames_buffers() -> None:
     scene = build_scene(parts())
     frame = scene.render(camera(64, 48))
     a, b = frame.ids, frame.ids
@@ -174,12 +180,12 @@ def test_arrays_are_the_frames_buffers():
     assert a.sum() == b.sum() and a.shape == (48, 64)
 
 
-def test_renders_into_handed_back_frames_equal_fresh_ones(obj_scene):
+def test_renders_into_handed_back_frames_equal_fresh_ones(obj_scene: Tuple[Path, softpick.Scene]) -> None:
     """A render reuses the buffers of frames nobody holds any more (other
     sizes, color on or off, other rules): its arrays equal those of renders
     made while every earlier frame is still held (fresh buffers)."""
     _, scene = obj_scene
-    views = [(camera(160, 120), "top-left", True), (camera(64, 48), "strict", False),
+    views: List[Tuple[softpick.Camera, FillRule, bool]] = [(camera(160, 120), "top-left", True), (camera(64, 48), "strict", False),
              (camera(97, 61), "inclusive", False), (camera(160, 120), "strict", True)]
     held = []
     fresh = []

@@ -4,14 +4,16 @@ and posing at a time. The files are written here (data-URI buffers)."""
 import base64
 import json
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 import softpick
 
 
-def write_gltf(path, animated=False):
+def write_gltf(path: Path, animated: bool = False) -> Path:
     """A quad mesh placed by three nodes (instances); with `animated`, the
     last node slides +2 in x over one second."""
     pos = [-0.5, -0.5, 0, 0.5, -0.5, 0, 0.5, 0.5, 0, -0.5, 0.5, 0]
@@ -49,7 +51,7 @@ def write_gltf(path, animated=False):
     return path
 
 
-def test_instances_have_their_own_ids_in_the_maps(tmp_path):
+def test_instances_have_their_own_ids_in_the_maps(tmp_path: Path) -> None:
     scene = softpick.load(write_gltf(tmp_path / "tiles.gltf"))
     assert scene.mesh_count == 3 and scene.triangle_count == 6
     cam = softpick.Camera.look_at((0, 0, 5), (0, 0, 0), width=120, height=60)
@@ -66,7 +68,7 @@ def test_instances_have_their_own_ids_in_the_maps(tmp_path):
         softpick.load(tmp_path / "tiles.gltf", scene=5)
 
 
-def test_pose_moves_what_every_method_sees(tmp_path):
+def test_pose_moves_what_every_method_sees(tmp_path: Path) -> None:
     scene = softpick.load(write_gltf(tmp_path / "anim.gltf", animated=True))
     assert scene.animations == ["slide"]
     cam = softpick.Camera.look_at((1, 0, 7), (1, 0, 0), width=160, height=60)
@@ -78,7 +80,10 @@ def test_pose_moves_what_every_method_sees(tmp_path):
     ray = scene.render(cam, method="ray")
     assert (ids0 != f1.ids).any()
     # the third tile moved right by 2: its pixels' x grew
-    xs = lambda inst: np.nonzero(inst == 2)[1]
+
+    def xs(inst: NDArray[np.uint32]) -> NDArray[np.intp]:
+        return np.nonzero(inst == 2)[1]
+
     assert xs(f1.instance_ids).mean() > xs(inst0).mean() + 10
     # a frame rendered before the pose is stale
     with pytest.raises(softpick.Error, match="render it again"):

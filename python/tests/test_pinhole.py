@@ -2,8 +2,12 @@
 principal point off the centre, skew) renders what rays built from
 K^-1 [u, v, 1] hit, and round-trips through its JSON."""
 
+from pathlib import Path
+from typing import Tuple
+
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 import softpick
 from conftest import build_scene, camera, parts, run_cli, write_obj
@@ -15,12 +19,13 @@ K = np.array([[170.0, 6.5, 71.3],
               [0.0, 0.0, 1.0]])
 
 
-def pinhole_camera(k=K):
+def pinhole_camera(k: NDArray[np.float64] = K) -> softpick.Camera:
     # the extrinsic of the suite's usual look-at camera
     return softpick.Camera.from_intrinsics(k, camera(W, H).extrinsic_matrix, W, H, 0.1, 50.0)
 
 
-def opencv_rays(k, extrinsic, width, height):
+def opencv_rays(k: NDArray[np.float64], extrinsic: NDArray[np.float64], width: int,
+                height: int) -> Tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The eye and the world direction of K^-1 [u, v, 1] for every pixel
     centre (u = x + 0.5, v = y + 0.5): (H, W, 3), camera z 1."""
     R, t = extrinsic[:3, :3], extrinsic[:3, 3]
@@ -30,7 +35,7 @@ def opencv_rays(k, extrinsic, width, height):
     return -R.T @ t, cam_dirs @ R  # rows of R^T d
 
 
-def test_pinhole_frame_equals_rays_from_the_intrinsics():
+def test_pinhole_frame_equals_rays_from_the_intrinsics() -> None:
     scene = build_scene(parts())
     cam = pinhole_camera()
     assert cam.projection == "pinhole"
@@ -59,7 +64,7 @@ def test_pinhole_frame_equals_rays_from_the_intrinsics():
     assert np.abs(unit - want).max() < 1e-5
 
 
-def test_pinhole_projects_points_to_the_opencv_pixels():
+def test_pinhole_projects_points_to_the_opencv_pixels() -> None:
     cam = pinhole_camera()
     E = np.asarray(cam.extrinsic_matrix, dtype=np.float64)
     rng = np.random.default_rng(5)
@@ -75,11 +80,12 @@ def test_pinhole_projects_points_to_the_opencv_pixels():
     np.testing.assert_allclose(win, uv, atol=2e-3)
 
 
-def test_pinhole_facts_and_json_round_trip(cli, tmp_path):
+def test_pinhole_facts_and_json_round_trip(cli: Path, tmp_path: Path) -> None:
     cam = pinhole_camera()
     np.testing.assert_array_equal(cam.intrinsic_matrix, K.astype(np.float32).astype(np.float64))
     fy, cy = K[1, 1], K[1, 2]
     want = np.degrees(np.arctan(cy / fy) + np.arctan((H - cy) / fy))
+    assert cam.fov_y_deg is not None
     np.testing.assert_allclose(cam.fov_y_deg, want, rtol=1e-6)
     np.testing.assert_allclose(cam.extrinsic_matrix, camera(W, H).extrinsic_matrix, atol=1e-5)
     path = tmp_path / "cam.json"
@@ -100,11 +106,12 @@ def test_pinhole_facts_and_json_round_trip(cli, tmp_path):
     np.testing.assert_array_equal(cam.with_size(90, 70).intrinsic_matrix, cam.intrinsic_matrix)
 
 
-def test_symmetric_intrinsics_stay_perspective():
+def test_symmetric_intrinsics_stay_perspective() -> None:
     base = camera(W, H)
     k = np.asarray(base.intrinsic_matrix)
     same = softpick.Camera.from_intrinsics(k, base.extrinsic_matrix, W, H, base.near, base.far)
     assert same.projection == "perspective"
+    assert same.fov_y_deg is not None and base.fov_y_deg is not None
     np.testing.assert_allclose(same.fov_y_deg, base.fov_y_deg, rtol=1e-5)
     for change in ((0, 0, 1.0), (0, 2, 0.5), (1, 2, -0.5), (0, 1, 0.25)):
         k2 = k.copy()
@@ -124,14 +131,14 @@ def test_symmetric_intrinsics_stay_perspective():
     ((0, 2), np.nan, "finite"),
     ((0, 1), np.inf, "finite"),
 ])
-def test_from_intrinsics_still_rejects(where, value, msg):
+def test_from_intrinsics_still_rejects(where: Tuple[int, int], value: float, msg: str) -> None:
     k = K.copy()
     k[where] = value
     with pytest.raises(ValueError, match=msg):
         pinhole_camera(k)
 
 
-def test_from_intrinsics_rejects_other_shapes_and_extrinsics():
+def test_from_intrinsics_rejects_other_shapes_and_extrinsics() -> None:
     E = camera(W, H).extrinsic_matrix
     with pytest.raises(ValueError, match="3x3"):
         softpick.Camera.from_intrinsics(K[:2], E, W, H)

@@ -1,14 +1,17 @@
 """Batched rays: cast_rays equals the core's ray picks, hits lie on their
-triangles, cast_rays_all lists every hit."""
+triangles, list_intersections lists every hit in Open3D's layout."""
+
+from typing import Any, List, Mapping, Tuple, cast
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 import softpick
 from conftest import build_scene, camera, parts, uv_sphere, world_triangles
 
 
-def test_cast_rays_equals_the_frames_ray_picks():
+def test_cast_rays_equals_the_frames_ray_picks() -> None:
     scene = build_scene(parts())
     cam = camera(120, 90)
     frame = scene.render(cam, method="ray")
@@ -31,7 +34,7 @@ def test_cast_rays_equals_the_frames_ray_picks():
         np.testing.assert_allclose(hits["primitive_normals"][y, x], p["normal"], atol=1e-6)
 
 
-def test_random_rays_hit_their_triangles_with_transforms():
+def test_random_rays_hit_their_triangles_with_transforms() -> None:
     scene = softpick.Scene()
     v, t = uv_sphere((0, 0, 0), 1.0, 10, 12)
     parent = scene.add_node(name="parent", transform=np.diag([1.0, 1.0, 1.0, 1.0]))
@@ -60,7 +63,7 @@ def test_random_rays_hit_their_triangles_with_transforms():
     assert np.abs(on_tri - on_ray).max() < 1e-4
     assert (w > -1e-5).all()
     # nothing is nearer: the every-hit list starts with the first hit
-    every = scene.cast_rays_all(origins, dirs)
+    every = scene.list_intersections(origins, dirs)
     splits = every["ray_splits"]
     assert splits[-1] == len(every["t_hit"]) and len(splits) == n + 1
     first = splits[:-1][hit]
@@ -72,7 +75,7 @@ def test_random_rays_hit_their_triangles_with_transforms():
     assert (np.diff(splits)[hit] >= 1).all()
 
 
-def test_cast_rays_all_through_a_sphere():
+def test_list_intersections_through_a_sphere() -> None:
     scene = softpick.Scene()
     v, t = uv_sphere((0, 0, 0), 1.0, 16, 24)
     scene.add_mesh(v, t)
@@ -80,7 +83,7 @@ def test_cast_rays_all_through_a_sphere():
     rng = np.random.default_rng(5)
     d = rng.normal(size=(n, 3))
     o = -4 * d / np.linalg.norm(d, axis=1, keepdims=True) + rng.uniform(-0.3, 0.3, (n, 3))
-    every = scene.cast_rays_all(o, d)
+    every = scene.list_intersections(o, d)
     counts = np.diff(every["ray_splits"])
     assert (counts == 2).all()
     for i in range(n):
@@ -96,7 +99,7 @@ def test_cast_rays_all_through_a_sphere():
     assert (back["t_hit"] > first["t_hit"]).all(), "the outside faces are culled"
 
 
-def test_cast_rays_threads_and_shapes():
+def test_cast_rays_threads_and_shapes() -> None:
     scene = build_scene(parts())
     rng = np.random.default_rng(11)
     o = rng.uniform(-6, 6, (4, 250, 3))
@@ -104,5 +107,85 @@ def test_cast_rays_threads_and_shapes():
     a = scene.cast_rays(o, d, threads=1)
     b = scene.cast_rays(o, d, threads=2)
     assert a["t_hit"].shape == (4, 250) and a["primitive_normals"].shape == (4, 250, 3)
-    for k in a:
-        np.testing.assert_array_equal(a[k], b[k])
+    for (k, x), (k2, y) in zip(a.items(), b.items()):
+        assert k == k2
+        np.testing.assert_array_equal(x, y)
+
+
+def brute_force_hits(tris: NDArray[np.float64], o: NDArray[np.float64],
+                     d: NDArray[np.float64]) -> List[Tuple[int, int, float]]:
+    """Every (ray, global triangle, t) of rays o + t·d, t >= 0, through
+    triangles tris (T, 3, 3), by Möller–Trumbore in float64."""
+    e1, e2 = tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]
+    out = []
+    for i in range(len(o)):
+        p = np.cross(d[i], e2)
+        det = np.einsum("tj,tj->t", e1, p)
+        ok = np.abs(det) > 1e-12
+        inv = np.where(ok, 1 / np.where(ok, det, 1), 0)
+        s = o[i] - tris[:, 0]
+        u = np.einsum("tj,tj->t", s, p) * inv
+        q = np.cross(s, e1)
+        v = (q @ d[i]) * inv
+        t = np.einsum("tj,tj->t", e2, q) * inv
+        hit = ok & (u >= 0) & (v >= 0) & (u + v <= 1) & (t >= 0)
+        out += [(i, int(k), float(t[k])) for k in np.nonzero(hit)[0]]
+    return out
+
+
+def test_list_intersections_has_open3ds_layout_and_every_hit() -> None:
+    scene = build_scene(parts())
+    rng = np.random.default_rng(21)
+    n = 300
+    o = rng.uniform(-6, 6, (3, n // 3, 3))
+    d = (rng.uniform(-1.5, 1.5, o.shape) - o) * rng.uniform(0.5, 2.0, (3, n // 3, 1))
+    every = scene.list_intersections(o, d)
+    # Open3D's RaycastingScene.list_intersections: its six keys, flat,
+    # uint32 ray_splits (N + 1) and ids, float32 t_hit and uvs (K, 2)
+    k = len(every["t_hit"])
+    layout = {"ray_splits": (np.uint32, (n + 1,)), "ray_ids": (np.uint32, (k,)),
+              "t_hit": (np.float32, (k,)), "geometry_ids": (np.uint32, (k,)),
+              "primitive_ids": (np.uint32, (k,)), "primitive_uvs": (np.float32, (k, 2))}
+    arrays = cast(Mapping[str, NDArray[Any]], every)  # (a TypedDict read by a key in a variable)
+    for key, (dtype, shape) in layout.items():
+        assert arrays[key].dtype == dtype and arrays[key].shape == shape, key
+    ours = {"triangle_ids": (np.uint32, (k,)), "instance_ids": (np.uint32, (k,)),
+            "primitive_normals": (np.float32, (k, 3))}
+    for key, (dtype, shape) in ours.items():
+        assert arrays[key].dtype == dtype and arrays[key].shape == shape, key
+    assert set(every) == set(layout) | set(ours)
+    splits = every["ray_splits"]
+    assert splits[0] == 0 and splits[-1] == k and (np.diff(splits.astype(np.int64)) >= 0).all()
+    np.testing.assert_array_equal(every["ray_ids"], np.repeat(np.arange(n), np.diff(splits)))
+    # the same hits as a brute-force float64 intersection of every triangle
+    tris = world_triangles(scene)
+    flat_o, flat_d = o.reshape(-1, 3), d.reshape(-1, 3)
+    want = sorted(brute_force_hits(tris, flat_o, flat_d), key=lambda h: (h[0], h[2]))
+    assert k > n, "most rays cross several triangles"
+    assert [(r, g) for r, g, _ in want] == list(zip(every["ray_ids"].tolist(), every["triangle_ids"].tolist()))
+    np.testing.assert_allclose(every["t_hit"], [t for _, _, t in want], rtol=1e-5, atol=1e-6)
+    # each ray's first listed hit is cast_rays' hit, nearest first after it
+    first = scene.cast_rays(flat_o, flat_d)
+    has = np.diff(splits) > 0
+    np.testing.assert_array_equal(every["triangle_ids"][splits[:-1][has]], first["triangle_ids"][has])
+    # (t from the hit's distance / |direction| here, the ray parameter itself
+    # there: equal to within an ulp)
+    np.testing.assert_allclose(every["t_hit"][splits[:-1][has]], first["t_hit"][has], rtol=3e-7)
+    assert (first["geometry_ids"][~has] == softpick.INVALID_ID).all()
+    for i in np.nonzero(has)[0]:
+        assert (np.diff(every["t_hit"][splits[i]:splits[i + 1]]) >= 0).all()
+    # geometry and primitive ids split the global triangle as the offsets say
+    offsets = scene.triangle_offsets
+    np.testing.assert_array_equal(offsets[every["geometry_ids"]] + every["primitive_ids"], every["triangle_ids"])
+
+
+def test_cast_rays_all_is_list_intersections() -> None:
+    scene = build_scene(parts())
+    rng = np.random.default_rng(4)
+    o = rng.uniform(-6, 6, (200, 3))
+    d = -o + rng.normal(size=o.shape)
+    a, b = scene.list_intersections(o, d, near=0.1), scene.cast_rays_all(o, d, near=0.1)
+    assert a.keys() == b.keys()
+    for (_, x), (_, y) in zip(a.items(), b.items()):
+        np.testing.assert_array_equal(x, y)
+    assert "list_intersections" in (softpick.Scene.cast_rays_all.__doc__ or "")

@@ -5,12 +5,15 @@ row 0 the top row. Each other convention is documented against its tool in
 docs/python.md; ``ids_from`` is the exact inverse of ``ids_as``.
 """
 
+from typing import Any, Dict
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 _INVALID = np.uint32(0xFFFFFFFF)
 
 # name -> one-line description (offset, background value, row order, shape)
-CONVENTIONS = {
+CONVENTIONS: Dict[str, str] = {
     "softpick": "uint32 (H, W), triangle + 1, background 0, top row first",
     "open3d": "uint32 (H, W) like cast_rays' primitive_ids for create_rays_pinhole rays: "
               "triangle index, background INVALID_ID (2**32 - 1), top row first",
@@ -21,14 +24,14 @@ CONVENTIONS = {
 }
 
 
-def _check(ids):
+def _check(ids: ArrayLike) -> NDArray[np.uint32]:
     ids = np.asarray(ids)
     if ids.ndim != 2 or ids.dtype != np.uint32:
         raise ValueError(f"ids must be a (H, W) uint32 array (got {ids.dtype} {ids.shape})")
     return ids
 
 
-def ids_as(ids, convention):
+def ids_as(ids: ArrayLike, convention: str) -> NDArray[Any]:
     """softpick ids (H, W) uint32 in ``convention`` (a key of CONVENTIONS)."""
     ids = _check(ids)
     if convention == "softpick":
@@ -44,7 +47,7 @@ def ids_as(ids, convention):
     raise ValueError(f"unknown convention {convention!r} (use one of {sorted(CONVENTIONS)})")
 
 
-def ids_from(arr, convention):
+def ids_from(arr: ArrayLike, convention: str) -> NDArray[np.uint32]:
     """The inverse of ``ids_as``: ``convention`` ids back to softpick's."""
     arr = np.asarray(arr)
     if convention == "softpick":

@@ -86,7 +86,7 @@ fn fill_floor(pool: &rayon::ThreadPool, n: usize, frames: u32) -> f64 {
 /// in the machine's load touches both: the pair gives the 2-threads-vs-1
 /// figure (taken as two runs seconds apart, the city's 1080p ratio was
 /// 1.77× and 1.94× in two peer runs of the same depth + ID render code:
-/// BENCHMARKS.md, "Twentieth round").
+/// the "Twentieth round" of `git show 75449c2:docs/perf-history.md`).
 pub fn run(
     scene: &Scene,
     camera: &Camera,

@@ -37,8 +37,9 @@ pub fn pick_grid(
 /// starts, as the peers' output arrays are. The buffer method's picks go
 /// straight into `out` ([`Frame::pick_id_span_with`]): each pixel's ID is
 /// read, checked and resolved to its mesh, but the depth a pick carries is
-/// not kept, so the compiled loop need not read it (BENCHMARKS.md,
-/// "Fifteenth round", measures the loop with depth and mesh kept too).
+/// not kept, so the compiled loop need not read it (the "Fifteenth round"
+/// of `git show 75449c2:docs/perf-history.md` measures the loop with depth
+/// and mesh kept too).
 pub fn sweep_into(
     frame: &Frame,
     scene: &Scene,

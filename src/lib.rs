@@ -69,7 +69,7 @@ pub use export::{id_color, read_raw_u32, write_atomic, write_raw_f32, write_raw_
 pub use frame::maps::{MapRequest, PixelMaps};
 pub use frame::render::{render, render_2d, RenderOptions, Renderer};
 pub use frame::{Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
-pub use geometry::{Aabb, CullMode, Ray};
+pub use geometry::{Aabb, ClipPlanes, CullMode, Ray};
 #[cfg(feature = "gltf")]
 pub use io::gltf::{load_gltf, load_gltf_bytes, load_gltf_with};
 #[cfg(feature = "obj")]

@@ -10,12 +10,13 @@
 //! values), all of them after a size change.
 
 use glam::Vec3;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Frame, ScreenVertex};
 use crate::camera::Camera;
 use crate::error::Error;
-use crate::geometry::CullMode;
+use crate::geometry::{ClipPlanes, CullMode};
 use crate::limits::chunk_tris;
 use crate::raster::bin::{self, BinStage, EarlyEmpty, TileGrid, TileSort};
 use crate::raster::clip::Guard;
@@ -75,6 +76,8 @@ struct VertexScratch<'a> {
 #[derive(Debug)]
 pub struct Renderer {
     opts: RenderOptions,
+    /// User clip planes every render applies (`set_clip_planes`).
+    clip: Option<Arc<ClipPlanes>>,
     pool: Option<rayon::ThreadPool>,
     frame: Frame,
     verts: Vec<SetupVertex>,
@@ -97,6 +100,7 @@ impl Renderer {
         };
         Ok(Self {
             opts,
+            clip: None,
             pool,
             frame: Frame::new(1, 1).expect("1x1 is a valid size"),
             verts: Vec::new(),
@@ -118,6 +122,32 @@ impl Renderer {
             threads: self.opts.threads,
             ..opts
         };
+    }
+
+    /// User clip planes for the renders from now on (`None` or empty:
+    /// none): what they cut away is not drawn, and the frames' ray picks
+    /// apply them too ([`ClipPlanes`]).
+    ///
+    /// ```
+    /// use softpick::{builtin_scene, Camera, ClipPlanes, Renderer, RenderOptions};
+    /// let scene = builtin_scene();
+    /// let camera = Camera::auto_frame(&scene.framing_bounds(), 120, 120);
+    /// let mut r = Renderer::new(RenderOptions::default())?;
+    /// let all = r.render(&scene, &camera)?.ids().iter().filter(|&&id| id != 0).count();
+    /// // keep only x <= 0 (the half-space −x >= 0)
+    /// r.set_clip_planes(Some(ClipPlanes::new(&[[-1.0, 0.0, 0.0, 0.0]]).unwrap()));
+    /// let half = r.render(&scene, &camera)?.ids().iter().filter(|&&id| id != 0).count();
+    /// assert!(half > 0 && half < all);
+    /// # Ok::<(), softpick::Error>(())
+    /// ```
+    pub fn set_clip_planes(&mut self, clip: Option<ClipPlanes>) {
+        self.clip = clip.filter(|c| !c.is_empty()).map(Arc::new);
+    }
+
+    /// The user clip planes of the renders.
+    #[must_use]
+    pub fn clip_planes(&self) -> Option<&ClipPlanes> {
+        self.clip.as_deref()
     }
 
     /// The last rendered frame.
@@ -162,6 +192,7 @@ impl Renderer {
             world_pos: &mut self.world_pos,
         };
         let frame = &mut self.frame;
+        frame.clip = self.clip.clone();
         let (sort, early) = (self.tile_sort, self.early_empty);
         match &self.pool {
             Some(p) => p.install(|| render_into(scene, camera, opts, frame, scratch, sort, early)),
@@ -258,6 +289,7 @@ fn render_into(
         grid,
         tile_sort,
         early_empty: early_empty.enabled(opts.rule, total_tris, w, h),
+        clip: frame.clip.as_deref(),
     };
     frame.stats = bin_stage.run(&mut frame.chunks);
 
@@ -543,9 +575,10 @@ mod tests {
             }
             if round % 5 == 4 {
                 // a frame filled by picks, handed back to the renderer
-                used =
-                    Frame::from_picks(&scene, &cam, crate::CullMode::None, |_, ids, _| ids.fill(7))
-                        .unwrap();
+                used = Frame::from_picks(&scene, &cam, crate::CullMode::None, None, |_, ids, _| {
+                    ids.fill(7)
+                })
+                .unwrap();
             }
         }
         let before = used.ids().to_vec();

@@ -200,7 +200,7 @@ fn pick_all(
                 near: 0.0,
                 far,
                 cull,
-                filter: None,
+                ..RayOptions::default()
             };
             let mut hits = raycast_all(scene, &ray, &opts);
             for h in &mut hits {

@@ -74,6 +74,8 @@ export class Engine {
         if (id !== undefined) { s.removeObject(id); this.objects.delete(c.id); this.toMirror[id] = undefined; }
         break;
       }
+      case 'setClipPlanes': s.setClipPlanes(c.planes); break;
+      case 'setObjectClipPlanes': s.setObjectClipPlanes(this.#obj(c.id), c.planes, c.counts); break;
       case 'pose': this.rebuilt += s.poseObject(this.#obj(c.id), c.bones, c.bind, c.bindInverse, c.influences); break;
       default: throw new Error(`softpick: unknown command ${c.op}`);
     }

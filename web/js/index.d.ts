@@ -105,6 +105,10 @@ export class Scene {
   removeObject(object: number): void;
   /** Poses an object as three.js draws it (morphs, then skinning); its BVHs are refit. */
   pose(object: number, pose?: Pose): void;
+  /** User clip planes for every object: [nx, ny, nz, d] each (keeps n · p + d >= 0); every render and ray query honours them. */
+  setClipPlanes(planes: [number, number, number, number][] | Float32Array): void;
+  /** An object's own clip planes; `counts`: planes per primitive (none: all for every primitive). */
+  setObjectClipPlanes(object: number, planes: [number, number, number, number][] | Float32Array, counts?: ArrayLike<number> | null): void;
   /** A loaded scene's animations. */
   readonly animations: string[];
   duration(animation: number): number;

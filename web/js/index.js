@@ -234,6 +234,20 @@ export class Scene {
     );
   }
 
+  /**
+   * User clip planes for every object: an array of [nx, ny, nz, d]
+   * (three.js's Plane: normal and constant), keeping the points with
+   * n · p + d >= 0; every render and ray query honours them.
+   */
+  setClipPlanes(planes) {
+    this.raw.setClipPlanes(f32(planes.flat ? planes.flat() : planes, 'clip planes'));
+  }
+
+  /** An object's own clip planes (as setClipPlanes; `counts`: planes per primitive, or none: all for every primitive). */
+  setObjectClipPlanes(object, planes, counts = null) {
+    this.raw.setObjectClipPlanes(object, f32(planes.flat ? planes.flat() : planes, 'clip planes'), counts ? u32(counts, 'counts') : new Uint32Array(0));
+  }
+
   /** A model file's animations (names). */
   get animations() { return this.raw.animations(); }
 

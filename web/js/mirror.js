@@ -12,6 +12,24 @@ const _m = new Matrix4();
 const _inv = new Matrix4();
 const _dir = new Vector3();
 const EMPTY64 = new Float64Array(0);
+const EMPTY32 = new Float32Array(0);
+const EMPTY_U32 = new Uint32Array(0);
+
+/** three.js Planes as four values each: normal x, y, z, constant (what is kept: normal · p + constant >= 0). */
+function planeValues(planes) {
+  const out = new Float32Array(planes.length * 4);
+  planes.forEach((p, i) => {
+    if (!p?.isPlane) throw new Error(`softpick: clipping plane ${i} is not a three.js Plane`);
+    out.set([p.normal.x, p.normal.y, p.normal.z, p.constant], 4 * i);
+  });
+  return out;
+}
+
+function sameValues(a, b) {
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** The Float32Array of an attribute's first `size` components (a view of its own array when it already is one). */
 function floats(attr, size, copy) {
@@ -51,17 +69,27 @@ export class Mirror {
     this.stamp = 0;
     this.layerMasks = new Set();
     this.retired = new Set();
+    this.clipAll = EMPTY32;
+    this.localClipping = false;
   }
 
   /**
    * The commands that bring softpick to `root` as it is now; `errors`
    * collects what could not be mirrored (the objects are left out).
    */
-  sync(root, errors) {
+  sync(root, errors, clipping = {}) {
     const cmds = [];
     this.root = root;
     const stamp = ++this.stamp;
     this.layerMasks.clear();
+    // the planes of every object (renderer.clippingPlanes), and whether
+    // materials' own planes count (renderer.localClippingEnabled)
+    const all = planeValues(clipping.planes ?? []);
+    if (!sameValues(all, this.clipAll)) {
+      cmds.push({ op: 'setClipPlanes', planes: this.copy ? all.slice() : all });
+      this.clipAll = all;
+    }
+    this.localClipping = !!clipping.local;
     const visit = (o, visible) => {
       const v = visible && o.visible;
       if (o.isMesh && !o.isBatchedMesh) {
@@ -113,6 +141,10 @@ export class Mirror {
       this.objects.delete(rec.object);
       this.byId[cmd.id] = undefined;
       rec.geometry.users--;
+    } else if (cmd.op === 'setClipPlanes') {
+      this.clipAll = null;
+    } else if (rec && cmd.op === 'setObjectClipPlanes') {
+      rec.clip = null;
     } else if (rec && (cmd.op === 'setMatrix' || cmd.op === 'pose' || cmd.op === 'setSides')) {
       rec.matrix.fill(NaN);
       rec.pose = null; // (the next pose sends everything, the bind matrices too)
@@ -273,7 +305,7 @@ export class Mirror {
       rec = {
         id, object: o, geometry: grec, matrix: Float64Array.from(m), visible: true, stamp,
         sides, instanceVersion: instanced ? o.instanceMatrix.version : 0, count: instanced ? o.count : 1,
-        pose: null, layers: o.layers.mask, prims: grec.prims,
+        pose: null, layers: o.layers.mask, prims: grec.prims, clip: EMPTY32, clipCounts: EMPTY_U32,
       };
       grec.users++;
       this.objects.set(o, rec);
@@ -303,6 +335,31 @@ export class Mirror {
     }
     if (show) this.layerMasks.add(o.layers.mask);
     if (grec.deformed && !instanced && show) this.#pose(o, rec, cmds);
+    this.#clip(o, rec, cmds);
+  }
+
+  /** An object's own clip planes: its materials' clippingPlanes (when local clipping is on), per primitive. */
+  #clip(o, rec, cmds) {
+    const mats = Array.isArray(o.material) ? rec.prims.map((p) => o.material[p.materialIndex]) : [o.material];
+    let values = EMPTY32;
+    let counts = EMPTY_U32;
+    if (this.localClipping && mats.some((m) => m?.clippingPlanes?.length)) {
+      for (const m of mats) {
+        if (m?.clippingPlanes?.length && m.clipIntersection) {
+          throw new Error(`softpick: ${label(o)}: material.clipIntersection (the union of the clipped regions) is not supported; softpick keeps the intersection of the planes' sides, three.js's default`);
+        }
+      }
+      const per = mats.map((m) => planeValues(m?.clippingPlanes ?? []));
+      values = new Float32Array(per.reduce((n, p) => n + p.length, 0));
+      let k = 0;
+      for (const p of per) { values.set(p, k); k += p.length; }
+      counts = Array.isArray(o.material) ? Uint32Array.from(per, (p) => p.length / 4) : EMPTY_U32;
+    }
+    if (sameValues(values, rec.clip) && sameValues(counts, rec.clipCounts)) return;
+    const own = (a) => (this.copy ? a.slice() : a);
+    cmds.push({ op: 'setObjectClipPlanes', id: rec.id, planes: own(values), counts: own(counts) });
+    rec.clip = values;
+    rec.clipCounts = counts;
   }
 
   #pose(o, rec, cmds) {

@@ -1,6 +1,6 @@
 // Types of `softpick/three`, the three.js adapter.
 
-import type { Camera, Face, Intersection, Object3D, Raycaster, Vector2 } from 'three';
+import type { Camera, Face, Intersection, Object3D, Plane, Raycaster, Vector2 } from 'three';
 import type { PickMethod, WasmSource } from './index.js';
 
 export interface PickerOptions {
@@ -11,6 +11,12 @@ export interface PickerOptions {
 export interface UpdateOptions {
   /** Call root.updateMatrixWorld() first (default true). */
   updateMatrixWorld?: boolean;
+  /** Clip as this renderer draws: its clippingPlanes, and with localClippingEnabled the materials' clippingPlanes. */
+  renderer?: { clippingPlanes: Plane[]; localClippingEnabled: boolean };
+  /** Planes for every object (instead of a renderer's). */
+  clippingPlanes?: Plane[];
+  /** Whether the materials' clippingPlanes count (instead of a renderer's). */
+  localClippingEnabled?: boolean;
 }
 
 /** A three.js-shaped intersection (as Raycaster.intersectObjects returns them). */

@@ -94,7 +94,12 @@ class Base {
     if (!root?.isObject3D) throw new Error('softpick: update(scene) needs a three.js Object3D');
     if (opts.updateMatrixWorld !== false) root.updateMatrixWorld();
     const errors = [];
-    const cmds = this.mirror.sync(root, errors);
+    const r = opts.renderer;
+    const clipping = {
+      planes: opts.clippingPlanes ?? r?.clippingPlanes ?? [],
+      local: opts.localClippingEnabled ?? r?.localClippingEnabled ?? false,
+    };
+    const cmds = this.mirror.sync(root, errors, clipping);
     return { cmds, errors };
   }
 
@@ -164,8 +169,11 @@ export class Picker extends Base {
    * morphed meshes as posed now, groups, visibility. Geometry is sent once
    * per version; matrices, instances, bones and influences when they
    * change. Calls `root.updateMatrixWorld()` first unless
-   * `{ updateMatrixWorld: false }`. Throws for what it cannot mirror (the
-   * rest is mirrored, and the picker stays usable).
+   * `{ updateMatrixWorld: false }`. Clipping planes as the renderer draws
+   * them: `{ renderer }` (its clippingPlanes, and with localClippingEnabled
+   * the materials' clippingPlanes), or `{ clippingPlanes,
+   * localClippingEnabled }`; every pick then honours them. Throws for what
+   * it cannot mirror (the rest is mirrored, and the picker stays usable).
    */
   update(root, opts) {
     const { cmds, errors } = this._sync(root, opts);
@@ -326,7 +334,9 @@ export class PickerWorker extends Base {
     const { cmds, errors } = this._sync(root, opts);
     const transfer = [];
     for (const c of cmds) {
-      for (const v of Object.values(c)) if (ArrayBuffer.isView(v)) transfer.push(v.buffer);
+      // (what the mirror sends here are its own copies; empty ones are
+      // not worth moving, and may be shared constants)
+      for (const v of Object.values(c)) if (ArrayBuffer.isView(v) && v.byteLength > 0) transfer.push(v.buffer);
     }
     const refused = await this.#call('apply', [cmds], [...new Set(transfer)]);
     this._refused(refused, errors);

@@ -18,6 +18,7 @@
 
 mod camera;
 mod cast;
+mod clip;
 mod place;
 mod pose;
 mod query;
@@ -297,6 +298,35 @@ impl RawScene {
         let rebuilt = self.world.pose(id, posed).map_err(err)?;
         self.world.object_mut(id).map_err(err)?.bind = (b, bi);
         Ok(rebuilt)
+    }
+
+    /// User clip planes for every object (three.js's
+    /// `renderer.clippingPlanes`): four values per plane (normal x, y, z,
+    /// constant), keeping the points with `normal · p + constant >= 0`.
+    /// Every render and ray query then honours them.
+    #[wasm_bindgen(js_name = setClipPlanes)]
+    pub fn set_clip_planes(&mut self, planes: &[f32]) -> Result<(), JsError> {
+        let p = clip::planes(planes).map_err(err)?;
+        self.world.clipping.set_all(p).map_err(err)
+    }
+
+    /// An object's own clip planes (its materials' `clippingPlanes`): four
+    /// values per plane, `counts` the planes of each primitive in turn
+    /// (empty: all of them for every primitive).
+    #[wasm_bindgen(js_name = setObjectClipPlanes)]
+    pub fn set_object_clip_planes(
+        &mut self,
+        object: u32,
+        planes: &[f32],
+        counts: &[u32],
+    ) -> Result<(), JsError> {
+        self.world.object(object).map_err(err)?;
+        let prims = self.world.prim_count(object) as usize;
+        let p = clip::planes(planes).map_err(err)?;
+        self.world
+            .clipping
+            .set_object(object, p, counts, prims)
+            .map_err(err)
     }
 
     /// The names of the scene's animations (a model file's).
@@ -709,6 +739,8 @@ impl RawFrame {
             color,
             ..self.renderer.options()
         });
+        let clip = scene.world.clipping.planes(&scene.world.meshes).cloned();
+        self.renderer.set_clip_planes(clip);
         self.renderer
             .render(scene.world.core.scene(), &camera.cam)
             .map_err(err)?;
@@ -845,24 +877,24 @@ impl RawFrame {
 
     /// The pick of every pixel by a method (0 buffer, 1 direct, 2 ray), as
     /// the ID buffer holds them: per pixel (rows from the top) the global
-    /// triangle + 1, 0 for none (the pick test's sweep).
+    /// triangle + 1, 0 for none (the pick test's sweep). One pick per
+    /// pixel: the core's rows of picks (`Frame::pick_id_span`) give the
+    /// same answers faster, with ray walks of four and eight rays that
+    /// would add a quarter to the module's size.
     #[wasm_bindgen(js_name = pickMap)]
     pub fn pick_map(&self, scene: &mut RawScene, method: u8) -> Result<Vec<u32>, JsError> {
         let method = method_of(method)?;
         scene.world.build();
         let core = scene.world.core.scene();
         let frame = self.renderer.frame();
-        let w = frame.width() as usize;
-        let mut row = vec![None; w];
-        let mut out = Vec::with_capacity(w * frame.height() as usize);
-        for y in 0..i64::from(frame.height()) {
-            frame
-                .pick_id_span(method, core, 0, y, &mut row)
-                .map_err(err)?;
-            out.extend(
-                row.iter()
-                    .map(|p| p.map_or(0, |p: softpick::PickId| p.global_triangle + 1)),
-            );
+        frame.check_scene(core).map_err(err)?;
+        let (w, h) = (i64::from(frame.width()), i64::from(frame.height()));
+        let mut out = Vec::with_capacity((w * h) as usize);
+        for y in 0..h {
+            for x in 0..w {
+                let p = frame.pick_id_with(method, core, x, y).map_err(err)?;
+                out.push(p.map_or(0, |p| p.global_triangle + 1));
+            }
         }
         Ok(out)
     }

@@ -123,6 +123,7 @@ pub(crate) fn options<'a>(
         far: far as f32,
         cull,
         filter,
+        clip: None,
     })
 }
 
@@ -177,13 +178,22 @@ pub(crate) fn with_query<R>(
 ) -> Result<R, String> {
     world.build();
     let cull = world.cull;
-    let World { meshes, core, .. } = world;
+    let World {
+        meshes,
+        core,
+        clipping,
+        ..
+    } = world;
     let refs: &[MeshRef] = meshes;
+    let clip = clipping.planes(refs);
     let m = mask.map(|objects| Mask { refs, objects });
     let filter = m.as_ref().map(|m| move |id| m.passes(id));
     let filter = filter
         .as_ref()
         .map(|f| f as &(dyn Fn(MeshId) -> bool + Sync));
-    let opts = options(cull, near, far, filter)?;
+    let opts = RayOptions {
+        clip,
+        ..options(cull, near, far, filter)?
+    };
     Ok(core.with_caster(|scene, caster| f(refs, scene, caster, &opts)))
 }

@@ -24,6 +24,7 @@ use glam::{DMat4, Vec3};
 use softpick::{CullMode, Mesh, MeshId, NodeId, Scene};
 
 use crate::cast::Core;
+use crate::clip::Clipping;
 use crate::place::{place, Placement};
 
 /// three.js's material sides.
@@ -300,6 +301,8 @@ pub(crate) struct World {
     dirty: bool,
     /// Made whole by softpick (a file or the built-in scene): fixed objects.
     pub(crate) fixed: bool,
+    /// User clip planes.
+    pub(crate) clipping: Clipping,
 }
 
 fn no_object(id: u32) -> String {
@@ -320,6 +323,7 @@ impl World {
             cull: CullMode::Back,
             dirty: false,
             fixed: false,
+            clipping: Clipping::default(),
         }
     }
 
@@ -427,6 +431,7 @@ impl World {
     pub(crate) fn remove_object(&mut self, id: u32) -> Result<(), String> {
         self.unfixed()?;
         self.objects.remove(id).ok_or_else(|| no_object(id))?;
+        self.clipping.remove(id);
         self.dirty = true;
         Ok(())
     }
@@ -531,7 +536,7 @@ impl World {
         Ok(rebuilt)
     }
 
-    fn prim_count(&self, id: u32) -> u32 {
+    pub(crate) fn prim_count(&self, id: u32) -> u32 {
         self.objects
             .get(id)
             .and_then(|o| self.geometries.get(o.geometry))
@@ -635,6 +640,7 @@ impl World {
         drop(old);
         self.core = Core::new(core);
         self.meshes = meshes;
+        self.clipping.rebuilt();
     }
 
     /// Moves object `id` by a world displacement (an interactive move:

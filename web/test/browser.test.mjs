@@ -134,3 +134,15 @@ test('the wasm build renders and picks the built-in scene bit for bit as the nat
   const wasm = await inPage('0.187', 'platform');
   assert.deepEqual(wasm, native);
 });
+
+test('clipping planes: what a renderer and a material cut away is not hit, and the ray goes on behind', async () => {
+  const r = await inPage('0.187', 'clipping', { n: 80 });
+  assert.ok(r.cutHits > 100, `the planes cut the first hit of ${r.cutHits} rays`);
+  assert.ok(r.agree >= 0.999 * r.threeHits, `${r.agree} of ${r.threeHits} agree: ${JSON.stringify(r.examples)}`);
+  const p = r.pixels;
+  assert.ok(p.covered > 300, JSON.stringify(p));
+  assert.equal(p.offEdge, 0, `buffer and ray picks differ away from ID and cut edges: ${JSON.stringify(p)}`);
+  assert.ok(p.rayAgree >= 0.98 * p.covered && p.threeAgree >= 0.98 * p.covered, JSON.stringify(p));
+  assert.equal(r.unclipped, true);
+  assert.match(r.intersectionError ?? '', /clipIntersection/);
+});

@@ -422,3 +422,98 @@ export async function installed({ n = 30 }) {
 }
 
 export { refreshBounds };
+
+/**
+ * Clipping planes: a renderer's planes cut every object, a material's its
+ * own (with local clipping on). softpick's first hits against three.js's
+ * Raycaster's every hit with the cut ones dropped (three.js's Raycaster
+ * does not clip), and pixel picks against the clipped rays.
+ */
+export async function clipping({ n = 80, w = 96, h = 72 }) {
+  const sc = await SCENES.fox();
+  sc.pose(2);
+  const box = new THREE.Box3().setFromObject(sc.root, true);
+  const c = box.getCenter(new THREE.Vector3());
+  const size = box.getSize(new THREE.Vector3()).length();
+  // a knot beside the fox, with a material plane of its own
+  const knot = new THREE.Mesh(new THREE.TorusKnotGeometry(size * 0.15, size * 0.04, 96, 12), new THREE.MeshBasicMaterial());
+  knot.position.copy(c).add(new THREE.Vector3(0, 0, size * 0.3));
+  const own = new THREE.Plane(new THREE.Vector3(0.3, 1, 0.2).normalize(), 0);
+  own.constant = -own.normal.dot(knot.position);
+  knot.material.clippingPlanes = [own];
+  sc.root.add(knot);
+  sc.root.updateMatrixWorld(true);
+  knot.geometry.computeBoundingSphere();
+  const global = new THREE.Plane(new THREE.Vector3(0.8, -0.2, 0.5).normalize(), 0);
+  global.constant = -global.normal.dot(c);
+  const renderer = { clippingPlanes: [global], localClippingEnabled: true };
+  const picker = await Picker.create();
+  const out = { rays: 0, threeHits: 0, agree: 0, cutHits: 0, examples: [] };
+  try {
+    picker.update(sc.root, { renderer });
+    const kept = (hit) => [global, ...(hit.object === knot ? [own] : [])].every((p) => p.distanceToPoint(hit.point) >= 0);
+    const camera = frame(new THREE.Box3().setFromObject(sc.root, true), 1, new THREE.Vector3(1.6, 0.5, 0.9));
+    for (const rc of grid(camera, n)) {
+      out.rays++;
+      const all = rc.intersectObjects(sc.root.children, true);
+      if (all.length && !kept(all[0])) out.cutHits++;
+      const t = all.find(kept);
+      const s = picker.intersectObjects(rc, sc.root.children, true)[0];
+      if (!t) continue;
+      out.threeHits++;
+      if (s && s.object === t.object && s.faceIndex === t.faceIndex && close(s.distance, t.distance, 1e-5)) out.agree++;
+      else if (out.examples.length < 5) out.examples.push({ three: [t.object.name, t.faceIndex, t.distance], softpick: s && [s.object.name, s.faceIndex, s.distance] });
+    }
+    // pixel picks: the buffer against the clipped ray picks and three.js's clipped rays
+    camera.aspect = w / h;
+    camera.updateProjectionMatrix();
+    const key = (v) => (v ? `${v.object.uuid}/${v.faceIndex}` : 'none');
+    const ids = [];
+    const rays = [];
+    const threes = [];
+    const rc = new THREE.Raycaster();
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        ids.push(key(picker.pickPixel(camera, x + 0.5, y + 0.5, w, h)));
+        rays.push(key(picker.pickPixel(camera, x + 0.5, y + 0.5, w, h, { method: 'ray' })));
+        rc.setFromCamera(new THREE.Vector2(((x + 0.5) / w) * 2 - 1, 1 - ((y + 0.5) / h) * 2), camera);
+        threes.push(key(rc.intersectObjects(sc.root.children, true).find(kept)));
+      }
+    }
+    const px = { covered: 0, rayAgree: 0, threeAgree: 0, offEdge: 0 };
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const id = ids[y * w + x];
+        if (id === 'none') continue;
+        px.covered++;
+        if (id === rays[y * w + x]) px.rayAgree++;
+        if (id === threes[y * w + x]) px.threeAgree++;
+        let edge = false;
+        for (let dy = -1; dy <= 1; dy++) {
+          for (let dx = -1; dx <= 1; dx++) {
+            const u = x + dx, v = y + dy;
+            if (u < 0 || v < 0 || u >= w || v >= h || ids[v * w + u] !== id || rays[v * w + u] !== rays[y * w + x]) edge = true;
+          }
+        }
+        if (!edge && id !== rays[y * w + x]) px.offEdge++;
+      }
+    }
+    out.pixels = px;
+    // without the renderer's planes, nothing is cut
+    picker.update(sc.root);
+    const rc2 = new THREE.Raycaster();
+    rc2.setFromCamera(new THREE.Vector2(0, 0), camera);
+    out.unclipped = picker.intersectObjects(rc2, sc.root.children, true).length === rc2.intersectObjects(sc.root.children, true).length;
+    // clipIntersection (the union of the cut regions) is refused clearly
+    knot.material.clipIntersection = true;
+    try {
+      picker.update(sc.root, { renderer });
+      out.intersectionError = null;
+    } catch (e) {
+      out.intersectionError = e.message;
+    }
+  } finally {
+    picker.free();
+  }
+  return out;
+}

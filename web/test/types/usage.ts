@@ -2,7 +2,7 @@
 // what the README and the tests use, under `strict`.
 import { init, Scene, Camera, Frame, analyzeRules, type Hit, type FirstHits } from 'softpick';
 import { Picker, PickerWorker, type PickIntersection, type RegionPick } from 'softpick/three';
-import { Mesh, Object3D, PerspectiveCamera, Raycaster } from 'three';
+import { Mesh, Object3D, PerspectiveCamera, Plane, Raycaster, Vector3 } from 'three';
 
 export async function core(): Promise<number> {
   await init();
@@ -10,6 +10,8 @@ export async function core(): Promise<number> {
   const g: number = scene.addGeometry(new Float32Array(9), new Uint16Array([0, 1, 2]));
   const o: number = scene.addObject(g, new Float64Array(16), { side: 'double' });
   scene.pose(o, { bones: new Float32Array(16), influences: [0.5] });
+  scene.setClipPlanes([[0, -1, 0, 1]]);
+  scene.setObjectClipPlanes(o, new Float32Array([1, 0, 0, 0]), [1]);
   const hit: Hit | null = scene.raycast([0, 0, 5], [0, 0, -1], { near: 0, far: 10 });
   const batch: FirstHits = scene.firstHits(new Float32Array(3), new Float32Array(3));
   const cam = Camera.lookAt({ eye: [0, 0, 5], target: [0, 0, 0], fov: 45, near: 0.1, far: 100, width: 64, height: 64 });
@@ -24,6 +26,9 @@ export async function core(): Promise<number> {
 export async function adapter(root: Object3D, camera: PerspectiveCamera): Promise<number> {
   const picker = await Picker.create();
   picker.update(root);
+  const cut = new Plane(new Vector3(0, -1, 0), 1);
+  picker.update(root, { renderer: { clippingPlanes: [cut], localClippingEnabled: true } });
+  picker.update(root, { clippingPlanes: [cut], localClippingEnabled: false, updateMatrixWorld: false });
   const rc = new Raycaster();
   const hits: PickIntersection<Mesh>[] = picker.intersectObjects<Mesh>(rc, root.children, true);
   const px = picker.pickPixel(camera, 10, 10, 640, 480);

@@ -72,15 +72,7 @@ async function skinned(label, setup, { frames, n }) {
   };
   const methods = {
     'softpick': {
-      prep: () => {
-        const t0 = performance.now();
-        const errors = [];
-        const cmds = picker.mirror.sync(root, errors);
-        const t1 = performance.now();
-        picker.engine.apply(cmds);
-        const t2 = performance.now();
-        (globalThis.__split ??= []).push([t1 - t0, t2 - t1]);
-      },
+      prep: () => picker.update(root, { updateMatrixWorld: false }),
       one: () => { one.firstHitOnly = true; return picker.intersectObject(one, mesh, false)[0]?.faceIndex ?? -1; },
       grid: () => {
         const r = picker.intersectRays(grid.origins, grid.dirs);
@@ -106,7 +98,7 @@ async function skinned(label, setup, { frames, n }) {
   };
   const t = {};
   for (const k of Object.keys(methods)) t[k] = { prep: [], one: [], grid: [], gridCalls: [] };
-  const agree = { rays: 0, same: {} };
+  const agree = { rays: 0, same: {}, of: {} };
   const names = Object.keys(methods);
   // warm-up (the JIT compiles each method's hot code, as it would after a
   // few seconds of an app's frames): 100 frames of 1 pick, 10 of the grid
@@ -144,7 +136,10 @@ async function skinned(label, setup, { frames, n }) {
         t[k].gridCalls.push(gc);
       }
       if (k === 'softpick') reference = ids;
-      else agree.same[k] = (agree.same[k] ?? 0) + ids.filter((v, i) => v === reference[i]).length;
+      else {
+        agree.same[k] = (agree.same[k] ?? 0) + ids.filter((v, i) => v === reference[i]).length;
+        agree.of[k] = (agree.of[k] ?? 0) + ids.length;
+      }
     }
     agree.rays += n * n;
   }
@@ -159,8 +154,7 @@ async function skinned(label, setup, { frames, n }) {
     };
   }
   const tris = mesh.geometry.index ? mesh.geometry.index.count / 3 : mesh.geometry.attributes.position.count / 3;
-  const sp = globalThis.__split; globalThis.__split = [];
-  return { label, triangles: tris, frames, grid: `${n}x${n}`, rows, agree, split: [median(sp.map((x) => x[0])), median(sp.map((x) => x[1]))] };
+  return { label, triangles: tris, frames, grid: `${n}x${n}`, rows, agree };
 }
 
 async function fox() {
@@ -172,7 +166,9 @@ async function fox() {
   sc.mixer.clipAction(walk).play();
   return {
     root: sc.root, mesh, camera: sc.camera,
-    pose: (f) => { sc.mixer.setTime((f / 30) % walk.duration); sc.root.updateMatrixWorld(true); },
+    // a frame's pose as the renderer leaves it: world matrices and the
+    // skeleton's bone matrices (WebGLRenderer calls skeleton.update())
+    pose: (f) => { sc.mixer.setTime((f / 30) % walk.duration); sc.root.updateMatrixWorld(true); mesh.skeleton.update(); },
   };
 }
 
@@ -182,7 +178,7 @@ async function bigSkinned() {
   root.add(mesh);
   root.updateMatrixWorld(true);
   const camera = frame(new THREE.Box3(new THREE.Vector3(-1.5, -2.5, -1.5), new THREE.Vector3(1.5, 2.5, 1.5)));
-  return { root, mesh, camera, pose: (f) => { at(f / 30); root.updateMatrixWorld(true); } };
+  return { root, mesh, camera, pose: (f) => { at(f / 30); root.updateMatrixWorld(true); mesh.skeleton.update(); } };
 }
 
 /** Fox and the generated skinned mesh: 1 pick and an n × n grid of picks per frame. */

@@ -18,7 +18,7 @@ const args = process.argv.slice(2);
 const opt = (f, d) => { const i = args.indexOf(f); return i >= 0 ? args[i + 1] : d; };
 const frames = parseInt(opt('--frames', '30'), 10);
 const modelsDir = resolve(REPO, opt('--models', '../shared/models'));
-const out = opt('--out', join(WEB, 'bench', 'results.json'));
+const out = opt('--out', join(REPO, 'target', 'web-bench.json'));
 const MODELS = ['bunny_3k', 'snowden_bust', 'city_san_francisco'];
 for (const m of MODELS) {
   if (!existsSync(join(modelsDir, `${m}.obj`))) {
@@ -59,13 +59,16 @@ await writeFile(out, JSON.stringify(results, null, 1));
 const ms = (v) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
 const lines = [];
 for (const s of results.skinned ?? []) {
-  lines.push(`| ${s.label}, ${s.triangles.toLocaleString('en')} triangles | 1 pick | 1,024 picks (32×32) |`);
-  lines.push('|---|---:|---:|');
+  lines.push(`| ${s.label}, ${s.triangles.toLocaleString('en')} triangles | 1 pick | 1,024 picks (32×32) | same face as softpick |`);
+  lines.push('|---|---:|---:|---:|');
   const sp = s.rows.softpick;
   for (const [k, r] of Object.entries(s.rows)) {
     const calls = r.grid_calls_ms !== undefined ? ` (1,024 calls: ${ms(r.grid_calls_ms)})` : '';
-    const x = k === 'softpick' ? '' : ` (${(r.one_ms / sp.one_ms).toFixed(0)}× / ${(r.grid_ms / sp.grid_ms).toFixed(0)}×)`;
-    lines.push(`| ${k}${x} | ${ms(r.one_ms)} ms | ${ms(r.grid_ms)} ms${calls} |`);
+    const q = (v) => (v >= 10 ? v.toFixed(0) : v.toFixed(1));
+    const x = k === 'softpick' ? '' : ` (${q(r.one_ms / sp.one_ms)}× / ${q(r.grid_ms / sp.grid_ms)}×)`;
+    const same = s.agree.same[k];
+    const agree = k === 'softpick' ? '' : `${((100 * same) / s.agree.of[k]).toFixed(2)} %`;
+    lines.push(`| ${k}${x} | ${ms(r.one_ms)} ms | ${ms(r.grid_ms)} ms${calls} | ${agree} |`);
   }
   lines.push('');
 }

@@ -50,7 +50,7 @@ fuzz_target!(|data: &[u8]| {
     };
     for y in 0..48u32 {
         for x in 0..64u32 {
-            let a = frame.triangle_at(x, y);
+            let a = frame.triangle_at(x.into(), y.into());
             let b = frame.triangle_at_direct(x.into(), y.into()).map(|(t, _)| t);
             assert_eq!(a, b, "buffer vs direct at ({x},{y})");
             if let Some(g) = a {
@@ -68,13 +68,16 @@ fuzz_target!(|data: &[u8]| {
         (64, 0),
         (i64::MIN, i64::MAX),
     ] {
-        let a = frame.pick(&scene, x, y).map(|h| h.global_triangle);
-        let b = frame.pick_direct(&scene, x, y).map(|h| h.global_triangle);
+        let a = frame.pick(&scene, x, y).unwrap().map(|h| h.global_triangle);
+        let b = frame
+            .pick_direct(&scene, x, y)
+            .unwrap()
+            .map(|h| h.global_triangle);
         assert_eq!(a, b, "pick vs pick_direct at ({x},{y})");
-        if let Some(h) = frame.pick_ray(&scene, x, y) {
+        if let Some(h) = frame.pick_ray(&scene, x, y).unwrap() {
             assert!(finite(h.global_triangle), "ray hit a non-finite triangle");
         }
-        let _ = frame.pick_all(&scene, x, y);
+        let _ = frame.pick_all(&scene, x, y).unwrap();
     }
     // rows of ray picks equal single ray picks, rows running off the frame
     // included; depths compared bit for bit
@@ -82,12 +85,14 @@ fuzz_target!(|data: &[u8]| {
         |p: Option<PickId>| p.map(|p| (p.mesh, p.triangle, p.global_triangle, p.depth.to_bits()));
     for (x0, y, len) in [(0u32, 24u32, 64usize), (61, 5, 9), (2, 47, 7)] {
         let mut row = vec![None; len];
-        frame.pick_id_span(PickMethod::Ray, &scene, x0, y, &mut row);
+        frame
+            .pick_id_span(PickMethod::Ray, &scene, x0.into(), y.into(), &mut row)
+            .unwrap();
         for (k, got) in row.iter().enumerate() {
             let x = i64::from(x0) + k as i64;
             assert_eq!(
                 key(*got),
-                key(frame.pick_id_ray(&scene, x, y.into())),
+                key(frame.pick_id_ray(&scene, x, y.into()).unwrap()),
                 "ray row at ({x},{y})"
             );
         }
@@ -96,9 +101,11 @@ fuzz_target!(|data: &[u8]| {
     // frame's edge nothing
     for y in [0u32, 24, 47] {
         let mut raw = vec![u32::MAX; 70];
-        frame.pick_id_span_with(PickMethod::Buffer, &scene, 0, y, &mut raw, |p| {
-            p.map_or(NO_TRIANGLE, |p| p.global_triangle + 1)
-        });
+        frame
+            .pick_id_span_with(PickMethod::Buffer, &scene, 0, y.into(), &mut raw, |p| {
+                p.map_or(NO_TRIANGLE, |p| p.global_triangle + 1)
+            })
+            .unwrap();
         assert_eq!(
             &raw[..64],
             &frame.ids()[y as usize * 64..][..64],

@@ -6,6 +6,7 @@ mod clipping;
 mod extreme_geometry;
 mod far_and_thin_models;
 mod gltf;
+mod gltf_channels;
 mod gltf_errors;
 mod golden;
 mod layers;

@@ -404,8 +404,8 @@ fn files_above_the_size_limits_are_refused_before_reading() {
 
 /// A ~100 MB OBJ (a 575 × 575 vertex height field written 4 times as
 /// separate objects: 1.3 M vertices, 2.6 M triangles), generated here: it
-/// loads, renders and picks, within a time budget (about 4 s to load in
-/// release on the 2-core machine, 300 MB peak memory).
+/// loads, renders and picks. The times are printed, not asserted: speed
+/// belongs in benchmarks, and a timed test fails on a loaded host.
 #[test]
 fn a_100_mb_file_loads_renders_and_picks() {
     let dir = TempDir::new("big");
@@ -476,6 +476,4 @@ fn a_100_mb_file_loads_renders_and_picks() {
         t_load,
         t2.elapsed()
     );
-    // generous: about 4 s on the 2-core machine in release
-    assert!(t_load.as_secs_f32() < 20.0, "loading took {t_load:.2?}");
 }

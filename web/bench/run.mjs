@@ -3,7 +3,7 @@
 // and three-mesh-bvh 0.9.17 in headless Chromium (one page, the harness of
 // the tests, cross-origin isolated for 5 µs timers), and the wasm module's
 // size and load time. Prints the BENCHMARKS.md table (markdown) and writes
-// the raw results as JSON.
+// the raw results as JSON (bench/results.json, or --out FILE).
 //
 // usage: node bench/run.mjs [--frames N] [--models DIR] [--out FILE]
 // (from web/, after scripts/build.sh; DIR default ../shared/models from the
@@ -18,7 +18,7 @@ const args = process.argv.slice(2);
 const opt = (f, d) => { const i = args.indexOf(f); return i >= 0 ? args[i + 1] : d; };
 const frames = parseInt(opt('--frames', '30'), 10);
 const modelsDir = resolve(REPO, opt('--models', '../shared/models'));
-const out = opt('--out', join(REPO, 'target', 'web-bench.json'));
+const out = opt('--out', join(WEB, 'bench', 'results.json'));
 const MODELS = ['bunny_3k', 'snowden_bust', 'city_san_francisco'];
 for (const m of MODELS) {
   if (!existsSync(join(modelsDir, `${m}.obj`))) {

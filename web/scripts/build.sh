@@ -37,6 +37,10 @@ CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_LTO=true CARGO_PROFILE_RELEA
     --config 'profile.release.package.crossbeam-deque.opt-level="s"' \
     --config 'profile.release.package.crossbeam-epoch.opt-level="s"' \
     --config 'profile.release.package.crossbeam-utils.opt-level="s"'
+# (Cargo's target directory: CARGO_TARGET_DIR or a build.target-dir
+# setting may move it; `cargo metadata` says where)
+target_dir=$(cargo metadata --format-version 1 --no-deps \
+    | node -e 'let s = ""; process.stdin.on("data", (d) => { s += d; }).on("end", () => console.log(JSON.parse(s).target_directory))')
 wasm-bindgen --target web --out-dir web/pkg --remove-name-section --remove-producers-section \
-    target/wasm32-unknown-unknown/release/softpick_web.wasm
+    "$target_dir/wasm32-unknown-unknown/release/softpick_web.wasm"
 ls -l web/pkg/softpick_web_bg.wasm

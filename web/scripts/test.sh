@@ -11,8 +11,12 @@ cd "$(dirname "$0")/.."
 
 cargo test --release -p softpick-web
 # the native build's hashes of the built-in scene's frame and pick maps,
-# which the browser test compares with the wasm build's
-cargo run --release --quiet -p softpick-web --example platform_hashes > ../target/web-platform.json
+# which the browser test compares with the wasm build's (in Cargo's target
+# directory, wherever CARGO_TARGET_DIR or a build.target-dir setting puts it)
+target_dir=$(cargo metadata --format-version 1 --no-deps \
+    | node -e 'let s = ""; process.stdin.on("data", (d) => { s += d; }).on("end", () => console.log(JSON.parse(s).target_directory))')
+export SOFTPICK_WEB_PLATFORM="$target_dir/web-platform.json"
+cargo run --release --quiet -p softpick-web --example platform_hashes > "$SOFTPICK_WEB_PLATFORM"
 scripts/build.sh
 if [ ! -d node_modules ]; then
     npm ci --no-audit --no-fund

@@ -6,8 +6,8 @@
 
 use glam::Vec3;
 use softpick::{
-    builtin_scene, raycast_all, raycast_first, Camera, ClipPlanes, Mesh, PickMethod, Ray,
-    RayCaster, RayOptions, RenderOptions, Renderer, Scene, Transform,
+    builtin_scene, Camera, ClipPlanes, Mesh, PickMethod, Ray, RayCaster, RayOptions, RenderOptions,
+    Renderer, Scene, Transform,
 };
 
 /// Two unit squares facing +z, at z = 0 (mesh 0) and z = −1 (mesh 1).
@@ -48,16 +48,9 @@ fn a_cut_sends_the_ray_on_to_what_is_behind() {
         };
         let first = caster.first(&ray, &opts).map(|h| (h.mesh, h.distance));
         // every way of asking answers alike
-        assert_eq!(
-            raycast_first(&scene, &ray, &opts).map(|h| (h.mesh, h.distance)),
-            first
-        );
         let batch = caster.first_hits([ray], &opts).next().flatten();
         assert_eq!(batch.map(|h| h.mesh), first.map(|f| f.0));
-        let all: Vec<_> = raycast_all(&scene, &ray, &opts)
-            .iter()
-            .map(|h| h.mesh)
-            .collect();
+        let all: Vec<_> = caster.all(&ray, &opts).iter().map(|h| h.mesh).collect();
         assert_eq!(all.first().copied(), first.map(|f| f.0));
         (first, all)
     };
@@ -142,10 +135,12 @@ fn a_clipped_render_draws_what_the_planes_keep_and_its_picks_agree() {
         assert_eq!(f.clip_planes(), Some(&clip));
         let (mut covered, mut cut, mut ray_agree, mut off_edge) = (0, 0, 0, 0);
         let id = |x: i64, y: i64| f.triangle_at(x, y);
+        let picks = f.picks(&scene).unwrap();
+        let (direct, rays) = (picks.with(PickMethod::Direct), picks.with(PickMethod::Ray));
         for y in 0..i64::from(cam.height) {
             for x in 0..i64::from(cam.width) {
-                let b = f.pick(&scene, x, y).unwrap();
-                let d = f.pick_direct(&scene, x, y).unwrap();
+                let b = picks.at(x, y);
+                let d = direct.at(x, y);
                 assert_eq!(
                     b.as_ref().map(|h| h.global_triangle),
                     d.as_ref().map(|h| h.global_triangle),
@@ -162,7 +157,7 @@ fn a_clipped_render_draws_what_the_planes_keep_and_its_picks_agree() {
                     let s = Vec3::new(p[0], p[1], p[2]).dot(h.position) + p[3];
                     assert!(s > -1e-3, "({x}, {y}): drawn {s} behind a plane");
                 }
-                let r = f.pick_ray(&scene, x, y).unwrap().map(|h| h.global_triangle);
+                let r = rays.at(x, y).map(|h| h.global_triangle);
                 if r == Some(h.global_triangle) {
                     ray_agree += 1;
                 } else {
@@ -171,9 +166,8 @@ fn a_clipped_render_draws_what_the_planes_keep_and_its_picks_agree() {
                     // (coincident surfaces of two meshes tie in depth: a
                     // clipped triangle's pieces may win a tie its whole
                     // triangle lost, so a tie may go either way)
-                    let tie = f
-                        .pick_ray(&scene, x, y)
-                        .unwrap()
+                    let tie = rays
+                        .at(x, y)
                         .is_some_and(|r| (r.distance - h.distance).abs() <= 1e-4 * h.distance);
                     off_edge += usize::from(!edge && !tie);
                 }
@@ -193,10 +187,9 @@ fn a_clipped_render_draws_what_the_planes_keep_and_its_picks_agree() {
         // the frame's rows of ray picks are its single ray picks
         let mut row = vec![None; cam.width as usize];
         let y = i64::from(cam.height / 2);
-        f.pick_id_span(PickMethod::Ray, &scene, 0, y, &mut row)
-            .unwrap();
+        rays.span(0, y, &mut row);
         for (x, p) in row.iter().enumerate() {
-            assert_eq!(*p, f.pick_id_ray(&scene, x as i64, y).unwrap());
+            assert_eq!(*p, rays.id_at(x as i64, y));
         }
     }
 }

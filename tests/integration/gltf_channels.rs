@@ -9,7 +9,9 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use softpick::{load_gltf_bytes, render, Camera, LoadOptions, LoadReport, RenderOptions, Scene};
+use softpick::animation::LoopMode;
+use softpick::internals::load_gltf_bytes;
+use softpick::{render, Camera, LoadOptions, LoadReport, RenderOptions, Scene};
 
 use crate::gltf::{quad, Doc};
 
@@ -115,8 +117,8 @@ fn pointer_channels_are_skipped_and_the_file_poses_as_without_them() {
     assert_eq!(a.animations()[0].channels.len(), 1);
     let cam = camera();
     for t in [0.0, 0.25, 0.5, 1.0] {
-        a.pose(Some(0), t).unwrap();
-        b.pose(Some(0), t).unwrap();
+        a.pose(t, Some(0), LoopMode::Once).unwrap();
+        b.pose(t, Some(0), LoopMode::Once).unwrap();
         assert_eq!(a.world_matrices(), b.world_matrices(), "t = {t}");
         let fa = render(&a, &cam, RenderOptions::default()).unwrap();
         let fb = render(&b, &cam, RenderOptions::default()).unwrap();
@@ -124,9 +126,9 @@ fn pointer_channels_are_skipped_and_the_file_poses_as_without_them() {
         assert_eq!(fa.depth(), fb.depth(), "t = {t}");
     }
     // and the mover moved: at 0 s it is left of x = 0, at 1 s right of it
-    a.pose(Some(0), 0.0).unwrap();
+    a.pose(0.0, Some(0), LoopMode::Once).unwrap();
     let left = a.world_matrix(a.instances()[0].node).w_axis.x;
-    a.pose(Some(0), 1.0).unwrap();
+    a.pose(1.0, Some(0), LoopMode::Once).unwrap();
     let right = a.world_matrix(a.instances()[0].node).w_axis.x;
     assert_eq!((left, right), (-1.0, 1.0));
 }

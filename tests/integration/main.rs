@@ -11,6 +11,7 @@ mod gltf_errors;
 mod golden;
 mod layers;
 mod llvmpipe;
+mod looping;
 mod mesh_format_errors;
 mod mesh_formats;
 mod obj_encodings;

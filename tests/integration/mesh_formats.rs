@@ -11,10 +11,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use glam::Vec3;
+use softpick::internals::{load_obj, load_ply, load_ply_bytes, load_stl, load_stl_bytes};
 use softpick::{
-    load_model, load_model_bytes, load_obj, load_ply, load_ply_bytes, load_stl, load_stl_bytes,
-    palette_color, render, sniff_model_format, Camera, Error, LoadReport, ModelErrorKind,
-    ModelFormat, RenderOptions, Scene,
+    load_model, load_model_bytes, render, Camera, Error, LoadReport, ModelErrorKind, ModelFormat,
+    RenderOptions, Scene,
 };
 
 use crate::support::TempDir;
@@ -320,7 +320,7 @@ fn stl_binary_and_ascii_load_the_objs_triangles_and_render_its_ids() {
     // vertices are shared again (15 distinct positions, one per OBJ `v`)
     let (scene, report) = load_model(&bin).unwrap();
     assert_eq!(scene.meshes()[0].positions().len(), pos.len());
-    assert_eq!(scene.meshes()[0].color(), palette_color(0));
+    assert_eq!(scene.meshes()[0].color(), softpick::Mesh::palette_color(0));
     assert!(report.warnings.is_empty(), "{report:?}");
 }
 
@@ -343,7 +343,7 @@ fn ply_ascii_and_binary_load_the_objs_polygons_and_render_its_ids() {
         let p = dir.write(name, &bytes);
         assert_like_obj(&obj, &p, load_ply(&p).unwrap_or_else(|e| panic!("{e}")));
         let (scene, report) = load_ply_bytes(&p, &bytes).unwrap();
-        assert_eq!(scene.meshes()[0].color(), palette_color(0));
+        assert_eq!(scene.meshes()[0].color(), softpick::Mesh::palette_color(0));
         assert!(report.warnings.is_empty(), "{name}: {report:?}");
     }
     // triangles only, too
@@ -676,7 +676,7 @@ fn load_model_chooses_by_extension_then_by_the_first_bytes() {
     ];
     for (i, (ext, bytes, sniffed)) in kinds.iter().enumerate() {
         assert_eq!(
-            sniff_model_format(bytes, bytes.len() as u64),
+            ModelFormat::sniff(bytes, bytes.len() as u64),
             *sniffed,
             "{i}: {ext}"
         );
@@ -721,19 +721,19 @@ fn sniffing_needs_the_exact_binary_size_and_a_facet_after_solid() {
     let facets = [[[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]];
     let bin = stl_binary(&facets);
     assert_eq!(
-        sniff_model_format(&bin, bin.len() as u64),
+        ModelFormat::sniff(&bin, bin.len() as u64),
         Some(ModelFormat::Stl)
     );
-    assert_eq!(sniff_model_format(&bin, bin.len() as u64 + 1), None);
-    assert_eq!(sniff_model_format(&bin[..83], 83), None);
-    assert_eq!(sniff_model_format(b"solid x\nendsolid x\n", 19), None);
-    assert_eq!(sniff_model_format(b"solidify 1\nfacet", 16), None);
+    assert_eq!(ModelFormat::sniff(&bin, bin.len() as u64 + 1), None);
+    assert_eq!(ModelFormat::sniff(&bin[..83], 83), None);
+    assert_eq!(ModelFormat::sniff(b"solid x\nendsolid x\n", 19), None);
+    assert_eq!(ModelFormat::sniff(b"solidify 1\nfacet", 16), None);
     assert_eq!(
-        sniff_model_format(b"ply\nformat", 10),
+        ModelFormat::sniff(b"ply\nformat", 10),
         Some(ModelFormat::Ply)
     );
-    assert_eq!(sniff_model_format(b"plywood\n", 8), None);
-    assert_eq!(sniff_model_format(b"v 0 0 0\n", 8), None);
+    assert_eq!(ModelFormat::sniff(b"plywood\n", 8), None);
+    assert_eq!(ModelFormat::sniff(b"v 0 0 0\n", 8), None);
     assert_eq!(ModelFormat::from_extension("StL"), Some(ModelFormat::Stl));
     assert_eq!(ModelFormat::from_extension("ply2"), None);
 }

@@ -7,9 +7,10 @@
 
 use std::time::{Duration, Instant};
 
-use softpick::viewer::{
-    collide_mesh, collide_scene, BuiltinScene, SPHERE_CENTRES, SPHERE_RADIUS, WALL,
+use softpick::internals::playground::{
+    collide_mesh, collide_scene, SPHERE_CENTRES, SPHERE_RADIUS, WALL,
 };
+use softpick::viewer::BuiltinScene;
 use softpick::{render, Camera, MeshId, RenderOptions, Scene};
 
 use crate::expect::{H, W};
@@ -56,7 +57,7 @@ fn pixel_of(scene: &Scene, cam: &Camera, c: glam::Vec3, mesh: MeshId) -> (u32, u
     let p = cam.project(c).expect("in front of the camera");
     let (x, y) = (p.x.floor() as i64, p.y.floor() as i64);
     for (dx, dy) in [(0, 0), (-2, 0), (2, 0), (0, -2), (0, 2)] {
-        let hit = frame.pick(scene, x + dx, y + dy).unwrap();
+        let hit = frame.picks(scene).unwrap().at(x + dx, y + dy);
         assert_eq!(
             hit.map(|h| h.mesh),
             Some(mesh),

@@ -19,7 +19,7 @@ mod drive;
 mod expect;
 mod session;
 
-use softpick::{PickMethod, SelectMode, BACKGROUND};
+use softpick::{Frame, PickMethod, SelectMode};
 
 use expect::{compare, pick_line, select_line, tint, Look, View, H, PICKED, W};
 use session::Viewer;
@@ -117,7 +117,7 @@ fn a_click_tints_the_picked_mesh_and_outlines_its_triangle() {
     }
     assert_eq!(seen, tint(plain, PICKED), "tint at the clicked pixel");
     // the capture is exact: background is untouched
-    assert_eq!(px[(bg.1 * W + bg.0) as usize], BACKGROUND);
+    assert_eq!(px[(bg.1 * W + bg.0) as usize], Frame::BACKGROUND);
     // the whole window: the tinted mesh, the outline along the triangle
     match compare(&px, &want, Some(&zone)) {
         Ok(outlined) => assert!(outlined > 0, "no outline around the picked triangle"),
@@ -141,13 +141,15 @@ fn p_saves_the_plain_render_and_the_pick_map() {
         v.line("saved ", "P"),
         "saved output/view_color.png output/view_pickmap.png"
     );
-    let (cw, ch, color) = softpick::read_png(&view.dir.join("output/view_color.png")).unwrap();
+    let (cw, ch, color) =
+        softpick::internals::read_png(view.dir.join("output/view_color.png")).unwrap();
     assert_eq!((cw, ch), (W, H));
     assert!(
         color == view.frame.color(),
         "view_color.png differs from the library render"
     );
-    let (pw, ph, map) = softpick::read_png(&view.dir.join("output/view_pickmap.png")).unwrap();
+    let (pw, ph, map) =
+        softpick::internals::read_png(view.dir.join("output/view_pickmap.png")).unwrap();
     assert_eq!((pw, ph), (W, H));
     assert!(
         map == view.pick_map(),
@@ -340,7 +342,7 @@ fn repeated_clicks_cycle_through_the_meshes_under_a_pixel() {
     let (x, y, stack) = (0..W * H)
         .map(|i| (i64::from(i % W), i64::from(i / W)))
         .find_map(|(x, y)| {
-            let st = view.frame.pick_stack(&view.scene, x, y).unwrap();
+            let st = view.frame.picks(&view.scene).unwrap().stack(x, y);
             (st.len() >= 2).then_some((x, y, st))
         })
         .expect("overlapping meshes in the test view");
@@ -349,7 +351,7 @@ fn repeated_clicks_cycle_through_the_meshes_under_a_pixel() {
         PickMethod::Buffer,
         x,
         y,
-        view.frame.pick(&view.scene, x, y).unwrap().as_ref(),
+        view.frame.picks(&view.scene).unwrap().at(x, y).as_ref(),
     );
     let v = Viewer::start(&view);
     // near to far, then around again; the first click prints no cycle field

@@ -9,7 +9,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use softpick::read_png;
+use softpick::internals::read_png;
 
 use crate::expect::{View, H, W};
 

@@ -27,8 +27,9 @@ fn main() -> Result<(), softpick::Error> {
     let map = |method| -> Result<String, softpick::Error> {
         let mut out = Vec::new();
         let mut row = vec![None; 360];
+        let picks = frame.picks(&scene)?.with(method);
         for y in 0..360 {
-            frame.pick_id_span(method, &scene, 0, y, &mut row)?;
+            picks.span(0, y, &mut row);
             out.extend(row.iter().map(|p| p.map_or(0, |p| p.global_triangle + 1)));
         }
         Ok(fnv(out.iter().flat_map(|v: &u32| v.to_le_bytes())))

@@ -125,7 +125,7 @@ impl RawFrame {
         let frame = self.renderer.frame();
         scene.world.build();
         let core = scene.world.core.scene();
-        frame.check_scene(core).map_err(err)?;
+        frame.picks(core).map_err(err)?;
         let refs = &scene.world.meshes;
         Ok(frame
             .ids()
@@ -177,7 +177,7 @@ impl RawFrame {
             return Err(err(format!("pixel ({x}, {y}) is not finite")));
         }
         let (px, py) = (x.floor() as i64, y.floor() as i64);
-        let Some(h) = frame.pick_with(method, core, px, py).map_err(err)? else {
+        let Some(h) = frame.picks(core).map_err(err)?.with(method).at(px, py) else {
             return Ok(out);
         };
         let Some(cam) = frame.camera() else {
@@ -226,12 +226,12 @@ impl RawFrame {
         scene.world.build();
         let core = scene.world.core.scene();
         let frame = self.renderer.frame();
-        frame.check_scene(core).map_err(err)?;
+        let picks = frame.picks(core).map_err(err)?.with(method);
         let (w, h) = (i64::from(frame.width()), i64::from(frame.height()));
         let mut out = Vec::with_capacity((w * h) as usize);
         for y in 0..h {
             for x in 0..w {
-                let p = frame.pick_id_with(method, core, x, y).map_err(err)?;
+                let p = picks.id_at(x, y);
                 out.push(p.map_or(0, |p| p.global_triangle + 1));
             }
         }
@@ -257,18 +257,13 @@ impl RawFrame {
         } else {
             SelectMode::Visible
         };
-        let s = self
-            .renderer
-            .frame()
-            .select_rect(
-                core,
-                x0.floor() as i64,
-                y0.floor() as i64,
-                x1.floor() as i64,
-                y1.floor() as i64,
-                mode,
-            )
-            .map_err(err)?;
+        let s = self.renderer.frame().picks(core).map_err(err)?.rect(
+            x0.floor() as i64,
+            y0.floor() as i64,
+            x1.floor() as i64,
+            y1.floor() as i64,
+            mode,
+        );
         Ok(selection(&scene.world, &s))
     }
 
@@ -292,8 +287,9 @@ impl RawFrame {
         let s = self
             .renderer
             .frame()
-            .select_lasso(core, &poly, mode)
-            .map_err(err)?;
+            .picks(core)
+            .map_err(err)?
+            .lasso(&poly, mode);
         Ok(selection(&scene.world, &s))
     }
 }

@@ -28,7 +28,8 @@ mod world;
 use std::path::Path;
 
 use glam::{DMat4, Vec3};
-use softpick::{builtin_scene, load_model_bytes, sweep_move, Camera, Projection};
+use softpick::collision::sweep_move;
+use softpick::{builtin_scene, load_model_bytes, Camera, Projection};
 use wasm_bindgen::prelude::*;
 
 pub use frame::{analyze_rules_js, RawFrame};
@@ -347,7 +348,7 @@ impl RawScene {
             .scene()
             .animations()
             .get(index as usize)
-            .map(softpick::Animation::duration)
+            .map(softpick::animation::Animation::duration)
             .ok_or_else(|| err(format!("animation {index} does not exist")))
     }
 
@@ -361,7 +362,11 @@ impl RawScene {
         self.world
             .core
             .scene_mut()
-            .pose(animation.map(|a| a as usize), time)
+            .pose(
+                time,
+                animation.map(|a| a as usize),
+                softpick::animation::LoopMode::Once,
+            )
             .map(|_| ())
             .map_err(err)
     }

@@ -530,7 +530,8 @@ impl World {
             rebuilt += self
                 .core
                 .scene_mut()
-                .set_positions(m, positions.clone())?
+                .set_positions(m, positions.clone())
+                .map_err(|e| e.to_string())?
                 .rebuilt as u32;
         }
         Ok(rebuilt)

@@ -662,7 +662,11 @@ fn refit_follows_moved_vertices_exactly_and_rebuilds_when_it_must() {
             .iter()
             .map(|p| *p + Vec3::new((p.y * 3.0).sin(), (p.z * 2.0).cos(), p.x) * 0.02)
             .collect();
-        assert_eq!(bvh.refit(&moved, &tris), Refit::Refitted, "n {n}");
+        assert_eq!(
+            bvh.refit_or_rebuild(&moved, &tris),
+            Refit::Refitted,
+            "n {n}"
+        );
         bvh.validate(&moved, &tris).unwrap();
         let b = bvh.root_bounds();
         let mut r = Rng(seed);
@@ -681,16 +685,20 @@ fn refit_follows_moved_vertices_exactly_and_rebuilds_when_it_must() {
             .map(|(i, p)| *p + Vec3::splat(((i / 3) % 7) as f32 * 15.0) * Vec3::new(1.0, -1.0, 0.5))
             .collect();
         if n > 4 {
-            assert_eq!(bvh.refit(&scattered, &tris), Refit::Rebuilt, "n {n}");
+            assert_eq!(
+                bvh.refit_or_rebuild(&scattered, &tris),
+                Refit::Rebuilt,
+                "n {n}"
+            );
             assert_eq!(bvh, Bvh::build(&scattered, &tris));
         }
         // a vertex turning NaN removes its triangle from the tree: rebuilt
         let mut broken = moved.clone();
         broken[0] = Vec3::NAN;
-        assert_eq!(bvh.refit(&broken, &tris), Refit::Rebuilt);
+        assert_eq!(bvh.refit_or_rebuild(&broken, &tris), Refit::Rebuilt);
         assert_eq!(bvh.triangle_count(), n - 1);
         // and back: rebuilt again with every triangle
-        assert_eq!(bvh.refit(&moved, &tris), Refit::Rebuilt);
+        assert_eq!(bvh.refit_or_rebuild(&moved, &tris), Refit::Rebuilt);
         assert_eq!(bvh.triangle_count(), n);
     }
 }

@@ -128,7 +128,7 @@ fn primitive_mesh(
     };
     Mesh::new(name, positions, triangles, color)
         .map(Some)
-        .map_err(|msg| Fail::at(&at, msg))
+        .map_err(|e| Fail::at(&at, e.detail()))
 }
 
 /// Builds the scene: the chosen scene's nodes depth-first, each node's
@@ -241,7 +241,7 @@ pub(super) fn build(
                         )?;
                         if let Some(d) = d {
                             scene.set_deformer(mid, d).map_err(|e| {
-                                Fail::at(&format!("meshes[{m}].primitives[{p}]"), e)
+                                Fail::at(&format!("meshes[{m}].primitives[{p}]"), e.detail())
                             })?;
                             deformed = true;
                         }
@@ -262,7 +262,7 @@ pub(super) fn build(
                 let sk = rig::skin(&skin, &node_ids, buffers)?;
                 let id = scene
                     .add_skin(sk)
-                    .map_err(|e| Fail::at(&format!("skins[{s}]"), e))?;
+                    .map_err(|e| Fail::at(&format!("skins[{s}]"), e.detail()))?;
                 skin_ids[s] = Some(id);
                 id
             }
@@ -280,12 +280,14 @@ pub(super) fn build(
         let anim = rig::animation(&a, json, kept, &node_ids, buffers)?;
         scene
             .add_animation(anim)
-            .map_err(|e| Fail::at(&format!("animations[{}]", a.index()), e))?;
+            .map_err(|e| Fail::at(&format!("animations[{}]", a.index()), e.detail()))?;
     }
     if deformed {
         // what a viewer draws before any animation: the default morph
         // weights, and skins posed by the nodes' own transforms
-        scene.pose(None, 0.0).map_err(|e| Fail::at("meshes", e))?;
+        scene
+            .pose(0.0, None, crate::scene::LoopMode::Once)
+            .map_err(|e| Fail::at("meshes", e.detail()))?;
     }
     report.meshes = scene.meshes().len();
     report.triangles = scene.triangle_count() as usize;

@@ -94,7 +94,7 @@ impl Fail {
 /// [`LoadOptions::scene`]), external buffers read beside the file.
 ///
 /// ```no_run
-/// let (scene, report) = softpick::load_gltf(std::path::Path::new("models/engine.glb"))?;
+/// let (scene, report) = softpick::load_model("models/engine.glb")?;
 /// println!("{} instances, {} cameras", report.instances, report.cameras.len());
 /// # Ok::<(), softpick::Error>(())
 /// ```

@@ -13,7 +13,7 @@
 //! Color: when the vertices have `red`, `green` and `blue` (or
 //! `diffuse_red`, …) properties, the mesh color is the average vertex
 //! color (softpick draws one flat color per mesh; integer channels are
-//! 0–255, float channels 0–1); otherwise [`palette_color(0)`](crate::palette_color).
+//! 0–255, float channels 0–1); otherwise [`Mesh::palette_color(0)`](crate::Mesh::palette_color).
 //! Framing bounds: the box of every finite vertex.
 //!
 //! Bad input is refused with the file named, before `ply-rs-bw` is given

@@ -271,6 +271,153 @@ impl CullMode {
     }
 }
 
+/// User clip planes: world-space half-spaces `n · p + d >= 0` (a plane
+/// `[nx, ny, nz, d]`) that renders and ray queries keep, as three.js's
+/// `clippingPlanes` do: what lies on a plane's negative side is cut away,
+/// and a ray goes on to what is behind the cut. Some planes apply to every
+/// mesh, and each mesh may have its own besides (three.js's
+/// `material.clippingPlanes`); at most [`MAX_CLIP_PLANES`] apply to a mesh.
+///
+/// What a mesh keeps is the intersection of its half-spaces, a convex
+/// region, so it cuts a ray to one interval of its parameter: a ray query
+/// narrows each ray's near and far distances to it, mesh by mesh, and
+/// finds the nearest hit in the rest; a render clips each triangle that
+/// crosses a plane, as it clips against the near plane. The two agree
+/// away from the cut edges (at a cut edge a pixel's ray and the clipped
+/// triangle's snapped edge may disagree by a rounding).
+///
+/// ```
+/// use softpick::ClipPlanes;
+/// // keep y <= 1 everywhere, and x >= 0 for mesh 2 only
+/// let clip = ClipPlanes::new(&[[0.0, -1.0, 0.0, 1.0]])?.with_mesh(2, &[[1.0, 0.0, 0.0, 0.0]])?;
+/// assert_eq!(clip.planes_of(2).count(), 2);
+/// assert_eq!(clip.planes_of(0).count(), 1);
+/// # Ok::<(), String>(())
+/// ```
+///
+/// [`MAX_CLIP_PLANES`]: crate::limits::MAX_CLIP_PLANES
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClipPlanes {
+    all: Vec<[f32; 4]>,
+    /// Per mesh id (sorted), the mesh's own planes.
+    meshes: Vec<(u32, Vec<[f32; 4]>)>,
+}
+
+impl ClipPlanes {
+    /// Planes for every mesh; an error names a plane with a non-finite
+    /// value or a zero normal, or too many planes.
+    pub fn new(planes: &[[f32; 4]]) -> Result<ClipPlanes, String> {
+        check_planes(planes, 0)?;
+        Ok(ClipPlanes {
+            all: planes.to_vec(),
+            meshes: Vec::new(),
+        })
+    }
+
+    /// These planes and `planes` for mesh `mesh` besides (replacing what
+    /// it had of its own).
+    pub fn with_mesh(mut self, mesh: u32, planes: &[[f32; 4]]) -> Result<ClipPlanes, String> {
+        check_planes(planes, self.all.len())?;
+        match self.meshes.binary_search_by_key(&mesh, |m| m.0) {
+            Ok(i) => self.meshes[i].1 = planes.to_vec(),
+            Err(i) => self.meshes.insert(i, (mesh, planes.to_vec())),
+        }
+        Ok(self)
+    }
+
+    /// No plane at all?
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.all.is_empty() && self.meshes.iter().all(|m| m.1.is_empty())
+    }
+
+    /// The planes that apply to mesh `mesh`: those of every mesh, then its own.
+    pub fn planes_of(&self, mesh: u32) -> impl Iterator<Item = &[f32; 4]> {
+        let own = match self.meshes.binary_search_by_key(&mesh, |m| m.0) {
+            Ok(i) => &self.meshes[i].1[..],
+            Err(_) => &[],
+        };
+        self.all.iter().chain(own)
+    }
+
+    /// Do some meshes have planes of their own?
+    pub(crate) fn by_mesh(&self) -> bool {
+        self.meshes.iter().any(|m| !m.1.is_empty())
+    }
+
+    /// The part of `[t_min, t_max]` (ray parameter) where the points of
+    /// `ray` are kept by the planes of every mesh; `None` when none is.
+    /// (Out of line: the ray walks, inlined into many callers, keep only a
+    /// call for it.)
+    #[inline(never)]
+    pub(crate) fn narrow_all(&self, ray: &Ray, t_min: f32, t_max: f32) -> Option<(f32, f32)> {
+        narrow(self.all.iter(), ray, t_min, t_max)
+    }
+
+    /// The same for mesh `mesh`'s own planes (after [`ClipPlanes::narrow_all`]).
+    #[inline(never)]
+    pub(crate) fn narrow_mesh(
+        &self,
+        mesh: u32,
+        ray: &Ray,
+        t_min: f32,
+        t_max: f32,
+    ) -> Option<(f32, f32)> {
+        if self.meshes.is_empty() {
+            return Some((t_min, t_max));
+        }
+        match self.meshes.binary_search_by_key(&mesh, |m| m.0) {
+            Ok(i) => narrow(self.meshes[i].1.iter(), ray, t_min, t_max),
+            Err(_) => Some((t_min, t_max)),
+        }
+    }
+}
+
+fn check_planes(planes: &[[f32; 4]], already: usize) -> Result<(), String> {
+    if already + planes.len() > crate::limits::MAX_CLIP_PLANES {
+        return Err(format!(
+            "{} clip planes for a mesh: at most {}",
+            already + planes.len(),
+            crate::limits::MAX_CLIP_PLANES
+        ));
+    }
+    for (i, p) in planes.iter().enumerate() {
+        if !p.iter().all(|v| v.is_finite()) {
+            return Err(format!("clip plane {i} {p:?} is not finite"));
+        }
+        if p[0] == 0.0 && p[1] == 0.0 && p[2] == 0.0 {
+            return Err(format!("clip plane {i} has a zero normal"));
+        }
+    }
+    Ok(())
+}
+
+/// `[t_min, t_max]` narrowed to where `n · (o + t·dir) + d >= 0` for every
+/// plane (in f64: `a + b·t >= 0` bounds t below when `b > 0`, above when
+/// `b < 0`, and keeps all or nothing when `b = 0`).
+fn narrow<'a>(
+    planes: impl Iterator<Item = &'a [f32; 4]>,
+    ray: &Ray,
+    t_min: f32,
+    t_max: f32,
+) -> Option<(f32, f32)> {
+    let (o, dir) = (ray.origin.as_dvec3(), ray.direction.as_dvec3());
+    let (mut lo, mut hi) = (f64::from(t_min), f64::from(t_max));
+    for p in planes {
+        let n = DVec3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2]));
+        let a = n.dot(o) + f64::from(p[3]);
+        let b = n.dot(dir);
+        if b > 0.0 {
+            lo = lo.max(-a / b);
+        } else if b < 0.0 {
+            hi = hi.min(-a / b);
+        } else if a < 0.0 {
+            return None;
+        }
+    }
+    (lo <= hi).then_some((lo as f32, hi as f32))
+}
+
 /// The plane of a triangle in f64: a corner on it and its normal, in the
 /// orientation of the corners. The normal is exact-ish: corner differences
 /// of f32 values of like size are exact in f64. It is taken at the corner

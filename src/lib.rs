@@ -65,7 +65,7 @@ pub mod viewer;
 
 // the scene
 pub use builtin::builtin_scene;
-pub use geometry::{Aabb, CullMode, Ray};
+pub use geometry::{Aabb, ClipPlanes, CullMode, Ray};
 pub use scene::{Instance, InstanceId, Mesh, MeshId, MeshOrigin, Node, NodeId, Scene, Transform};
 // the camera
 pub use camera::file::{FileCamera, FileProjection};

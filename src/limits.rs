@@ -128,3 +128,8 @@ pub(crate) const WIDE_TRI_PX: i32 = 16;
 /// that have grown that much overlap, and rays then visit many of them
 /// (`Bvh::refit`).
 pub(crate) const REFIT_AREA_LIMIT: f32 = 2.0;
+
+/// User clip planes a mesh may have, its own and those of every mesh
+/// together ([`crate::ClipPlanes`]): each can add a vertex to a clipped
+/// triangle, and the clipper holds polygons of up to 8 + this many.
+pub const MAX_CLIP_PLANES: usize = 8;

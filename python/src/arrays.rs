@@ -114,3 +114,27 @@ pub(crate) fn mat4_to_py<'py>(py: Python<'py>, m: glam::Mat4) -> PyResult<Bound<
         .collect();
     Ok(PyArray1::from_vec(py, rows).reshape([4, 4])?.into_any())
 }
+
+/// `clip_planes=`: an array-like of shape (N, 4), a plane `[nx, ny, nz, d]`
+/// per row keeping the world points with `n · p + d >= 0` (three.js's
+/// `Plane(normal, constant)`), as the core's `ClipPlanes`; `None` or no
+/// rows: none.
+pub(crate) fn clip_planes(
+    obj: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<softpick::ClipPlanes>> {
+    let Some(obj) = obj else {
+        return Ok(None);
+    };
+    let (rows, _) = f32_rows(obj, "clip_planes", 4)?;
+    let planes: Vec<[f32; 4]> = rows
+        .as_slice()?
+        .chunks_exact(4)
+        .map(|p| [p[0], p[1], p[2], p[3]])
+        .collect();
+    if planes.is_empty() {
+        return Ok(None);
+    }
+    softpick::ClipPlanes::new(&planes)
+        .map(Some)
+        .map_err(value_err)
+}

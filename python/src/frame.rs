@@ -425,6 +425,7 @@ impl PyFrame {
                             let opts = RayOptions {
                                 far: (b - a).length(),
                                 cull,
+                                clip: self.frame.clip_planes(),
                                 ..RayOptions::default()
                             };
                             for (j, hit) in caster.all(&ray, &opts).iter().take(k).enumerate() {

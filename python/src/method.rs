@@ -76,6 +76,7 @@ pub(crate) fn raster_frame(
     scene: &Scene,
     cam: &softpick::Camera,
     opts: RenderOptions,
+    clip: Option<softpick::ClipPlanes>,
 ) -> Result<softpick::Frame, softpick::Error> {
     let mut frame = spare::spare_frame();
     let mut fresh = None;
@@ -90,6 +91,7 @@ pub(crate) fn raster_frame(
         None => slot.insert(Renderer::new(opts)?),
     };
     r.set_options(opts);
+    r.set_clip_planes(clip);
     r.render_to(scene, cam, &mut frame)?;
     Ok(frame)
 }
@@ -102,10 +104,11 @@ pub(crate) fn ray_frame(
     scene: &Scene,
     cam: &softpick::Camera,
     cull: CullMode,
+    clip: Option<softpick::ClipPlanes>,
 ) -> Result<softpick::Frame, softpick::Error> {
     use rayon::prelude::*;
     scene.build_bvhs();
-    softpick::Frame::from_picks(scene, cam, cull, |frame, ids, depth| {
+    softpick::Frame::from_picks(scene, cam, cull, clip, |frame, ids, depth| {
         // (the frame was made from this scene just now: never stale)
         let Ok(picks) = frame.picks(scene) else {
             return;

@@ -26,6 +26,7 @@ struct Rays<'s> {
     near: f32,
     far: f32,
     cull: CullMode,
+    clip: Option<softpick::ClipPlanes>,
 }
 
 impl Rays<'_> {
@@ -40,12 +41,13 @@ impl Rays<'_> {
 
     /// The core's options for a ray of direction length `len` (the core
     /// measures its range in distances).
-    fn opts(&self, len: f32) -> RayOptions<'static> {
+    fn opts(&self, len: f32) -> RayOptions<'_> {
         RayOptions {
             near: self.near * len,
             far: self.far * len,
             cull: self.cull,
             filter: None,
+            clip: self.clip.as_ref(),
         }
     }
 
@@ -295,6 +297,7 @@ pub(crate) fn cast<'py>(
     cull: &str,
     threads: Option<usize>,
     all: bool,
+    clip: Option<softpick::ClipPlanes>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (o, lead) = f32_rows(origins, "origins", 3)?;
     let (d, lead_d) = f32_rows(directions, "directions", 3)?;
@@ -319,6 +322,7 @@ pub(crate) fn cast<'py>(
         near,
         far,
         cull,
+        clip,
     };
     let out = py.allow_threads(|| {
         in_pool(&pool, || {

@@ -274,8 +274,12 @@ impl PyScene {
     /// threads (default: one per core). Output never depends on it.
     /// `rule`: the fill rule ("top-left", "strict", "inclusive" or
     /// "area-guard"); `cull`: "none", "back" or "front"; `color`: also
-    /// shade a color image. Returns a new `softpick.Frame`.
-    #[pyo3(signature = (camera, rule="top-left", cull="none", color=false, threads=None, method="raster"))]
+    /// shade a color image. `clip_planes`: array-like (N, 4), user clip
+    /// planes `[nx, ny, nz, d]` keeping the points with `n . p + d >= 0`
+    /// (three.js's clipping planes): what they cut away is not drawn, and
+    /// the frame's ray picks and layers apply them too. Returns a new
+    /// `softpick.Frame`.
+    #[pyo3(signature = (camera, rule="top-left", cull="none", color=false, threads=None, method="raster", clip_planes=None))]
     #[allow(clippy::too_many_arguments)]
     fn render(
         slf: &Bound<'_, Self>,
@@ -285,8 +289,10 @@ impl PyScene {
         color: bool,
         threads: Option<usize>,
         method: &str,
+        clip_planes: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyFrame> {
         let py = slf.py();
+        let clip = crate::arrays::clip_planes(clip_planes)?;
         let rule = fill_rule(rule)?;
         let cull = cull_mode(cull)?;
         let pool = pool(threads)?;
@@ -314,9 +320,9 @@ impl PyScene {
             py.allow_threads(|| {
                 in_pool(&pool, || {
                     if method == "raster" {
-                        method::raster_frame(renderer, scene, &cam, opts)
+                        method::raster_frame(renderer, scene, &cam, opts, clip)
                     } else {
-                        method::ray_frame(scene, &cam, cull)
+                        method::ray_frame(scene, &cam, cull, clip)
                     }
                 })
             })
@@ -357,7 +363,12 @@ impl PyScene {
     ///   corners 1 and 2 (hit = (1-u-v) v0 + u v1 + v v2), zeros for a miss;
     /// - `primitive_normals`: float32 (..., 3), the unit world normal
     ///   (v1-v0) x (v2-v0), zeros for a miss.
-    #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None))]
+    ///
+    /// `clip_planes`: array-like (N, 4), user clip planes `[nx, ny, nz, d]`
+    /// keeping the points with `n . p + d >= 0` (three.js's clipping
+    /// planes): a hit they cut away is no hit, and the ray goes on to what
+    /// is behind the cut.
+    #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None, clip_planes=None))]
     #[allow(clippy::too_many_arguments)]
     fn cast_rays<'py>(
         &self,
@@ -368,6 +379,7 @@ impl PyScene {
         far: f32,
         cull: &str,
         threads: Option<usize>,
+        clip_planes: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
         let r = crate::rays::cast(
             py,
@@ -378,6 +390,7 @@ impl PyScene {
             cull,
             threads,
             false,
+            crate::arrays::clip_planes(clip_planes)?,
         )?;
         self.bvh_ready.store(true, Ordering::Relaxed);
         Ok(r)
@@ -404,7 +417,7 @@ impl PyScene {
     /// - `triangle_ids`: uint32 (K,), the global triangle index;
     /// - `instance_ids`: uint32 (K,), the instance id;
     /// - `primitive_normals`: float32 (K, 3), the unit world normal.
-    #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None))]
+    #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None, clip_planes=None))]
     #[allow(clippy::too_many_arguments)]
     fn list_intersections<'py>(
         &self,
@@ -415,6 +428,7 @@ impl PyScene {
         far: f32,
         cull: &str,
         threads: Option<usize>,
+        clip_planes: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
         let r = crate::rays::cast(
             py,
@@ -425,6 +439,7 @@ impl PyScene {
             cull,
             threads,
             true,
+            crate::arrays::clip_planes(clip_planes)?,
         )?;
         self.bvh_ready.store(true, Ordering::Relaxed);
         Ok(r)
@@ -435,7 +450,7 @@ impl PyScene {
     /// `t_hit`, `geometry_ids`, `primitive_ids`, `primitive_uvs`,
     /// `triangle_ids`, `instance_ids`, `primitive_normals`; see
     /// `help(softpick.Scene.list_intersections)`).
-    #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None))]
+    #[pyo3(signature = (origins, directions, near=0.0, far=f32::INFINITY, cull="none", threads=None, clip_planes=None))]
     #[allow(clippy::too_many_arguments)]
     fn cast_rays_all<'py>(
         &self,
@@ -446,8 +461,18 @@ impl PyScene {
         far: f32,
         cull: &str,
         threads: Option<usize>,
+        clip_planes: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-        self.list_intersections(py, origins, directions, near, far, cull, threads)
+        self.list_intersections(
+            py,
+            origins,
+            directions,
+            near,
+            far,
+            cull,
+            threads,
+            clip_planes,
+        )
     }
 
     fn __repr__(&self) -> String {

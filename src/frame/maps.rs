@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::Frame;
 use crate::camera::{Camera, Projection};
 use crate::error::Error;
-use crate::geometry::CullMode;
+use crate::geometry::{ClipPlanes, CullMode};
 use crate::pick::cache::ray_setup::ViewRays;
 use crate::raster::tile::NO_TRIANGLE;
 use crate::scene::{MeshId, Scene};
@@ -169,7 +169,8 @@ impl Frame {
     /// render would), given the frame, already set up for picks: the
     /// package's ray-cast frames fill them with ray picks of every pixel.
     /// Such a frame has no set-up triangles, so direct picks and x-ray
-    /// selections find nothing in it; buffer and ray picks work.
+    /// selections find nothing in it; buffer and ray picks work. `clip`:
+    /// the user clip planes its ray picks apply ([`ClipPlanes`]).
     ///
     /// # Errors
     /// [`Error::InvalidCamera`] for an invalid camera or frame size.
@@ -177,6 +178,7 @@ impl Frame {
         scene: &Scene,
         camera: &Camera,
         cull: CullMode,
+        clip: Option<ClipPlanes>,
         fill: impl FnOnce(&Frame, &mut [u32], &mut [f32]),
     ) -> Result<Frame, Error> {
         camera.validate()?;
@@ -186,6 +188,7 @@ impl Frame {
         frame.scene = Some(scene.stamp());
         frame.inv_view_proj = camera.inverse_view_proj();
         frame.cull = cull;
+        frame.clip = clip.filter(|c| !c.is_empty()).map(std::sync::Arc::new);
         frame.worlds = scene.world_matrices();
         let mut ids = std::mem::take(&mut frame.ids);
         let mut depth = std::mem::take(&mut frame.depth);

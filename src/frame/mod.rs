@@ -10,7 +10,7 @@ pub(crate) mod render;
 
 use crate::camera::Camera;
 use crate::error::Error;
-use crate::geometry::CullMode;
+use crate::geometry::{ClipPlanes, CullMode};
 use crate::pick::cache::direct_index::DirectCache;
 use crate::pick::cache::ray_setup::{MeshTransforms, ViewRays};
 use crate::raster::bin::BinnedChunk;
@@ -38,6 +38,8 @@ pub struct Frame {
     pub(crate) inv_view_proj: DMat4,
     pub(crate) rule: FillRule,
     pub(crate) cull: CullMode,
+    /// The user clip planes of the last render, which its ray picks apply too.
+    pub(crate) clip: Option<std::sync::Arc<ClipPlanes>>,
     pub(crate) depth_test: DepthTest,
     pub(crate) worlds: Vec<Mat4>,
     /// The meshes' transforms prepared for ray picks (at the first one).
@@ -90,6 +92,7 @@ impl Frame {
             inv_view_proj: DMat4::IDENTITY,
             rule: FillRule::default(),
             cull: CullMode::default(),
+            clip: None,
             depth_test: DepthTest::default(),
             worlds: Vec::new(),
             xforms: Default::default(),
@@ -166,6 +169,12 @@ impl Frame {
     #[must_use]
     pub fn rule(&self) -> FillRule {
         self.rule
+    }
+
+    /// The user clip planes of the last render (its ray picks apply them too).
+    #[must_use]
+    pub fn clip_planes(&self) -> Option<&ClipPlanes> {
+        self.clip.as_deref()
     }
 
     /// The cull mode of the last render.

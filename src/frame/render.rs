@@ -10,16 +10,18 @@
 //! values), all of them after a size change.
 
 use glam::Vec3;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use super::{Frame, ScreenVertex};
 use crate::camera::Camera;
 use crate::error::Error;
-use crate::geometry::CullMode;
+use crate::geometry::{ClipPlanes, CullMode};
 use crate::limits::chunk_tris;
 use crate::raster::bin::{self, BinStage, EarlyEmpty, TileGrid, TileSort};
 use crate::raster::clip::Guard;
 use crate::raster::rules::{DepthTest, FillRule};
+use crate::raster::stats::Clock;
 use crate::raster::tile::{self, PixelBuffers};
 use crate::raster::vertex::{SetupVertex, VertexStage};
 use crate::raster::StageTimes;
@@ -75,6 +77,8 @@ struct VertexScratch<'a> {
 #[derive(Debug)]
 pub struct Renderer {
     opts: RenderOptions,
+    /// User clip planes every render applies (`set_clip_planes`).
+    clip: Option<Arc<ClipPlanes>>,
     pool: Option<rayon::ThreadPool>,
     frame: Frame,
     verts: Vec<SetupVertex>,
@@ -97,6 +101,7 @@ impl Renderer {
         };
         Ok(Self {
             opts,
+            clip: None,
             pool,
             frame: Frame::new(1, 1).expect("1x1 is a valid size"),
             verts: Vec::new(),
@@ -118,6 +123,32 @@ impl Renderer {
             threads: self.opts.threads,
             ..opts
         };
+    }
+
+    /// User clip planes for the renders from now on (`None` or empty:
+    /// none): what they cut away is not drawn, and the frames' ray picks
+    /// apply them too ([`ClipPlanes`]).
+    ///
+    /// ```
+    /// use softpick::{builtin_scene, Camera, ClipPlanes, Renderer, RenderOptions};
+    /// let scene = builtin_scene();
+    /// let camera = Camera::auto_frame(&scene.framing_bounds(), 120, 120);
+    /// let mut r = Renderer::new(RenderOptions::default())?;
+    /// let all = r.render(&scene, &camera)?.ids().iter().filter(|&&id| id != 0).count();
+    /// // keep only x <= 0 (the half-space −x >= 0)
+    /// r.set_clip_planes(Some(ClipPlanes::new(&[[-1.0, 0.0, 0.0, 0.0]]).unwrap()));
+    /// let half = r.render(&scene, &camera)?.ids().iter().filter(|&&id| id != 0).count();
+    /// assert!(half > 0 && half < all);
+    /// # Ok::<(), softpick::Error>(())
+    /// ```
+    pub fn set_clip_planes(&mut self, clip: Option<ClipPlanes>) {
+        self.clip = clip.filter(|c| !c.is_empty()).map(Arc::new);
+    }
+
+    /// The user clip planes of the renders.
+    #[must_use]
+    pub fn clip_planes(&self) -> Option<&ClipPlanes> {
+        self.clip.as_deref()
     }
 
     /// The last rendered frame.
@@ -162,6 +193,7 @@ impl Renderer {
             world_pos: &mut self.world_pos,
         };
         let frame = &mut self.frame;
+        frame.clip = self.clip.clone();
         let (sort, early) = (self.tile_sort, self.early_empty);
         match &self.pool {
             Some(p) => p.install(|| render_into(scene, camera, opts, frame, scratch, sort, early)),
@@ -205,7 +237,7 @@ fn render_into(
     frame.view = Default::default();
     // the meshes' world matrices (in parallel for a scene of many meshes),
     // timed with the vertex stage
-    let started = Instant::now();
+    let started = Clock::now();
     scene.world_matrices_into(&mut frame.worlds);
     let vp = camera.view_proj();
     let guard = Guard::new(w, h);
@@ -238,7 +270,7 @@ fn render_into(
     };
     vertex_stage.run(verts, &mut frame.vertices, world_out);
 
-    let vertex_done = Instant::now();
+    let vertex_done = Clock::now();
     // 2-4. clip, setup and bin, in fixed chunks of the global triangle order
     let total_tris = scene.triangle_count() as usize;
     let grid = TileGrid::new(w, h);
@@ -258,15 +290,16 @@ fn render_into(
         grid,
         tile_sort,
         early_empty: early_empty.enabled(opts.rule, total_tris, w, h),
+        clip: frame.clip.as_deref(),
     };
     frame.stats = bin_stage.run(&mut frame.chunks);
 
     // 5. clear and rasterize bands of tiles, one writer per band
-    let setup_done = Instant::now();
+    let setup_done = Clock::now();
     raster_bands(frame, grid, opts);
     frame.stage_times = StageTimes {
-        vertex: vertex_done - started,
-        setup: setup_done - vertex_done,
+        vertex: vertex_done.since(started),
+        setup: setup_done.since(vertex_done),
         raster: setup_done.elapsed(),
     };
 }
@@ -302,7 +335,7 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
 #[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule) -> Option<Frame> {
     let mut frame = Frame::new(width, height)?;
-    let started = Instant::now();
+    let started = Clock::now();
     let grid = TileGrid::new(width, height);
     let opts = RenderOptions {
         rule,
@@ -316,11 +349,11 @@ pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule
     let chunk = bin::bin_window_triangles(tris, rule, width, height, grid);
     frame.stats = chunk.stats;
     frame.chunks = vec![chunk];
-    let setup_done = Instant::now();
+    let setup_done = Clock::now();
     raster_bands(&mut frame, grid, opts);
     frame.stage_times = StageTimes {
         vertex: Duration::ZERO,
-        setup: setup_done - started,
+        setup: setup_done.since(started),
         raster: setup_done.elapsed(),
     };
     Some(frame)
@@ -549,9 +582,10 @@ mod tests {
             }
             if round % 5 == 4 {
                 // a frame filled by picks, handed back to the renderer
-                used =
-                    Frame::from_picks(&scene, &cam, crate::CullMode::None, |_, ids, _| ids.fill(7))
-                        .unwrap();
+                used = Frame::from_picks(&scene, &cam, crate::CullMode::None, None, |_, ids, _| {
+                    ids.fill(7)
+                })
+                .unwrap();
             }
         }
         let before = used.ids().to_vec();

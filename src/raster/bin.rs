@@ -9,10 +9,10 @@
 //! Tiles whose pixel rectangle lies entirely outside one edge are rejected
 //! with one corner evaluation per edge.
 
-use glam::{DMat4, Mat4, Vec3, Vec4};
+use glam::{DMat4, DVec4, Mat4, Vec3, Vec4};
 use rayon::prelude::*;
 
-use super::clip::{clip_plane, Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
+use super::clip::{clip_plane, Guard, CLIP_MASK, FRUSTUM_MASK, MAX_POLY, OUT_INVALID};
 use super::rules::{snap, FillRule, GUARD_BAND_PX, TILE_ORDER};
 use super::setup::{self, Rejected, SetupRecord, SmallTri, Tri, TriSetup, WinVertex};
 use super::shade;
@@ -20,7 +20,7 @@ use super::stats::Stats;
 use super::vertex::{clip_of, win_vertex, SetupVertex};
 use crate::camera::Camera;
 use crate::cpu::prefetch;
-use crate::geometry::CullMode;
+use crate::geometry::{ClipPlanes, CullMode};
 use crate::limits::{
     EARLY_EMPTY_TRIS_PER_PIXEL, PREFETCH_TRIS, SCATTERED_JUMP, SCATTER_SAMPLES, TILE_SORT_MIN_TRIS,
     TILE_SORT_SWITCHES,
@@ -312,6 +312,16 @@ pub(crate) struct BinStage<'a> {
     /// under a rule that draws no zero-area lines; see
     /// [`crate::limits::EARLY_EMPTY_TRIS_PER_PIXEL`]).
     pub early_empty: bool,
+    /// User clip planes (world space).
+    pub clip: Option<&'a ClipPlanes>,
+}
+
+/// A mesh's user clip planes in clip space (`plane · X >= 0` is kept) and,
+/// per vertex, the planes it lies outside of (bit k: `planes[k]`), from
+/// the clip coordinates the clipper computes (model to clip in f64).
+struct UserPlanes {
+    planes: Vec<DVec4>,
+    codes: Vec<u32>,
 }
 
 impl BinStage<'_> {
@@ -358,10 +368,12 @@ impl BinStage<'_> {
         for (m, mesh, range) in spans {
             let tris = &mesh.triangles()[range.clone()];
             let first = offs[m] as usize + range.start;
-            if scattered(tris) {
-                self.mesh_triangles::<true>(m, tris, first, chunk, &mut st);
+            if let Some(user) = self.user_planes(m) {
+                self.mesh_triangles::<false, true>(m, tris, first, chunk, &mut st, Some(&user));
+            } else if scattered(tris) {
+                self.mesh_triangles::<true, false>(m, tris, first, chunk, &mut st, None);
             } else {
-                self.mesh_triangles::<false>(m, tris, first, chunk, &mut st);
+                self.mesh_triangles::<false, false>(m, tris, first, chunk, &mut st, None);
             }
         }
         if self.color {
@@ -394,14 +406,17 @@ impl BinStage<'_> {
     /// its vertices, [`scattered`]): each triangle first asks for the
     /// vertex records of the one [`PREFETCH_TRIS`] ahead, so that their
     /// cache misses overlap instead of each stalling setup in turn.
+    /// `USER`: the mesh has user clip planes (`user`), which cull the
+    /// triangles entirely outside one of them and clip those that cross one.
     #[inline(always)]
-    fn mesh_triangles<const PREFETCH: bool>(
+    fn mesh_triangles<const PREFETCH: bool, const USER: bool>(
         &self,
         m: usize,
         tris: &[[u32; 3]],
         first: usize,
         chunk: &mut BinnedChunk,
         st: &mut Stats,
+        user: Option<&UserPlanes>,
     ) {
         let verts = &self.verts[self.offsets[m] as usize..];
         // the mesh's matrices for clipping, made at its first clipped triangle
@@ -428,13 +443,24 @@ impl BinStage<'_> {
                 continue;
             }
             let id = (first + k) as u32;
-            if or & CLIP_MASK == 0 {
+            let mut user_or = 0;
+            if let (true, Some(u)) = (USER, user) {
+                let c = tri.map(|i| u.codes[i as usize]);
+                if c[0] & c[1] & c[2] != 0 {
+                    // entirely outside a user plane
+                    st.frustum_culled += 1;
+                    continue;
+                }
+                user_or = c[0] | c[1] | c[2];
+            }
+            if or & CLIP_MASK == 0 && user_or == 0 {
                 // (by reference: a copy of the three vertices to the stack
                 // and back cost a store-forwarding stall per triangle)
                 self.emit([&v[0].win, &v[1].win, &v[2].win], id, chunk, st);
             } else {
                 st.clipped += 1;
-                let clipping = (&mut clip_mats, or & CLIP_MASK);
+                let user = user.map_or((&[][..], 0), |u| (&u.planes[..], user_or));
+                let clipping = (&mut clip_mats, or & CLIP_MASK, user);
                 self.clip_and_emit(m, tri, id, clipping, chunk, st);
             }
         }
@@ -451,7 +477,7 @@ impl BinStage<'_> {
         m: usize,
         tri: &[u32; 3],
         id: u32,
-        (mats, planes): (&mut Option<ClipMatrices>, u16),
+        (mats, planes, (user, user_mask)): (&mut Option<ClipMatrices>, u16, (&[DVec4], u32)),
         chunk: &mut BinnedChunk,
         st: &mut Stats,
     ) {
@@ -462,12 +488,14 @@ impl BinStage<'_> {
         } = mats.get_or_insert_with(|| self.clip_matrices(m));
         let pos = self.scene.meshes()[m].positions();
         let corners = tri.map(|i| pos[i as usize].as_dvec3());
-        let mut poly = [Vec4::ZERO; 8];
+        let mut poly = [Vec4::ZERO; MAX_POLY];
         let n = self.guard.clip(
             tri.map(|i| clip_of(&mvp, pos[i as usize])),
             corners.map(|p| mvp64 * p.extend(1.0)),
             clip_plane(&to_clip, corners),
             planes,
+            user,
+            user_mask,
             &mut poly,
         );
         let (w, h) = (self.camera.width as f32, self.camera.height as f32);
@@ -475,6 +503,36 @@ impl BinStage<'_> {
             let wv = [poly[0], poly[k], poly[k + 1]].map(|c| win_vertex(c, w, h));
             self.emit([&wv[0], &wv[1], &wv[2]], id, chunk, st);
         }
+    }
+
+    /// Mesh `m`'s user clip planes in clip space and its vertices' codes
+    /// for them; `None` when it has none.
+    #[cold]
+    fn user_planes(&self, m: usize) -> Option<UserPlanes> {
+        let clip = self.clip?;
+        let world = clip.planes_of(m as u32);
+        // a world plane P (P · X >= 0 for world points X) in clip space:
+        // P · VP⁻¹ · X_clip, the plane (VP⁻¹)ᵀ · P
+        let to_clip = self.view_proj.as_dmat4().inverse().transpose();
+        let planes: Vec<DVec4> = world
+            .map(|p| to_clip * DVec4::new(p[0].into(), p[1].into(), p[2].into(), p[3].into()))
+            .collect();
+        if planes.is_empty() {
+            return None;
+        }
+        let mvp64 = self.clip_matrices(m).mvp64;
+        let codes = self.scene.meshes()[m]
+            .positions()
+            .iter()
+            .map(|p| {
+                let x = mvp64 * p.as_dvec3().extend(1.0);
+                planes
+                    .iter()
+                    .enumerate()
+                    .fold(0, |c, (k, pl)| c | (u32::from(pl.dot(x) < 0.0) << k))
+            })
+            .collect();
+        Some(UserPlanes { planes, codes })
     }
 
     /// Mesh `m`'s [`ClipMatrices`].

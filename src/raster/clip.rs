@@ -1,6 +1,8 @@
 //! Homogeneous clipping: the near plane (always, so a triangle crossing the
-//! camera plane is cut, never dropped nor wrapped around) and the guard band
-//! (only for triangles that reach beyond it).
+//! camera plane is cut, never dropped nor wrapped around), the guard band
+//! (only for triangles that reach beyond it) and the user clip planes
+//! ([`crate::ClipPlanes`], carried to clip space; only for triangles that
+//! cross one).
 //!
 //! **Guard band.** The fixed-point edge math needs bounded coordinates. A
 //! vertex whose window position would lie more than
@@ -43,6 +45,9 @@ pub(crate) const FRUSTUM_MASK: u16 =
 pub(crate) const CLIP_MASK: u16 = OUT_NEAR | GUARD_MASK;
 /// A vertex with a non-finite clip position.
 pub(crate) const OUT_INVALID: u16 = 1 << 15;
+/// The most vertices of a clipped polygon: the triangle's 3, and one more
+/// per plane (the near and four guard planes, the user planes).
+pub(crate) const MAX_POLY: usize = 8 + crate::limits::MAX_CLIP_PLANES;
 
 /// The outcode bits of the lanes x, y, z below −w (bits 0, 1, 2 of the
 /// index): left, bottom, near.
@@ -182,55 +187,71 @@ impl Guard {
     ///   there is more than the eye's height, and no ground was drawn.
     ///   Without `plane` (or where the planes meet at a grazing angle) it is
     ///   interpolated so.
+    ///
+    /// `user`: user clip planes in clip space (`user[k] · X >= 0` is
+    /// kept), applied after the others where bit k of `user_mask` is set.
+    #[allow(clippy::too_many_arguments)]
     pub fn clip(
         &self,
         tri: [Vec4; 3],
         exact: [DVec4; 3],
         plane: Option<DVec4>,
         planes: u16,
-        out: &mut [Vec4; 8],
+        user: &[DVec4],
+        user_mask: u32,
+        out: &mut [Vec4; MAX_POLY],
     ) -> usize {
-        let mut a = [DVec4::ZERO; 8];
+        const N: usize = MAX_POLY;
+        let mut a = [DVec4::ZERO; N];
         a[..3].copy_from_slice(&exact);
         // per polygon vertex, the corner it is (0..3), or NEW
         const NEW: u8 = u8::MAX;
-        let mut src = [NEW; 8];
+        let mut src = [NEW; N];
         src[..3].copy_from_slice(&[0, 1, 2]);
         // per polygon side (vertex k to k + 1), the line it lies on
-        let mut side = [SideLine::Edge(0); 8];
+        let mut side = [SideLine::Edge(0); N];
         side[..3].copy_from_slice(&[SideLine::Edge(0), SideLine::Edge(1), SideLine::Edge(2)]);
         let mut n = 3;
-        let mut b = [DVec4::ZERO; 8];
-        let mut bsrc = [NEW; 8];
-        let mut bside = [SideLine::Edge(0); 8];
-        for c in 0..5 {
-            if planes & (1 << c) == 0 {
+        let mut b = [DVec4::ZERO; N];
+        let mut bsrc = [NEW; N];
+        let mut bside = [SideLine::Edge(0); N];
+        let user = &user[..user.len().min(crate::limits::MAX_CLIP_PLANES)];
+        for c in 0..5 + user.len() {
+            let on = if c < 5 {
+                planes & (1 << c) != 0
+            } else {
+                user_mask & (1 << (c - 5)) != 0
+            };
+            if !on {
                 continue;
             }
             let mut m = 0;
             for k in 0..n {
                 let p = a[k];
                 let q = a[(k + 1) % n];
-                let dp = self.dist64(p, c);
-                let dq = self.dist64(q, c);
+                let dp = self.dist64(p, c, user);
+                let dq = self.dist64(q, c, user);
                 let pin = dp >= 0.0;
                 let qin = dq >= 0.0;
-                if pin && m < 8 {
+                if pin && m < N {
                     b[m] = p;
                     bsrc[m] = src[k];
                     bside[m] = side[k];
                     m += 1;
                 }
-                if pin != qin && m < 8 {
+                if pin != qin && m < N {
                     // (the fallback: between the polygon's own vertices)
-                    let between = || self.cross(p, q, c).unwrap_or(p);
+                    let between = || self.cross(p, q, c, user).unwrap_or(p);
                     b[m] = match side[k] {
                         SideLine::Edge(e) => {
                             let (s, t) = (exact[usize::from(e)], exact[(usize::from(e) + 1) % 3]);
-                            self.cross(s, t, c).unwrap_or_else(between)
+                            self.cross(s, t, c, user).unwrap_or_else(between)
                         }
                         SideLine::Plane(c1) => plane
-                            .and_then(|pl| meet(self.plane64(c1.into()), self.plane64(c), pl, self))
+                            .and_then(|pl| {
+                                let p1 = self.plane64(c1.into(), user);
+                                meet(p1, self.plane64(c, user), pl, self)
+                            })
                             .unwrap_or_else(between),
                     };
                     bsrc[m] = NEW;
@@ -260,30 +281,32 @@ impl Guard {
         n
     }
 
-    /// The clipping plane `c` (0..5, as `Guard::dist`) in f64: its
-    /// signed distance is `plane64(c) · X`.
-    fn plane64(&self, c: usize) -> DVec4 {
+    /// The clipping plane `c` (0..5, as `Guard::dist`; from 5, the user
+    /// plane `user[c − 5]`) in f64: its signed distance is
+    /// `plane64(c, user) · X`.
+    fn plane64(&self, c: usize, user: &[DVec4]) -> DVec4 {
         let (gx, gy) = (f64::from(self.gx), f64::from(self.gy));
         match c {
             0 => DVec4::new(0.0, 0.0, 1.0, 1.0),
             1 => DVec4::new(1.0, 0.0, 0.0, gx),
             2 => DVec4::new(-1.0, 0.0, 0.0, gx),
             3 => DVec4::new(0.0, 1.0, 0.0, gy),
-            _ => DVec4::new(0.0, -1.0, 0.0, gy),
+            4 => DVec4::new(0.0, -1.0, 0.0, gy),
+            _ => user[c - 5],
         }
     }
 
     /// `Guard::dist` in f64 (the same sums: the zero terms add nothing).
     #[inline]
-    fn dist64(&self, p: DVec4, c: usize) -> f64 {
-        self.plane64(c).dot(p)
+    fn dist64(&self, p: DVec4, c: usize, user: &[DVec4]) -> f64 {
+        self.plane64(c, user).dot(p)
     }
 
     /// Where the segment `p`–`q` crosses plane `c`, interpolated from the
     /// endpoint nearer to the plane (ties broken by [`order_key`]), or
     /// `None` if both lie on one side.
-    fn cross(&self, p: DVec4, q: DVec4, c: usize) -> Option<DVec4> {
-        let (dp, dq) = (self.dist64(p, c), self.dist64(q, c));
+    fn cross(&self, p: DVec4, q: DVec4, c: usize, user: &[DVec4]) -> Option<DVec4> {
+        let (dp, dq) = (self.dist64(p, c, user), self.dist64(q, c, user));
         if (dp >= 0.0) == (dq >= 0.0) {
             return None;
         }
@@ -424,8 +447,16 @@ mod tests {
             Vec4::new(0.5, -0.5, 0.0, 1.0),
             Vec4::new(0.0, 0.5, -3.0, 1.0),
         ];
-        let mut out = [Vec4::ZERO; 8];
-        let n = g.clip(tri, tri.map(Vec4::as_dvec4), None, OUT_NEAR, &mut out);
+        let mut out = [Vec4::ZERO; MAX_POLY];
+        let n = g.clip(
+            tri,
+            tri.map(Vec4::as_dvec4),
+            None,
+            OUT_NEAR,
+            &[],
+            0,
+            &mut out,
+        );
         assert_eq!(n, 4);
         for v in &out[..n] {
             assert!(v.z + v.w >= -1e-6);
@@ -439,9 +470,9 @@ mod tests {
         let b = Vec4::new(0.7, -0.4, -5.0, 1.0);
         let t1 = [a, b, Vec4::new(-0.3, 0.9, 0.2, 1.0)];
         let t2 = [b, a, Vec4::new(0.9, 0.9, 0.2, 1.0)];
-        let (mut o1, mut o2) = ([Vec4::ZERO; 8], [Vec4::ZERO; 8]);
-        let n1 = g.clip(t1, t1.map(Vec4::as_dvec4), None, OUT_NEAR, &mut o1);
-        let n2 = g.clip(t2, t2.map(Vec4::as_dvec4), None, OUT_NEAR, &mut o2);
+        let (mut o1, mut o2) = ([Vec4::ZERO; MAX_POLY], [Vec4::ZERO; MAX_POLY]);
+        let n1 = g.clip(t1, t1.map(Vec4::as_dvec4), None, OUT_NEAR, &[], 0, &mut o1);
+        let n2 = g.clip(t2, t2.map(Vec4::as_dvec4), None, OUT_NEAR, &[], 0, &mut o2);
         let cut1: Vec<_> = o1[..n1].iter().filter(|v| !tri_has(&t1, **v)).collect();
         let cut2: Vec<_> = o2[..n2].iter().filter(|v| !tri_has(&t2, **v)).collect();
         // the intersection on the shared edge a-b appears bit-identically in both
@@ -481,7 +512,8 @@ mod tests {
                 DVec4::new(0.0, 0.0, 2.0, -0.2),
             ),
         ] {
-            let x = meet(g.plane64(c1), g.plane64(c2), third, &g).expect("inside the band");
+            let x =
+                meet(g.plane64(c1, &[]), g.plane64(c2, &[]), third, &g).expect("inside the band");
             assert_eq!(x.w, 1.0);
             assert!(
                 (x - want).abs().max_element() < 1e-9,
@@ -489,7 +521,7 @@ mod tests {
             );
         }
         let third = DVec4::new(0.0, 1.0, 0.0, -0.3);
-        assert_eq!(meet(g.plane64(1), g.plane64(2), third, &g), None);
+        assert_eq!(meet(g.plane64(1, &[]), g.plane64(2, &[]), third, &g), None);
     }
 
     fn tri_has(t: &[Vec4; 3], v: Vec4) -> bool {

@@ -1,7 +1,46 @@
 //! What a render counts ([`Stats`], the same on any machine and thread
-//! count) and how long its stages took ([`StageTimes`], which are not).
+//! count) and how long its stages took ([`StageTimes`], which are not, and
+//! are zero on `wasm32-unknown-unknown`, which has no clock).
 
 use std::time::Duration;
+
+/// The clock of the stage times: [`std::time::Instant`] where the platform
+/// has one. On `wasm32-unknown-unknown` `Instant::now` panics (that target
+/// has no clock without JavaScript), so there the clock reads nothing and
+/// every stage time is zero: timing is for profiling and changes no result.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Clock(
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))] std::time::Instant,
+);
+
+impl Clock {
+    /// Now.
+    #[inline]
+    pub(crate) fn now() -> Self {
+        #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+        return Clock(std::time::Instant::now());
+        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        return Clock();
+    }
+
+    /// The time from `earlier` to this reading (zero without a clock).
+    #[inline]
+    pub(crate) fn since(self, earlier: Clock) -> Duration {
+        #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+        return self.0.saturating_duration_since(earlier.0);
+        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        return {
+            let _ = earlier;
+            Duration::ZERO
+        };
+    }
+
+    /// The time since this reading (zero without a clock).
+    #[inline]
+    pub(crate) fn elapsed(self) -> Duration {
+        Clock::now().since(self)
+    }
+}
 
 /// Counters of one render (llvmpipe's `LP_COUNT` in spirit).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,7 +70,8 @@ pub struct Stats {
 
 /// Wall-clock time of each stage of one render ([`crate::Frame::stage_times`]):
 /// where a frame's time goes, for profiling. Unlike [`Stats`] these depend
-/// on the machine, its load and the number of threads.
+/// on the machine, its load and the number of threads; on
+/// `wasm32-unknown-unknown` (no clock without JavaScript) they are zero.
 ///
 /// ```
 /// use softpick::{builtin_scene, Camera, Renderer, RenderOptions};

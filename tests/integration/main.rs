@@ -1,6 +1,7 @@
 //! softpick's integration tests, one binary (tiny-skia style).
 
 mod camera;
+mod clip_planes;
 mod clipping;
 mod extreme_geometry;
 mod far_and_thin_models;

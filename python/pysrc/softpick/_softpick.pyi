@@ -107,6 +107,7 @@ class Scene:
         color: bool = False,
         threads: Optional[int] = None,
         method: RenderMethod = "raster",
+        clip_planes: Optional[ArrayLike] = None,
     ) -> Frame: ...
     def cast_rays(
         self,
@@ -116,6 +117,7 @@ class Scene:
         far: float = ...,
         cull: CullMode = "none",
         threads: Optional[int] = None,
+        clip_planes: Optional[ArrayLike] = None,
     ) -> RayHits: ...
     def list_intersections(
         self,
@@ -125,6 +127,7 @@ class Scene:
         far: float = ...,
         cull: CullMode = "none",
         threads: Optional[int] = None,
+        clip_planes: Optional[ArrayLike] = None,
     ) -> Intersections: ...
     cast_rays_all = list_intersections
 

@@ -53,7 +53,7 @@ impl Frame {
     /// (t = 0) to the far plane (t = 1), its options, and the frame's ray
     /// setup.
     #[inline(always)]
-    fn pixel_ray(&self, x: i64, y: i64) -> Option<(Ray, RayOptions<'static>, &ViewRays)> {
+    fn pixel_ray(&self, x: i64, y: i64) -> Option<(Ray, RayOptions<'_>, &ViewRays)> {
         let (ux, uy) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
         let (opts, view) = self.span_setup((ux, uy), (1, 1))?;
         Some((view.ray(ux, uy), opts, view))
@@ -67,12 +67,13 @@ impl Frame {
         &self,
         (x, y): (u32, u32),
         (w, h): (u32, u32),
-    ) -> Option<(RayOptions<'static>, &ViewRays)> {
+    ) -> Option<(RayOptions<'_>, &ViewRays)> {
         self.pixel_index(x, y)?;
         self.pixel_index(x.checked_add(w - 1)?, y.checked_add(h - 1)?)?;
         let view = self.view_rays()?;
         let opts = RayOptions {
             cull: self.cull,
+            clip: self.clip.as_deref(),
             ..RayOptions::default()
         };
         Some((opts, view))
@@ -138,6 +139,7 @@ impl Frame {
             far,
             cull: self.cull,
             filter: None,
+            clip: self.clip.as_deref(),
         };
         let caster = RayCaster::with_transforms(scene, self.mesh_transforms(scene));
         let mut hits = caster.all_in(&ray, &opts, true);
@@ -261,6 +263,10 @@ impl Frame {
     ) -> Option<[Option<PickId>; 8]> {
         debug_assert!(w == 8 || w == 4, "{w} pixels side by side");
         let (opts, view) = self.span_setup((x, y), (w, 8 / w))?;
+        if opts.clip.is_some() {
+            // (clip planes narrow each ray: one at a time)
+            return None;
+        }
         let bvh = flat_bvh_for(scene, self.mesh_transforms(scene), &opts)?;
         let rays = view.rays8(x, y, w);
         let hits = first_t_x8(scene, bvh, &rays, &opts, scratch, avx2);
@@ -294,6 +300,10 @@ impl Frame {
         let Some((opts, view)) = self.span_setup((x, y), (4, 1)) else {
             return false;
         };
+        if opts.clip.is_some() {
+            // (clip planes narrow each ray: one at a time)
+            return false;
+        }
         // (written out: `array::from_fn` here compiles to an outlined call
         // per ray, outside the AVX2 build)
         let rays: [Ray; 4] = [

@@ -222,6 +222,14 @@ impl<'a> RayCaster<'a> {
         if !(t_min <= t_max) {
             return out;
         }
+        // user clip planes narrow the ray: those of every mesh here, a
+        // mesh's own at the mesh
+        let Some((t_min, t_max)) = opts
+            .clip
+            .map_or(Some((t_min, t_max)), |c| c.narrow_all(ray, t_min, t_max))
+        else {
+            return out;
+        };
         let inv_dir = ray.direction.recip();
         let mut tmp = Vec::new();
         let meshes = if brute {
@@ -232,6 +240,11 @@ impl<'a> RayCaster<'a> {
         for mesh in meshes {
             let m = &scene.meshes()[mesh as usize];
             let transform = &self.transforms[mesh as usize];
+            let Some((t_min, t_max)) = opts.clip.map_or(Some((t_min, t_max)), |c| {
+                c.narrow_mesh(mesh, ray, t_min, t_max)
+            }) else {
+                continue;
+            };
             let Some(local) = enter(m, transform, mesh, ray, inv_dir, opts, t_min, t_max) else {
                 continue;
             };
@@ -264,11 +277,19 @@ impl<'a> RayCaster<'a> {
             return None;
         }
         let (t_min, t_max0) = (opts.near / len, opts.far / len);
+        let (t_min0, t_max0) = opts
+            .clip
+            .map_or(Some((t_min, t_max0)), |c| c.narrow_all(ray, t_min, t_max0))?;
         let inv_dir = ray.direction.recip();
         let meshes = self.scene.meshes().iter().zip(self.transforms.iter());
         for (mesh, (m, transform)) in meshes.enumerate() {
             let mesh = mesh as MeshId;
             let t_max = best.map_or(t_max0, |b| b.hit.t);
+            let Some((t_min, t_max)) = opts.clip.map_or(Some((t_min0, t_max)), |c| {
+                c.narrow_mesh(mesh, ray, t_min0, t_max)
+            }) else {
+                continue;
+            };
             let Some(local) = enter(m, transform, mesh, ray, inv_dir, opts, t_min, t_max) else {
                 continue;
             };

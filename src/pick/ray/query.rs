@@ -6,7 +6,7 @@ use glam::Vec3;
 
 use crate::accel::bvh::Bvh;
 use crate::accel::triangle::{RayPrecomp, TriHit};
-use crate::geometry::{CullMode, Ray};
+use crate::geometry::{ClipPlanes, CullMode, Ray};
 use crate::pick::cache::ray_setup::{MeshTransform, MeshTransforms};
 use crate::scene::{MeshId, Scene};
 
@@ -21,6 +21,9 @@ pub struct RayOptions<'a> {
     pub cull: CullMode,
     /// Only meshes for which this returns true are tested (default: all).
     pub filter: Option<&'a (dyn Fn(MeshId) -> bool + Sync)>,
+    /// User clip planes (default: none): a hit they cut away is no hit,
+    /// and the ray goes on to what is behind the cut ([`ClipPlanes`]).
+    pub clip: Option<&'a ClipPlanes>,
 }
 
 impl Default for RayOptions<'_> {
@@ -30,6 +33,7 @@ impl Default for RayOptions<'_> {
             far: f32::INFINITY,
             cull: CullMode::None,
             filter: None,
+            clip: None,
         }
     }
 }
@@ -41,6 +45,7 @@ impl std::fmt::Debug for RayOptions<'_> {
             .field("far", &self.far)
             .field("cull", &self.cull)
             .field("filter", &self.filter.is_some())
+            .field("clip", &self.clip)
             .finish()
     }
 }
@@ -107,7 +112,8 @@ pub(crate) fn mesh_passes(opts: &RayOptions<'_>, id: MeshId) -> bool {
 /// first-hit query may walk it instead of the two levels: every mesh is
 /// placed by the identity matrix (the local rays are then all the world
 /// ray, see [`MeshTransform::identity`]), every transform is valid (none
-/// of the meshes is skipped) and no mesh filter is set. The triangle tests
+/// of the meshes is skipped), no mesh filter is set and no mesh has clip
+/// planes of its own (planes of every mesh narrow the ray before). The triangle tests
 /// are then the same in the same coordinates, and a lower global triangle
 /// index is a lower mesh, then a lower triangle: the same tie rule.
 #[inline(always)]
@@ -116,8 +122,11 @@ pub(crate) fn flat_bvh_for<'s>(
     transforms: &MeshTransforms,
     opts: &RayOptions<'_>,
 ) -> Option<&'s Bvh> {
-    (transforms.identity && opts.filter.is_none() && transforms.len() == scene.meshes().len())
-        .then(|| scene.flat_bvh())
+    (transforms.identity
+        && opts.filter.is_none()
+        && opts.clip.is_none_or(|c| !c.by_mesh())
+        && transforms.len() == scene.meshes().len())
+    .then(|| scene.flat_bvh())
 }
 
 /// A hit in the flat BVH (a global triangle index) as a [`NearestHit`];

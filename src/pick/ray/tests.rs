@@ -115,6 +115,7 @@ fn top_level_first_and_all_equal_a_loop_over_every_mesh() {
                 },
                 cull: [CullMode::None, CullMode::Back, CullMode::Front][k % 3],
                 filter: None,
+                clip: None,
             };
             let a = caster.first(&ray, &opts);
             let b = caster.first_brute(&ray, &opts);
@@ -310,6 +311,7 @@ fn first_hits_equal_full_first_hits() {
                 far: if c == 2 { 18.0 } else { f32::INFINITY },
                 cull,
                 filter: (round % 3 == 2).then_some(&odd as _),
+                clip: None,
             };
             let batch: Vec<_> = caster.first_hits(rays.iter().copied(), &opts).collect();
             assert_eq!(batch.len(), rays.len());

@@ -108,6 +108,12 @@ pub(crate) fn first_t_in(
     if !valid || ray.direction == Vec3::ZERO || !(t_min <= t_max0) {
         return None;
     }
+    // user clip planes: those of every mesh narrow the ray here, a mesh's
+    // own at the mesh (a convex cut leaves one interval of t)
+    let (t_min, t_max0) = match opts.clip {
+        Some(c) => c.narrow_all(ray, t_min, t_max0)?,
+        None => (t_min, t_max0),
+    };
     if let Some(bvh) = flat_bvh_for(scene, transforms, opts) {
         let local = local_ray(&transforms[0], ray, opts.cull)?;
         let hit = bvh.first_hit_in(&local.ray, t_min, t_max0, local.cull, &mut scratch.mesh)?;
@@ -171,14 +177,15 @@ pub(crate) fn first_t_in(
                     own = local_ray(transform, ray, opts.cull);
                     own.as_ref()
                 };
-                if let Some(local) = local {
-                    if let Some((triangle, hit)) = m.bvh().first_hit_in(
-                        &local.ray,
-                        t_min,
-                        t_best,
-                        local.cull,
-                        &mut scratch.mesh,
-                    ) {
+                let range = match opts.clip {
+                    Some(c) => c.narrow_mesh(mesh, ray, t_min, t_best),
+                    None => Some((t_min, t_best)),
+                };
+                if let (Some(local), Some((lo, hi))) = (local, range) {
+                    if let Some((triangle, hit)) =
+                        m.bvh()
+                            .first_hit_in(&local.ray, lo, hi, local.cull, &mut scratch.mesh)
+                    {
                         if precedes(mesh, hit.t, best.map(|b| (b.mesh, b.hit.t))) {
                             best = Some(NearestHit {
                                 mesh,

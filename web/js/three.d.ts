@@ -1,0 +1,92 @@
+// Types of `softpick/three`, the three.js adapter.
+
+import type { Camera, Face, Intersection, Object3D, Plane, Raycaster, Vector2 } from 'three';
+import type { PickMethod, WasmSource } from './index.js';
+
+export interface PickerOptions {
+  /** Where the worker's or the page's wasm comes from (see init). */
+  wasm?: WasmSource;
+}
+
+export interface UpdateOptions {
+  /** Call root.updateMatrixWorld() first (default true). */
+  updateMatrixWorld?: boolean;
+  /** Clip as this renderer draws: its clippingPlanes, and with localClippingEnabled the materials' clippingPlanes. */
+  renderer?: { clippingPlanes: Plane[]; localClippingEnabled: boolean };
+  /** Planes for every object (instead of a renderer's). */
+  clippingPlanes?: Plane[];
+  /** Whether the materials' clippingPlanes count (instead of a renderer's). */
+  localClippingEnabled?: boolean;
+}
+
+/** A three.js-shaped intersection (as Raycaster.intersectObjects returns them). */
+export interface PickIntersection<T extends Object3D = Object3D> extends Intersection<T> {
+  face: Face;
+  faceIndex: number;
+}
+
+export interface RegionPick {
+  /** Covered pixels in the region. */
+  pixels: number;
+  objects: { object: Object3D; instanceId?: number }[];
+  faces: { object: Object3D; instanceId?: number; faceIndex: number }[];
+}
+
+export interface RayHits {
+  /** Per ray the object hit, or null. */
+  object: (Object3D | null)[];
+  instanceId: Uint32Array;
+  faceIndex: Uint32Array;
+  /** Infinity for none. */
+  distance: Float32Array;
+}
+
+export interface RaysOptions {
+  near?: number;
+  far?: number;
+  /** Only these objects (and, with `recursive`, their descendants). */
+  objects?: Object3D[];
+  recursive?: boolean;
+}
+
+export type LassoPoints = Float32Array | number[] | [number, number][] | Vector2[];
+
+/** softpick's picks of a three.js scene, on the main thread. */
+export class Picker {
+  /** Loads the wasm module (once) and makes a picker. */
+  static create(opts?: PickerOptions): Promise<Picker>;
+  /** Mirrors `root`: meshes, instanced, skinned and morphed meshes as posed now, visibility. Throws for what it cannot mirror. */
+  update(root: Object3D, opts?: UpdateOptions): this;
+  intersectObjects<T extends Object3D = Object3D>(raycaster: Raycaster, objects: Object3D[], recursive?: boolean, intersects?: PickIntersection<T>[]): PickIntersection<T>[];
+  intersectObject<T extends Object3D = Object3D>(raycaster: Raycaster, object: Object3D, recursive?: boolean, intersects?: PickIntersection<T>[]): PickIntersection<T>[];
+  /** The nearest hits of many world rays (x, y, z per ray). */
+  intersectRays(origins: ArrayLike<number>, directions: ArrayLike<number>, opts?: RaysOptions): RayHits;
+  /** What is under pixel (x, y) of camera's width × height view (the ID buffer, reused until the scene or camera changes). */
+  pickPixel(camera: Camera, x: number, y: number, width: number, height: number, opts?: { method?: PickMethod }): PickIntersection | null;
+  pickRect(camera: Camera, x0: number, y0: number, x1: number, y1: number, width: number, height: number, opts?: { through?: boolean }): RegionPick;
+  pickLasso(camera: Camera, points: LassoPoints, width: number, height: number, opts?: { through?: boolean }): RegionPick;
+  /** Per pixel of the view (rows from the top) the object under it, or null. */
+  objectsAt(camera: Camera, width: number, height: number): (Object3D | null)[];
+  /** three.js's own raycasts of mirrored meshes go through softpick. */
+  install(): this;
+  /** Restores three.js's own raycasts. */
+  uninstall(): this;
+  /** One object's softpick hits into `intersects`; false when softpick does not mirror it. */
+  raycastInto(object: Object3D, raycaster: Raycaster, intersects: Intersection[]): boolean;
+  free(): void;
+}
+
+/** A Picker whose wasm scene lives in a Web Worker: the same methods, returning promises. */
+export class PickerWorker {
+  static create(opts?: PickerOptions & { workerURL?: string | URL }): Promise<PickerWorker>;
+  update(root: Object3D, opts?: UpdateOptions): Promise<this>;
+  intersectObjects<T extends Object3D = Object3D>(raycaster: Raycaster, objects: Object3D[], recursive?: boolean, intersects?: PickIntersection<T>[]): Promise<PickIntersection<T>[]>;
+  intersectObject<T extends Object3D = Object3D>(raycaster: Raycaster, object: Object3D, recursive?: boolean, intersects?: PickIntersection<T>[]): Promise<PickIntersection<T>[]>;
+  intersectRays(origins: ArrayLike<number>, directions: ArrayLike<number>, opts?: RaysOptions): Promise<RayHits>;
+  pickPixel(camera: Camera, x: number, y: number, width: number, height: number, opts?: { method?: PickMethod }): Promise<PickIntersection | null>;
+  pickRect(camera: Camera, x0: number, y0: number, x1: number, y1: number, width: number, height: number, opts?: { through?: boolean }): Promise<RegionPick>;
+  pickLasso(camera: Camera, points: LassoPoints, width: number, height: number, opts?: { through?: boolean }): Promise<RegionPick>;
+  objectsAt(camera: Camera, width: number, height: number): Promise<(Object3D | null)[]>;
+  terminate(): void;
+  free(): void;
+}

@@ -1,0 +1,392 @@
+// softpick/three: exact picks of three.js scenes on the pose drawn.
+//
+//   const picker = await Picker.create();
+//   picker.update(scene);                                   // after animating, before or after rendering
+//   picker.intersectObjects(raycaster, scene.children, true) // as raycaster.intersectObjects returns them
+//   picker.pickPixel(camera, x, y, width, height)           // the ID-buffer pick of that view
+//
+// `PickerWorker` has the same methods returning promises, the wasm scene in
+// a Web Worker. `picker.install()` makes three.js's own raycasts of the
+// mirrored meshes go through softpick (like three-mesh-bvh's
+// acceleratedRaycast); `uninstall()` restores them.
+
+import { InstancedMesh, Mesh, SkinnedMesh, Vector3 } from 'three';
+import { init } from './index.js';
+import { Engine } from './engine.js';
+import { Mirror } from './mirror.js';
+
+const METHODS = { buffer: 0, direct: 1, ray: 2 };
+const _o = new Float64Array(3);
+const _d = new Float64Array(3);
+const _eye = new Vector3();
+const _fwd = new Vector3();
+
+function fail(errors) {
+  if (!errors.length) return;
+  const e = errors[0];
+  if (errors.length > 1) e.message += ` (and ${errors.length - 1} more error${errors.length > 2 ? 's' : ''})`;
+  throw e;
+}
+
+function method(m) {
+  const c = METHODS[m];
+  if (c === undefined) throw new Error(`softpick: pick method ${JSON.stringify(m)} is not "buffer", "direct" or "ray"`);
+  return c;
+}
+
+function viewOf(camera, width, height) {
+  if (!camera?.isCamera) throw new Error('softpick: pickPixel needs a three.js camera');
+  if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0)) {
+    throw new Error(`softpick: the view size ${width} × ${height} must be whole positive numbers of pixels`);
+  }
+  return [Float64Array.from(camera.matrixWorldInverse.elements), Float64Array.from(camera.projectionMatrix.elements)];
+}
+
+/** three.js's Raycaster.setFromCamera distance of a world point: from the eye (perspective) or from the camera's plane (orthographic). */
+function cameraDistance(camera, point) {
+  _eye.setFromMatrixPosition(camera.matrixWorld);
+  if (camera.isOrthographicCamera || camera.projectionMatrix.elements[15] === 1) {
+    _fwd.set(0, 0, -1).transformDirection(camera.matrixWorld);
+    return _fwd.dot(point.clone().sub(_eye));
+  }
+  return point.distanceTo(_eye);
+}
+
+function selection(mirror, s) {
+  const n = s[1];
+  const objects = [];
+  for (let k = 0; k < n; k++) {
+    const rec = mirror.byId[s[2 + 2 * k]];
+    if (!rec) continue;
+    const o = { object: rec.object };
+    if (rec.object.isInstancedMesh) o.instanceId = s[3 + 2 * k];
+    objects.push(o);
+  }
+  const faces = [];
+  for (let o = 2 + 2 * n; o + 2 < s.length; o += 3) {
+    const rec = mirror.byId[s[o]];
+    if (!rec) continue;
+    const f = { object: rec.object, faceIndex: Math.floor(s[o + 2] / 3) };
+    if (rec.object.isInstancedMesh) f.instanceId = s[o + 1];
+    faces.push(f);
+  }
+  return { pixels: s[0], objects, faces };
+}
+
+function lassoPoints(points) {
+  if (points instanceof Float32Array) return points;
+  const flat = [];
+  for (const p of points) {
+    if (typeof p === 'number') flat.push(p);
+    else if (p?.isVector2) flat.push(p.x, p.y);
+    else flat.push(p[0], p[1]);
+  }
+  return Float32Array.from(flat);
+}
+
+/** What Picker and PickerWorker share: the mirror, the queries' arguments and the answers' shapes. */
+class Base {
+  constructor(copy) {
+    this.mirror = new Mirror({ copy });
+  }
+
+  _sync(root, opts = {}) {
+    if (!root?.isObject3D) throw new Error('softpick: update(scene) needs a three.js Object3D');
+    if (opts.updateMatrixWorld !== false) root.updateMatrixWorld();
+    const errors = [];
+    const r = opts.renderer;
+    const clipping = {
+      planes: opts.clippingPlanes ?? r?.clippingPlanes ?? [],
+      local: opts.localClippingEnabled ?? r?.localClippingEnabled ?? false,
+    };
+    const cmds = this.mirror.sync(root, errors, clipping);
+    return { cmds, errors };
+  }
+
+  _refused(refused, errors) {
+    for (const r of refused) {
+      this.mirror.refused(r.cmd);
+      errors.push(new Error(r.message));
+    }
+    fail(errors);
+  }
+
+  _ray(raycaster, objects, recursive) {
+    if (!raycaster?.ray) throw new Error('softpick: intersectObjects needs a three.js Raycaster');
+    if (!this.mirror.root) throw new Error('softpick: call picker.update(scene) before picking');
+    const list = Array.isArray(objects) ? objects : [objects];
+    const ids = this.mirror.select(list, recursive !== false, raycaster.layers);
+    const r = raycaster.ray;
+    _o[0] = r.origin.x; _o[1] = r.origin.y; _o[2] = r.origin.z;
+    _d[0] = r.direction.x; _d[1] = r.direction.y; _d[2] = r.direction.z;
+    const all = raycaster.firstHitOnly !== true;
+    return [_o.slice(), _d.slice(), raycaster.near, raycaster.far, ids, all];
+  }
+
+  _hits(p, raycaster, target) {
+    return this.mirror.intersections(p, raycaster.ray.direction, target);
+  }
+
+  _pixelHit(p, camera) {
+    if (!p.length) return null;
+    const h = this.mirror.intersection(p, 0, _fwd.set(0, 0, -1).transformDirection(camera.matrixWorld).clone());
+    if (h) h.distance = cameraDistance(camera, h.point);
+    return h;
+  }
+
+  _rays(origins, directions, opts) {
+    const ids = opts.objects ? this.mirror.select(opts.objects, opts.recursive !== false, { mask: 0xffffffff }) : null;
+    return [Float32Array.from(origins), Float32Array.from(directions), opts.near ?? 0, opts.far ?? Infinity, ids];
+  }
+
+  _rayHits(r) {
+    const byId = this.mirror.byId;
+    const object = Array.from(r.object, (id) => (id >= 0 ? byId[id]?.object ?? null : null));
+    const faceIndex = r.index.map((j) => Math.floor(j / 3));
+    return { object, instanceId: r.instance, faceIndex, distance: r.distance };
+  }
+}
+
+/**
+ * softpick's picks of a three.js scene, on the main thread: `update` mirrors
+ * the scene into the wasm core, and every pick answers on the mirrored pose.
+ */
+export class Picker extends Base {
+  /** Loads the wasm module (once) and makes a picker. Options: `wasm` (see init). */
+  static async create(opts = {}) {
+    await init(opts.wasm);
+    return new Picker();
+  }
+
+  constructor() {
+    super(false);
+    this.engine = new Engine();
+    this.installed = null;
+  }
+
+  /**
+   * Mirrors `root` (and its subtree): meshes, instanced meshes, skinned and
+   * morphed meshes as posed now, groups, visibility. Geometry is sent once
+   * per version; matrices, instances, bones and influences when they
+   * change. Calls `root.updateMatrixWorld()` first unless
+   * `{ updateMatrixWorld: false }`. Clipping planes as the renderer draws
+   * them: `{ renderer }` (its clippingPlanes, and with localClippingEnabled
+   * the materials' clippingPlanes), or `{ clippingPlanes,
+   * localClippingEnabled }`; every pick then honours them. Throws for what
+   * it cannot mirror (the rest is mirrored, and the picker stays usable).
+   */
+  update(root, opts) {
+    const { cmds, errors } = this._sync(root, opts);
+    this._refused(this.engine.apply(cmds), errors);
+    return this;
+  }
+
+  /** As raycaster.intersectObjects(objects, recursive): three.js intersections, nearest first. */
+  intersectObjects(raycaster, objects, recursive = true, intersects = []) {
+    const [o, d, near, far, ids, all] = this._ray(raycaster, objects, recursive);
+    return this._hits(this.engine.raycast(o, d, near, far, ids, all), raycaster, intersects);
+  }
+
+  /** As raycaster.intersectObject(object, recursive). */
+  intersectObject(raycaster, object, recursive = true, intersects = []) {
+    return this.intersectObjects(raycaster, [object], recursive, intersects);
+  }
+
+  /**
+   * The nearest hits of many world rays (x, y, z per ray in `origins` and
+   * `directions`): `{ object (Object3D or null per ray), instanceId,
+   * faceIndex, distance }`. Options: near, far, objects (+ recursive).
+   */
+  intersectRays(origins, directions, opts = {}) {
+    return this._rayHits(this.engine.firstHits(...this._rays(origins, directions, opts)));
+  }
+
+  /**
+   * What is under pixel (x, y) of `camera`'s `width × height` view (pixels
+   * from the top left; the pixel is the one containing the point): the
+   * three.js intersection of the ID-buffer pick, or null. The ID buffer is
+   * rendered at the first pick of a view and reused until the scene or the
+   * camera changes. Options: `method` ("buffer", "direct" or "ray").
+   */
+  pickPixel(camera, x, y, width, height, opts = {}) {
+    const [view, proj] = viewOf(camera, width, height);
+    const p = this.engine.pick(view, proj, width, height, this.mirror.revision, x, y, method(opts.method ?? 'buffer'));
+    return this._pixelHit(p, camera);
+  }
+
+  /** The objects (and faces) in a pixel rectangle of the view, corners included: `{ objects, faces, pixels }`. Options: `through` (occluded ones too). */
+  pickRect(camera, x0, y0, x1, y1, width, height, opts = {}) {
+    const [view, proj] = viewOf(camera, width, height);
+    return selection(this.mirror, this.engine.select(view, proj, width, height, this.mirror.revision, [x0, y0, x1, y1], null, !!opts.through));
+  }
+
+  /** The objects (and faces) inside a lasso (points: [x, y] pairs, Vector2s or a flat list), by the even-odd rule on pixel centres. */
+  pickLasso(camera, points, width, height, opts = {}) {
+    const [view, proj] = viewOf(camera, width, height);
+    return selection(this.mirror, this.engine.select(view, proj, width, height, this.mirror.revision, null, lassoPoints(points), !!opts.through));
+  }
+
+  /** The ID buffer of a view as objects: per pixel (rows from the top) the Object3D under it, or null. */
+  objectsAt(camera, width, height) {
+    const [view, proj] = viewOf(camera, width, height);
+    const ids = this.engine.objectIds(view, proj, width, height, this.mirror.revision);
+    return Array.from(ids, (id) => (id >= 0 ? this.mirror.byId[id]?.object ?? null : null));
+  }
+
+  /**
+   * three.js's own raycasts (Raycaster.intersectObject(s), and anything
+   * calling Mesh.raycast) of mirrored meshes go through softpick from now
+   * on, on the pose of the last update; other objects keep their own.
+   */
+  install() {
+    if (this.installed) return this;
+    const picker = this;
+    const saved = [Mesh, SkinnedMesh, InstancedMesh].map((C) => [C, Object.getOwnPropertyDescriptor(C.prototype, 'raycast')]);
+    for (const [C] of saved) {
+      const original = C.prototype.raycast;
+      C.prototype.raycast = function raycast(raycaster, intersects) {
+        if (!picker.raycastInto(this, raycaster, intersects)) original.call(this, raycaster, intersects);
+      };
+    }
+    this.installed = saved;
+    return this;
+  }
+
+  /** Restores three.js's own raycasts. */
+  uninstall() {
+    for (const [C, desc] of this.installed ?? []) {
+      if (desc) Object.defineProperty(C.prototype, 'raycast', desc);
+      else delete C.prototype.raycast;
+    }
+    this.installed = null;
+    return this;
+  }
+
+  /** One object's softpick hits into `intersects` (false when softpick does not mirror it). */
+  raycastInto(object, raycaster, intersects) {
+    const rec = this.mirror.objects.get(object);
+    if (!rec) return false;
+    if (!rec.visible) return true;
+    const r = raycaster.ray;
+    _o[0] = r.origin.x; _o[1] = r.origin.y; _o[2] = r.origin.z;
+    _d[0] = r.direction.x; _d[1] = r.direction.y; _d[2] = r.direction.z;
+    const p = this.engine.raycast(_o, _d, raycaster.near, raycaster.far, [rec.id], raycaster.firstHitOnly !== true);
+    this._hits(p, raycaster, intersects);
+    return true;
+  }
+
+  /** Frees the wasm memory (and uninstalls). */
+  free() {
+    this.uninstall();
+    this.engine?.free();
+    this.engine = null;
+  }
+}
+
+/**
+ * A Picker whose wasm scene lives in a Web Worker: the same methods, each
+ * returning a promise; typed arrays are transferred, not copied, where the
+ * picker made them.
+ */
+export class PickerWorker extends Base {
+  /** Starts the worker and loads the wasm module in it. Options: `wasm` (for the worker's init), `workerURL`. */
+  static async create(opts = {}) {
+    const w = new PickerWorker(opts);
+    try {
+      await w.#call('init', [opts.wasm]);
+    } catch (e) {
+      w.terminate();
+      throw e;
+    }
+    return w;
+  }
+
+  #next = 0;
+  #pending = new Map();
+
+  constructor(opts = {}) {
+    super(true);
+    this.worker = new Worker(opts.workerURL ?? new URL('./worker.js', import.meta.url), { type: 'module' });
+    this.worker.onmessage = (e) => {
+      const { id, result, error } = e.data;
+      const p = this.#pending.get(id);
+      if (!p) return;
+      this.#pending.delete(id);
+      if (error !== undefined) p.reject(new Error(error));
+      else p.resolve(result);
+    };
+    this.worker.onerror = (e) => {
+      const err = new Error(`softpick: the worker failed: ${e.message ?? e}`);
+      for (const p of this.#pending.values()) p.reject(err);
+      this.#pending.clear();
+    };
+  }
+
+  #call(op, args, transfer = []) {
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, op, args }, transfer);
+    });
+  }
+
+  async update(root, opts) {
+    const { cmds, errors } = this._sync(root, opts);
+    const transfer = [];
+    for (const c of cmds) {
+      // (what the mirror sends here are its own copies; empty ones are
+      // not worth moving, and may be shared constants)
+      for (const v of Object.values(c)) if (ArrayBuffer.isView(v) && v.byteLength > 0) transfer.push(v.buffer);
+    }
+    const refused = await this.#call('apply', [cmds], [...new Set(transfer)]);
+    this._refused(refused, errors);
+    return this;
+  }
+
+  async intersectObjects(raycaster, objects, recursive = true, intersects = []) {
+    const args = this._ray(raycaster, objects, recursive);
+    const p = await this.#call('raycast', args);
+    return this._hits(p, raycaster, intersects);
+  }
+
+  intersectObject(raycaster, object, recursive = true, intersects = []) {
+    return this.intersectObjects(raycaster, [object], recursive, intersects);
+  }
+
+  async intersectRays(origins, directions, opts = {}) {
+    const args = this._rays(origins, directions, opts);
+    return this._rayHits(await this.#call('firstHits', args, [args[0].buffer, args[1].buffer]));
+  }
+
+  async pickPixel(camera, x, y, width, height, opts = {}) {
+    const [view, proj] = viewOf(camera, width, height);
+    const p = await this.#call('pick', [view, proj, width, height, this.mirror.revision, x, y, method(opts.method ?? 'buffer')]);
+    return this._pixelHit(p, camera);
+  }
+
+  async pickRect(camera, x0, y0, x1, y1, width, height, opts = {}) {
+    const [view, proj] = viewOf(camera, width, height);
+    return selection(this.mirror, await this.#call('select', [view, proj, width, height, this.mirror.revision, [x0, y0, x1, y1], null, !!opts.through]));
+  }
+
+  async pickLasso(camera, points, width, height, opts = {}) {
+    const [view, proj] = viewOf(camera, width, height);
+    return selection(this.mirror, await this.#call('select', [view, proj, width, height, this.mirror.revision, null, lassoPoints(points), !!opts.through]));
+  }
+
+  async objectsAt(camera, width, height) {
+    const [view, proj] = viewOf(camera, width, height);
+    const ids = await this.#call('objectIds', [view, proj, width, height, this.mirror.revision]);
+    return Array.from(ids, (id) => (id >= 0 ? this.mirror.byId[id]?.object ?? null : null));
+  }
+
+  /** Stops the worker (its wasm memory goes with it). */
+  terminate() {
+    this.worker.terminate();
+    const err = new Error('softpick: the worker was terminated');
+    for (const p of this.#pending.values()) p.reject(err);
+    this.#pending.clear();
+  }
+
+  free() { this.terminate(); }
+}

@@ -1,0 +1,73 @@
+// The npm package as users get it: its .d.ts files compile under `strict`
+// against the README's usage, and `npm pack` installs into a fresh folder
+// beside `three` from the npm registry, where its adapter answers (in
+// Node.js: the wasm module is read from the package's folder).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WEB } from './harness.mjs';
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+test('the TypeScript types describe the API (tsc --strict)', () => {
+  execFileSync(join(WEB, 'node_modules', '.bin', 'tsc'), ['-p', join(WEB, 'test', 'types', 'tsconfig.json')], { stdio: 'pipe' });
+});
+
+const CHECK = `
+import * as THREE from 'three';
+import { Picker } from 'softpick/three';
+import { version } from 'softpick';
+
+const scene = new THREE.Scene();
+const box = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1, 4, 4, 4), new THREE.MeshBasicMaterial());
+box.position.set(0.2, 0.1, 0);
+box.rotation.set(0.3, 0.5, 0.1);
+const inst = new THREE.InstancedMesh(new THREE.SphereGeometry(0.3, 16, 8), new THREE.MeshBasicMaterial(), 3);
+for (let i = 0; i < 3; i++) inst.setMatrixAt(i, new THREE.Matrix4().makeTranslation(-1.5 + 1.5 * i, 1.2, -1));
+scene.add(box, inst);
+scene.updateMatrixWorld(true);
+inst.computeBoundingSphere();
+
+const picker = await Picker.create();
+picker.update(scene);
+const camera = new THREE.PerspectiveCamera(50, 1, 0.1, 100);
+camera.position.set(0, 0.5, 5);
+camera.lookAt(0, 0.3, 0);
+camera.updateMatrixWorld(true);
+const rc = new THREE.Raycaster();
+let hits = 0, agree = 0;
+for (let j = 0; j < 40; j++) for (let i = 0; i < 40; i++) {
+  rc.setFromCamera(new THREE.Vector2((i + 0.5) / 20 - 1, 1 - (j + 0.5) / 20), camera);
+  const t = rc.intersectObjects(scene.children, true)[0];
+  const s = picker.intersectObjects(rc, scene.children, true)[0];
+  if (!t) continue;
+  hits++;
+  if (s && s.object === t.object && s.faceIndex === t.faceIndex && s.instanceId === t.instanceId && Math.abs(s.distance - t.distance) <= 1e-5 * t.distance) agree++;
+}
+const px = picker.pickPixel(camera, 100, 100, 200, 200);
+console.log(JSON.stringify({ three: THREE.REVISION, version: version(), hits, agree, pixel: px && px.object === box }));
+`;
+
+test('npm pack installs beside three from the registry, and its adapter answers', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'softpick-pack-'));
+  try {
+    execFileSync(npm, ['pack', '--pack-destination', dir], { cwd: WEB, stdio: 'pipe' });
+    const tgz = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
+    assert.ok(tgz, 'npm pack made a tarball');
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'pack-check', private: true, type: 'module' }));
+    execFileSync(npm, ['install', '--no-audit', '--no-fund', `./${tgz}`, 'three@0.187.0'], { cwd: dir, stdio: 'pipe' });
+    await writeFile(join(dir, 'check.mjs'), CHECK);
+    const out = JSON.parse(execFileSync(process.execPath, ['check.mjs'], { cwd: dir, encoding: 'utf8' }));
+    assert.equal(out.three, '187');
+    assert.match(out.version, /^\d+\.\d+\.\d+$/);
+    assert.ok(out.hits > 100, `three.js hits ${out.hits} rays`);
+    assert.equal(out.agree, out.hits);
+    assert.equal(out.pixel, true);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -1,7 +1,7 @@
 //! Criterion benchmarks of the ray picker on a ~100k-triangle mesh:
 //! BVH build time and first-hit rays per second (360×360 primary rays, one
-//! thread) through one-shot queries, a reused [`RayCaster`] and the frame's
-//! compact pick ([`softpick::Frame::pick_id_ray`]), plus the compact pick on
+//! thread) through one-shot casters (one per ray), a reused [`RayCaster`] and the frame's
+//! compact pick (`Picks::id_at` with the ray method), plus the compact pick on
 //! a scene of 1,600 small meshes (the top-level BVH), and 100k random
 //! rays (incoherent, Open3D's `cast_rays` benchmark) through a caster's
 //! full hits and its compact batch ([`RayCaster::first_hits`]). Uses
@@ -12,9 +12,10 @@ use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use glam::Vec3;
+use softpick::internals::load_obj;
+use softpick::internals::Bvh;
 use softpick::{
-    load_obj, raycast_first, render, Bvh, Camera, Ray, RayCaster, RayOptions, RenderOptions, Scene,
-    Transform,
+    render, Camera, PickMethod, Ray, RayCaster, RayOptions, RenderOptions, Scene, Transform,
 };
 
 mod common;
@@ -37,9 +38,7 @@ fn bench(c: &mut Criterion) {
         format!("bvh_build/{name}/{}tris", scene.triangle_count()),
         |b| b.iter(|| Bvh::build(mesh.positions(), mesh.triangles()).node_count()),
     );
-    for m in scene.meshes() {
-        let _ = m.bvh(); // build once, outside the timing
-    }
+    scene.build_bvhs(); // once, outside the timing
     let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
     let rays: Vec<_> = (0..360)
         .flat_map(|y| (0..360).map(move |x| (x, y)))
@@ -49,7 +48,11 @@ fn bench(c: &mut Criterion) {
     g.bench_function(format!("first_hit_360x360/{name}"), |b| {
         b.iter(|| {
             rays.iter()
-                .filter(|r| raycast_first(&scene, r, &RayOptions::default()).is_some())
+                .filter(|r| {
+                    RayCaster::new(&scene)
+                        .first(r, &RayOptions::default())
+                        .is_some()
+                })
                 .count()
         })
     });
@@ -83,23 +86,23 @@ fn many_meshes() -> Scene {
     s
 }
 
-/// `Frame::pick_id_ray` at every pixel of a 360×360 frame.
+/// The ray method's compact pick (`Picks::id_at`) at every pixel of a
+/// 360×360 frame.
 fn sweep(
     g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     name: &str,
     scene: &Scene,
 ) {
-    for m in scene.meshes() {
-        let _ = m.bvh();
-    }
+    scene.build_bvhs();
     let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
     let frame = render(scene, &cam, RenderOptions::default()).expect("render");
-    let _ = frame.pick_id_ray(scene, 0, 0).unwrap(); // the frame's ray setup, once
+    let rays = frame.picks(scene).unwrap().with(PickMethod::Ray);
+    let _ = rays.id_at(0, 0); // the frame's ray setup, once
     g.bench_function(format!("pick_id_ray_360x360/{name}"), |b| {
         b.iter(|| {
             (0..360i64)
                 .flat_map(|y| (0..360i64).map(move |x| (x, y)))
-                .filter(|&(x, y)| frame.pick_id_ray(scene, x, y).unwrap().is_some())
+                .filter(|&(x, y)| rays.id_at(x, y).is_some())
                 .count()
         })
     });

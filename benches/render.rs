@@ -4,7 +4,7 @@
 //! `cargo bench --bench render`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use softpick::{builtin_scene, Camera, MapRequest, RenderOptions, Renderer};
+use softpick::{builtin_scene, Camera, MapRequest, PickMethod, RenderOptions, Renderer};
 
 mod common;
 use common::sphere_scene;
@@ -48,10 +48,11 @@ fn bench(c: &mut Criterion) {
     g.bench_function("buffer(render+129600 picks)", |b| {
         b.iter(|| {
             let f = r.render(&scene, &cam).unwrap();
+            let picks = f.picks(&scene).unwrap();
             let mut n = 0u32;
             for y in 0..360 {
                 for x in 0..360 {
-                    n += u32::from(f.pick_id(&scene, x, y).unwrap().is_some());
+                    n += u32::from(picks.id_at(x, y).is_some());
                 }
             }
             n
@@ -63,7 +64,7 @@ fn bench(c: &mut Criterion) {
             let mut n = 0u32;
             for y in 0..360 {
                 for x in 0..360 {
-                    n += u32::from(f.triangle_at_direct(x, y).is_some());
+                    n += u32::from(softpick::internals::direct_triangle_at(&f, x, y).is_some());
                 }
             }
             n
@@ -86,18 +87,18 @@ fn bench(c: &mut Criterion) {
         g.bench_function(format!("{name}/{w}x{h}/render+index"), |b| {
             b.iter(|| {
                 let f = r.render(scene, &cam).unwrap();
-                f.prepare_direct();
+                f.picks(scene).unwrap().with(PickMethod::Direct).prepare();
                 f.ids()[0]
             })
         });
         let f = r.render(scene, &cam).unwrap().clone();
-        f.prepare_direct();
+        f.picks(scene).unwrap().with(PickMethod::Direct).prepare();
         g.bench_function(format!("{name}/{w}x{h}/direct sweep"), |b| {
             b.iter(|| {
                 let mut n = 0u32;
                 for y in 0..i64::from(h) {
                     for x in 0..i64::from(w) {
-                        n += u32::from(f.triangle_at_direct(x, y).is_some());
+                        n += u32::from(softpick::internals::direct_triangle_at(&f, x, y).is_some());
                     }
                 }
                 n
@@ -130,7 +131,8 @@ fn bench(c: &mut Criterion) {
             ),
         ] {
             g.bench_function(format!("{name}/1920x1080/{label}"), |b| {
-                b.iter(|| f.pixel_maps(scene, want).unwrap())
+                let picks = f.picks(scene).unwrap();
+                b.iter(|| picks.maps(want))
             });
         }
     }

@@ -33,47 +33,38 @@ fn bench(c: &mut Criterion) {
         })
         .collect();
 
+    let picks = f.picks(&scene).unwrap();
     let mut g = c.benchmark_group("select_1920x1080_sphere100k");
     g.sample_size(20);
     g.bench_function("rect_full_visible", |b| {
         b.iter(|| {
-            f.select_rect(&scene, 0, 0, x1, y1, SelectMode::Visible)
-                .unwrap()
+            picks
+                .rect(0, 0, x1, y1, SelectMode::Visible)
                 .triangles
                 .len()
         })
     });
     g.bench_function("rect_full_through", |b| {
         b.iter(|| {
-            f.select_rect(&scene, 0, 0, x1, y1, SelectMode::Through)
-                .unwrap()
+            picks
+                .rect(0, 0, x1, y1, SelectMode::Through)
                 .triangles
                 .len()
         })
     });
     g.bench_function("rect_200x200_through", |b| {
         b.iter(|| {
-            f.select_rect(&scene, 860, 440, 1059, 639, SelectMode::Through)
-                .unwrap()
+            picks
+                .rect(860, 440, 1059, 639, SelectMode::Through)
                 .triangles
                 .len()
         })
     });
     g.bench_function("lasso_octagon_visible", |b| {
-        b.iter(|| {
-            f.select_lasso(&scene, &lasso, SelectMode::Visible)
-                .unwrap()
-                .triangles
-                .len()
-        })
+        b.iter(|| picks.lasso(&lasso, SelectMode::Visible).triangles.len())
     });
     g.bench_function("lasso_octagon_through", |b| {
-        b.iter(|| {
-            f.select_lasso(&scene, &lasso, SelectMode::Through)
-                .unwrap()
-                .triangles
-                .len()
-        })
+        b.iter(|| picks.lasso(&lasso, SelectMode::Through).triangles.len())
     });
     g.bench_function("pick_near_background_r64", |b| {
         b.iter(|| f.nearest_covered(100, 540, 64.0).is_some())

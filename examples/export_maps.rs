@@ -7,9 +7,9 @@
 
 use std::path::Path;
 
+use softpick::internals::{read_png, read_raw_u32};
 use softpick::{
-    builtin_scene, id_color, read_png, read_raw_u32, render, write_png, write_raw_f32,
-    write_raw_u32, Camera, RenderOptions,
+    builtin_scene, render, write_png, write_raw_f32, write_raw_u32, Camera, RenderOptions,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -27,18 +27,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (w, h) = (frame.width(), frame.height());
 
     // The pick map: each pixel colored by the mesh it shows (black for the
-    // background). `triangle_at` reads the ID buffer, `locate` turns a
-    // global triangle index into (mesh, triangle in the mesh).
-    let map: Vec<u32> = (0..h)
-        .flat_map(|y| (0..w).map(move |x| (x, y)))
-        .map(|(x, y)| {
-            let mesh = frame
-                .triangle_at(x.into(), y.into())
-                .and_then(|t| scene.locate(t))
-                .map(|(mesh, _)| mesh);
-            id_color(mesh)
-        })
-        .collect();
+    // background): a row of compact picks at a time, each handed to a
+    // function that turns it into a color.
+    let picks = frame.picks(&scene)?;
+    let color_of = |mesh: u32| {
+        let [r, g, b] = scene.meshes()[mesh as usize].color();
+        (u32::from(r) << 16) | (u32::from(g) << 8) | u32::from(b)
+    };
+    let mut map = vec![0u32; w as usize * h as usize];
+    for (y, row) in map.chunks_mut(w as usize).enumerate() {
+        picks.span_with(0, y as i64, row, |p| p.map_or(0, |p| color_of(p.mesh)));
+    }
 
     let dir = Path::new("output/maps");
     std::fs::create_dir_all(dir)?;

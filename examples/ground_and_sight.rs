@@ -5,7 +5,8 @@
 //! `cargo run --release --example ground_and_sight`
 
 use glam::Vec3;
-use softpick::{builtin_scene, ground_height, line_of_sight, raycast_first, Ray, RayOptions};
+use softpick::collision::{ground_height, line_of_sight};
+use softpick::{builtin_scene, Ray, RayCaster, RayOptions};
 
 fn main() {
     // The built-in scene: a 3×3 floor at y = 0 with crates, pillars, a ramp
@@ -32,9 +33,12 @@ fn main() {
     assert!(open.abs() < 1e-4, "{open}");
     assert_eq!(ground_height(&scene, 5.0, 0.0), None);
 
-    // What is underfoot: the same downward ray, as a full hit record.
+    // What is underfoot: the same downward ray, as a full hit record, from
+    // a caster (one per state of the scene, for as many rays as you like).
+    let caster = RayCaster::new(&scene);
     let feet = Vec3::new(0.8, 2.0, 0.2);
-    let down = raycast_first(&scene, &Ray::new(feet, Vec3::NEG_Y), &RayOptions::default())
+    let down = caster
+        .first(&Ray::new(feet, Vec3::NEG_Y), &RayOptions::default())
         .expect("something below");
     println!(
         "below {feet}: {} at y = {:.3}",
@@ -57,12 +61,12 @@ fn main() {
 
     // The first surface along the blocked sight line: which mesh, how far.
     let to_player = player_behind_ramp - guard;
-    let hit = raycast_first(
-        &scene,
-        &Ray::new(guard, to_player.normalize()),
-        &RayOptions::default(),
-    )
-    .expect("the view is blocked");
+    let hit = caster
+        .first(
+            &Ray::new(guard, to_player.normalize()),
+            &RayOptions::default(),
+        )
+        .expect("the view is blocked");
     println!(
         "blocked by {} at {:.3}, {:.3} from the guard (the player is {:.3} away)",
         hit.mesh_name,

@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release --example render_and_pick`
 
-use softpick::{builtin_scene, Camera, Frame, RenderOptions, Renderer, Scene};
+use softpick::{builtin_scene, Camera, Frame, PickMethod, Picks, RenderOptions, Renderer};
 
 fn main() -> Result<(), softpick::Error> {
     // The built-in scene (22 meshes, 362 triangles) and a camera that frames it.
@@ -14,15 +14,18 @@ fn main() -> Result<(), softpick::Error> {
     // its buffers, so re-rendering after the scene or camera moves is cheap.
     let mut renderer = Renderer::new(RenderOptions::default())?;
     let frame = renderer.render(&scene, &camera)?;
+    // The pick view: the frame checked once against the scene it was
+    // rendered from; every pick through it answers without a `Result`.
+    let picks = frame.picks(&scene)?;
 
     // Your own loop: here every pixel, as a mouse would visit them.
     let (mut covered, mut ray_agrees, mut ray_checked) = (0, 0, 0);
     for y in 0..i64::from(frame.height()) {
         for x in 0..i64::from(frame.width()) {
             // buffer: a lookup in the ID buffer, then the hit record
-            let buffer = frame.pick(&scene, x, y)?;
+            let buffer = picks.at(x, y);
             // direct: the rasterizer's own edge test at the pixel centre
-            let direct = frame.pick_direct(&scene, x, y)?;
+            let direct = picks.with(PickMethod::Direct).at(x, y);
             // the two run the same test, so they agree exactly, everywhere
             assert_eq!(buffer, direct, "buffer and direct differ at ({x},{y})");
             let Some(hit) = buffer else { continue };
@@ -32,7 +35,7 @@ fn main() -> Result<(), softpick::Error> {
             // from the edges it names the same triangle.
             if away_from_edges(frame, x, y) {
                 ray_checked += 1;
-                let ray = frame.pick_ray(&scene, x, y)?;
+                let ray = picks.with(PickMethod::Ray).at(x, y);
                 if ray.map(|r| r.global_triangle) == Some(hit.global_triangle) {
                     ray_agrees += 1;
                 }
@@ -54,7 +57,7 @@ fn main() -> Result<(), softpick::Error> {
 
     // A few hits in full: mesh, triangle, world position, depth.
     for (x, y) in [(180, 300), (60, 100), (250, 200), (5, 5)] {
-        print_hit(&scene, frame, x, y)?;
+        print_hit(picks, x, y);
     }
     Ok(())
 }
@@ -67,8 +70,8 @@ fn away_from_edges(frame: &Frame, x: i64, y: i64) -> bool {
 }
 
 /// Picks pixel (x, y) and prints what is there.
-fn print_hit(scene: &Scene, frame: &Frame, x: i64, y: i64) -> Result<(), softpick::Error> {
-    match frame.pick(scene, x, y)? {
+fn print_hit(picks: Picks<'_>, x: i64, y: i64) {
+    match picks.at(x, y) {
         Some(h) => println!(
             "({x},{y}): {} triangle {} at {:.3} (depth {:.4}, {} face)",
             h.mesh_name,
@@ -79,5 +82,4 @@ fn print_hit(scene: &Scene, frame: &Frame, x: i64, y: i64) -> Result<(), softpic
         ),
         None => println!("({x},{y}): background"),
     }
-    Ok(())
 }

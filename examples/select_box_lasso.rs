@@ -12,12 +12,13 @@ fn main() -> Result<(), softpick::Error> {
     let scene = builtin_scene();
     let camera = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
     let frame = render(&scene, &camera, RenderOptions::default())?;
+    let picks = frame.picks(&scene)?;
 
     // A box: two corners in pixels (inclusive, any order, clamped to the
     // frame). Behind the crates here stands a pillar they hide.
     let (x0, y0, x1, y1) = (100, 250, 200, 330);
-    let visible = frame.select_rect(&scene, x0, y0, x1, y1, SelectMode::Visible)?;
-    let through = frame.select_rect(&scene, x0, y0, x1, y1, SelectMode::Through)?;
+    let visible = picks.rect(x0, y0, x1, y1, SelectMode::Visible);
+    let through = picks.rect(x0, y0, x1, y1, SelectMode::Through);
     report(&scene, "box, visible", &visible);
     report(&scene, "box, through", &through);
     // x-ray selects everything visible, and more: the hidden pillar
@@ -45,8 +46,8 @@ fn main() -> Result<(), softpick::Error> {
             [centre.x + 30.0 * a.cos(), centre.y + 30.0 * a.sin()]
         })
         .collect();
-    let visible = frame.select_lasso(&scene, &lasso, SelectMode::Visible)?;
-    let through = frame.select_lasso(&scene, &lasso, SelectMode::Through)?;
+    let visible = picks.lasso(&lasso, SelectMode::Visible);
+    let through = picks.lasso(&lasso, SelectMode::Through);
     report(&scene, "lasso, visible", &visible);
     report(&scene, "lasso, through", &through);
     let sphere = mesh_id(&scene, "sphere_1");

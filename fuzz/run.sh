@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# Runs every softpick fuzz target for SECONDS each (default 60), growing the
-# corpus in fuzz/corpus/<target>/, then minimizes each corpus (cargo fuzz
-# cmin) so the committed one stays small. A crash stops the script with
-# libFuzzer's report; the input is saved in fuzz/artifacts/<target>/.
+# Runs softpick's fuzz targets for SECONDS each (default 600), one after
+# the other: fuzz/run.sh [SECONDS] [TARGET...] (every target when none is
+# named). A crash stops the script with libFuzzer's report; the input is
+# saved in fuzz/artifacts/<target>/.
+#
+# Each target starts from three folders: fuzz/grown/<target>/ (what earlier
+# runs found; new inputs go there; ignored by git), the committed
+# hand-written seeds fuzz/corpus/<target>/ and the real-file seeds
+# fuzz/seeds/<target>/ that fuzz/seed_corpus.py builds from the shared
+# models (../shared/models beside the repository; ignored by git, rebuilt
+# when that folder exists). -max_len is the largest of those inputs, so
+# every real file is admitted whole.
 #
 # Only a stable toolchain is installed here: RUSTC_BOOTSTRAP=1 lets it take
 # the nightly-only flags cargo-fuzz passes (-Z...). No sanitizer (softpick
@@ -10,25 +18,36 @@
 # the targets are built with debug assertions, so integer overflow panics
 # too.
 set -euo pipefail
-secs=${1:-60}
+secs=${1:-600}
+shift || true
 cd "$(dirname "$0")/.."
 export RUSTC_BOOTSTRAP=1
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=(obj_load_render_pick stl_ply_load_render_pick gltf_load_render_pick triangles_rasterize_pick)
+fi
+if [ -d ../shared/models ]; then
+    python3 fuzz/seed_corpus.py ../shared/models fuzz/seeds
+else
+    echo "no ../shared/models: fuzzing from the committed corpus only"
+fi
 # FUZZ_JOBS=N runs N processes per target (libFuzzer then logs to fuzz-<i>.log)
 jobs=()
 if [ "${FUZZ_JOBS:-1}" -gt 1 ]; then jobs=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS"); fi
-for target in obj_load_render_pick triangles_rasterize_pick stl_ply_load_render_pick gltf_load_render_pick; do
-    mkdir -p "fuzz/corpus/$target"
-    echo "== $target: ${secs}s"
-    cargo fuzz run -s none "$target" "fuzz/corpus/$target" -- \
-        -max_total_time="$secs" -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
+# FUZZ_KEEP_GOING=1: fork mode (one child at a time), a crash is saved and
+# the run goes on, so one known finding does not end it
+if [ "${FUZZ_KEEP_GOING:-0}" = 1 ]; then jobs+=(-fork=1 -ignore_crashes=1); fi
+for target in "${targets[@]}"; do
+    dirs=("fuzz/grown/$target" "fuzz/corpus/$target")
+    [ -d "fuzz/seeds/$target" ] && dirs+=("fuzz/seeds/$target")
+    mkdir -p "fuzz/grown/$target"
+    # the largest input of any folder (4096 bytes at least, room to grow)
+    max_len=$(find "${dirs[@]}" -type f -printf '%s\n' | sort -n | tail -1)
+    max_len=$(( ${max_len:-0} > 4096 ? max_len : 4096 ))
+    echo "== $target: ${secs}s, -max_len=$max_len, commit $(git rev-parse --short HEAD)"
+    cargo fuzz run -s none "$target" "${dirs[@]}" -- \
+        -max_total_time="$secs" -max_len="$max_len" -timeout=60 -rss_limit_mb=4096 \
         "${jobs[@]}" -print_final_stats=1
-    # minimize; OBJ, STL and PLY inputs are cut to 384 bytes so the
-    # committed corpus stays under 200 KB (the seeds are all shorter)
-    keep=4096
-    [ "$target" = obj_load_render_pick ] && keep=384
-    [ "$target" = stl_ply_load_render_pick ] && keep=384
-    cargo fuzz cmin -s none "$target" "fuzz/corpus/$target" -- -max_len="$keep" >/dev/null 2>&1 \
-        || echo "cmin failed for $target (corpus kept as is)"
-    echo "== $target: $(ls "fuzz/corpus/$target" | wc -l) corpus files, $(cat "fuzz/corpus/$target"/* | wc -c) bytes"
+    echo "== $target: $(find "fuzz/grown/$target" -type f | wc -l) inputs grown"
 done

@@ -8,7 +8,7 @@
 use glam::Vec3;
 
 use crate::geometry::{Aabb, Ray};
-use crate::pick::ray::{raycast_first, RayCaster, RayOptions};
+use crate::pick::ray::{RayCaster, RayOptions};
 use crate::pick::Hit;
 use crate::scene::{MeshId, Scene};
 
@@ -28,7 +28,7 @@ pub fn ground_height(scene: &Scene, x: f32, z: f32) -> Option<f32> {
 /// feet, ignoring its own mesh with `opts.filter`).
 #[must_use]
 pub fn ground_below(scene: &Scene, p: Vec3, opts: &RayOptions<'_>) -> Option<Hit> {
-    raycast_first(scene, &Ray::new(p, Vec3::NEG_Y), opts)
+    RayCaster::new(scene).first_brute(&Ray::new(p, Vec3::NEG_Y), opts)
 }
 
 /// The first surface between `a` and `b` (exclusive of anything exactly at
@@ -44,7 +44,7 @@ pub fn first_blocker(scene: &Scene, a: Vec3, b: Vec3, opts: &RayOptions<'_>) -> 
         far: len * (1.0 - 1e-6),
         ..*opts
     };
-    raycast_first(scene, &Ray::new(a, d / len), &short_of_b)
+    RayCaster::new(scene).first_brute(&Ray::new(a, d / len), &short_of_b)
 }
 
 /// Is the segment from `a` to `b` free of surfaces (e.g. camera-in-wall

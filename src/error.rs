@@ -2,50 +2,6 @@
 
 use std::path::PathBuf;
 
-/// What was wrong with an OBJ file.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ObjErrorKind {
-    /// The file does not exist.
-    #[error("file not found")]
-    NotFound,
-    /// The path is a directory or otherwise not a regular file.
-    #[error("not a regular file")]
-    NotAFile,
-    /// The file has no geometry at all.
-    #[error("empty file (no vertices or faces)")]
-    Empty,
-    /// The bytes are not text.
-    #[error("not a text file (invalid UTF-8 or binary data{line})", line = at_line(*.0))]
-    Binary(Option<usize>),
-    /// A line the OBJ parser rejected.
-    #[error("malformed OBJ{line}: {msg}", line = at_line(*.0), msg = .1)]
-    Parse(Option<usize>, String),
-    /// A face refers to a vertex that does not exist (or index 0).
-    #[error("face index out of range{line}: {msg}", line = at_line(*.0), msg = .1)]
-    IndexOutOfRange(Option<usize>, String),
-    /// Faces exist but every triangle was dropped (degenerate or non-finite).
-    #[error("no usable triangles ({0} dropped: non-finite vertices or fewer than 3 vertices)")]
-    NoTriangles(usize),
-    /// A problem at a place in a glTF file, e.g.
-    /// `meshes[0].primitives[1].indices`.
-    #[error("{0}: {1}")]
-    At(String, String),
-    /// A glTF file requires an extension softpick does not read (the
-    /// extension, and where the file names it).
-    #[error("{1}: requires the extension `{0}`, which softpick does not read")]
-    UnsupportedExtension(String, String),
-    /// The file is above a size limit (checked before allocating for it).
-    #[error("too large: {size} {what} (the limit is {limit})")]
-    TooLarge {
-        /// What was counted: `"bytes"` or `"triangles"`.
-        what: &'static str,
-        /// How many there are.
-        size: u64,
-        /// The limit.
-        limit: u64,
-    },
-}
-
 fn at_line(line: Option<usize>) -> String {
     line.map(|l| format!(" at line {l}")).unwrap_or_default()
 }
@@ -125,7 +81,8 @@ impl std::fmt::Display for ModelFormat {
     }
 }
 
-/// What was wrong with an STL, PLY or glTF file (OBJ files have [`ObjErrorKind`]).
+/// What was wrong with a model file: the one kind of every loader (OBJ,
+/// STL, PLY and glTF), carried by [`Error::Model`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ModelErrorKind {
     /// The file does not exist.
@@ -134,9 +91,13 @@ pub enum ModelErrorKind {
     /// The path is a directory or otherwise not a regular file.
     #[error("not a regular file")]
     NotAFile,
-    /// The file has no bytes, or no facets / faces.
+    /// The file has no bytes, no vertices or faces, or no facets.
     #[error("empty model: {0}")]
     Empty(String),
+    /// A text format's bytes are not text (OBJ): invalid UTF-8 or binary
+    /// data, at this line when known.
+    #[error("not a text file (invalid UTF-8 or binary data{line})", line = at_line(*.0))]
+    Binary(Option<usize>),
     /// The bytes are not this format at all (another format, HTML, text).
     #[error("not a{n} {fmt} file: {msg}", n = an(*.0), fmt = .0, msg = .1)]
     WrongFormat(ModelFormat, String),
@@ -248,15 +209,7 @@ pub enum Error {
         /// The OS error.
         source: std::io::Error,
     },
-    /// An OBJ file could not be loaded.
-    #[error("{}: {kind}", path.display())]
-    Obj {
-        /// The file.
-        path: PathBuf,
-        /// What was wrong.
-        kind: ObjErrorKind,
-    },
-    /// An STL or PLY file could not be loaded.
+    /// A model file (OBJ, STL, PLY or glTF) could not be loaded.
     #[error("{}: {kind}", path.display())]
     Model {
         /// The file.
@@ -301,6 +254,17 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// A mesh could not be made or changed: a triangle naming a vertex the
+    /// mesh does not have, new positions of another count than its
+    /// vertices, a mesh id the scene does not have.
+    #[error("invalid mesh: {0}")]
+    InvalidMesh(String),
+    /// A skin, deformer, animation or pose that does not fit the scene: a
+    /// joint or channel naming a node the scene does not have, a deformer
+    /// of another vertex count than its mesh, channel keys that cannot be
+    /// sampled, an animation, skin or instance index out of range.
+    #[error("invalid scene: {0}")]
+    InvalidScene(String),
     /// A camera given in code was invalid.
     #[error("invalid camera: {0}")]
     InvalidCamera(CameraError),
@@ -317,18 +281,19 @@ pub enum Error {
 }
 
 impl Error {
-    /// The OBJ error kind, if this is an OBJ error.
-    #[must_use]
-    pub fn obj_kind(&self) -> Option<&ObjErrorKind> {
+    /// The message of an [`Error::InvalidMesh`] or [`Error::InvalidScene`]
+    /// without its prefix (for a loader that names the place in the file
+    /// itself), else the whole message.
+    #[cfg(any(feature = "obj", feature = "stl", feature = "ply", feature = "gltf"))]
+    pub(crate) fn detail(self) -> String {
         match self {
-            Error::Obj { kind, .. } => Some(kind),
-            _ => None,
+            Error::InvalidMesh(m) | Error::InvalidScene(m) => m,
+            e => e.to_string(),
         }
     }
-}
 
-impl Error {
-    /// The STL/PLY error kind, if this is one.
+    /// What was wrong with a model file, if this is a model error
+    /// ([`Error::Model`], every format).
     #[must_use]
     pub fn model_kind(&self) -> Option<&ModelErrorKind> {
         match self {

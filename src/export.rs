@@ -18,7 +18,11 @@ fn io_err(path: &Path, e: std::io::Error) -> Error {
 }
 
 /// Writes `bytes` to `path` atomically (temporary file + rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+///
+/// # Errors
+/// [`Error::Io`] naming the file when it cannot be written.
+pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<(), Error> {
+    let path = path.as_ref();
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -57,7 +61,17 @@ pub fn encode_png(width: u32, height: u32, pixels: &[u32]) -> Result<Vec<u8>, St
 
 #[cfg(feature = "png")]
 /// Writes 0x00RRGGBB pixels as a PNG file.
-pub fn write_png(path: &Path, width: u32, height: u32, pixels: &[u32]) -> Result<(), Error> {
+///
+/// # Errors
+/// [`Error::Image`] when the pixels are not `width · height`, or
+/// [`Error::Io`] when the file cannot be written; both name the file.
+pub fn write_png(
+    path: impl AsRef<Path>,
+    width: u32,
+    height: u32,
+    pixels: &[u32],
+) -> Result<(), Error> {
+    let path = path.as_ref();
     let bytes = encode_png(width, height, pixels).map_err(|message| Error::Image {
         path: path.to_path_buf(),
         message,
@@ -67,7 +81,12 @@ pub fn write_png(path: &Path, width: u32, height: u32, pixels: &[u32]) -> Result
 
 #[cfg(feature = "png")]
 /// Reads a PNG as 0x00RRGGBB pixels (width, height, pixels).
-pub fn read_png(path: &Path) -> Result<(u32, u32, Vec<u32>), Error> {
+///
+/// # Errors
+/// [`Error::Image`] naming the file when it cannot be read or decoded.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
+pub fn read_png(path: impl AsRef<Path>) -> Result<(u32, u32, Vec<u32>), Error> {
+    let path = path.as_ref();
     let img = image::open(path)
         .map_err(|e| Error::Image {
             path: path.to_path_buf(),
@@ -82,19 +101,30 @@ pub fn read_png(path: &Path) -> Result<(u32, u32, Vec<u32>), Error> {
 }
 
 /// Writes u32 values as raw little-endian (the peers' `.u32` format).
-pub fn write_raw_u32(path: &Path, values: &[u32]) -> Result<(), Error> {
+///
+/// # Errors
+/// [`Error::Io`] naming the file when it cannot be written.
+pub fn write_raw_u32(path: impl AsRef<Path>, values: &[u32]) -> Result<(), Error> {
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     write_atomic(path, &bytes)
 }
 
 /// Writes f32 values as raw little-endian (the peers' `.f32` format).
-pub fn write_raw_f32(path: &Path, values: &[f32]) -> Result<(), Error> {
+///
+/// # Errors
+/// [`Error::Io`] naming the file when it cannot be written.
+pub fn write_raw_f32(path: impl AsRef<Path>, values: &[f32]) -> Result<(), Error> {
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     write_atomic(path, &bytes)
 }
 
 /// Reads a raw little-endian `.u32` file.
-pub fn read_raw_u32(path: &Path) -> Result<Vec<u32>, Error> {
+///
+/// # Errors
+/// [`Error::Io`] naming the file when it cannot be read.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
+pub fn read_raw_u32(path: impl AsRef<Path>) -> Result<Vec<u32>, Error> {
+    let path = path.as_ref();
     let b = std::fs::read(path).map_err(|e| io_err(path, e))?;
     Ok(b.chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -103,6 +133,7 @@ pub fn read_raw_u32(path: &Path) -> Result<Vec<u32>, Error> {
 
 /// The pick-map color of an id: black for `None`, a fixed distinct palette otherwise.
 #[must_use]
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn id_color(id: Option<u32>) -> u32 {
     match id {
         None => 0,

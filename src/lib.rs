@@ -4,9 +4,10 @@
 //! screen-space vertex buffer, fills triangles with exact integer edge
 //! functions (8 subpixel bits, four selectable fill rules) and writes a
 //! color, a depth and an ID buffer in one pass, so "what is under this
-//! pixel?" is a 2D lookup ([`Frame::pick`]), a point-in-triangle query on the
-//! screen-space triangles ([`Frame::pick_direct`]) or a 3D ray cast
-//! ([`Frame::pick_ray`], [`raycast_first`]), and all three agree.
+//! pixel?" is a 2D lookup in the ID buffer, a point-in-triangle query on
+//! the screen-space triangles or a 3D ray cast, and all three agree
+//! ([`PickMethod`]): [`Frame::picks`] checks the frame against its scene
+//! once and answers every pick through the view it returns ([`Picks`]).
 //!
 //! ```
 //! use softpick::{builtin_scene, Camera, RenderOptions, Renderer};
@@ -15,14 +16,15 @@
 //! let camera = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
 //! let mut renderer = Renderer::new(RenderOptions::default())?;
 //! let frame = renderer.render(&scene, &camera)?;
-//! if let Some(hit) = frame.pick(&scene, 180, 300)? {
+//! if let Some(hit) = frame.picks(&scene)?.at(180, 300) {
 //!     println!("{} triangle {} at {}", hit.mesh_name, hit.triangle, hit.position);
 //! }
 //! # Ok::<(), softpick::Error>(())
 //! ```
 //!
-//! Conventions (NDC depth range, y direction, winding, fill rules) are all
-//! in [`rules`].
+//! Every convention (NDC depth range, y direction, winding, fill rules,
+//! triangle numbering, the background of each output) is in one place:
+//! docs/conventions.md.
 
 // Safe Rust throughout, except `cpu` (CPU-feature checks, prefetch and
 // huge-page hints), `pick::simd` (the AVX2 build of a block of ray
@@ -36,7 +38,6 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 mod accel;
-pub mod analysis;
 mod builtin;
 mod camera;
 mod collide;
@@ -45,11 +46,15 @@ mod error;
 mod export;
 mod frame;
 mod geometry;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod internals;
 #[cfg(any(feature = "obj", feature = "stl", feature = "ply", feature = "gltf"))]
 mod io;
 pub mod limits;
 mod pick;
 mod raster;
+mod rule_faults;
 mod scene;
 mod select;
 #[cfg(test)]
@@ -57,42 +62,56 @@ mod test_util;
 #[cfg(feature = "viewer")]
 pub mod viewer;
 
-pub use accel::bvh::{Bvh, Refit};
-pub use analysis::{analyze_rules, RuleReport};
+// The public API, one curated list (docs/architecture.md lists every name
+// with one line). Everything else is crate-private or, for softpick's own
+// tests, tools and fuzz targets, in `internals` (feature `internals`).
+
+// the scene
 pub use builtin::builtin_scene;
+pub use geometry::{Aabb, CullMode, Ray};
+pub use scene::{Instance, InstanceId, Mesh, MeshId, MeshOrigin, Node, NodeId, Scene, Transform};
+// the camera
 pub use camera::file::{FileCamera, FileProjection};
 pub use camera::{Camera, Projection};
-pub use collide::{
-    first_blocker, ground_below, ground_height, line_of_sight, plan_sweep, sweep_move, SweepResult,
-};
-pub use error::{CameraError, Error, ModelErrorKind, ModelFormat, ObjErrorKind, Result};
-#[cfg(feature = "png")]
-pub use export::{encode_png, read_png, write_png};
-pub use export::{id_color, read_raw_u32, write_atomic, write_raw_f32, write_raw_u32};
-pub use frame::maps::{MapRequest, PixelMaps};
-pub use frame::render::{render, render_2d, RenderOptions, Renderer};
-pub use frame::{Frame, ScreenVertex, BACKGROUND, NO_TRIANGLE};
-pub use geometry::{Aabb, CullMode, Ray};
-#[cfg(feature = "gltf")]
-pub use io::gltf::{load_gltf, load_gltf_bytes, load_gltf_with};
-#[cfg(feature = "obj")]
-pub use io::obj::{load_obj, load_obj_bytes};
-#[cfg(feature = "ply")]
-pub use io::ply::{load_ply, load_ply_bytes};
-#[cfg(feature = "stl")]
-pub use io::stl::{load_stl, load_stl_bytes};
-#[cfg(any(feature = "obj", feature = "stl", feature = "ply", feature = "gltf"))]
-pub use io::{
-    load_model, load_model_bytes, load_model_bytes_with, load_model_with, sniff_model_format,
-    LoadOptions, LoadReport, MAX_MODEL_BYTES,
-};
-pub use pick::ray::{raycast_all, raycast_first, FirstHits, RayCaster, RayHit, RayOptions};
-pub use pick::{Hit, PickId, PickMethod};
-pub use raster::rules;
+// rendering
+pub use frame::render::{render, RenderOptions, Renderer};
+pub use frame::Frame;
 pub use raster::rules::{DepthTest, FillRule};
 pub use raster::{StageTimes, Stats};
-pub use scene::{
-    palette_color, Animation, Channel, ChannelPath, Deformer, Instance, InstanceId, Interpolation,
-    Mesh, MeshId, MeshOrigin, Node, NodeId, PoseStats, Scene, Skin, Transform,
-};
+// picks, maps and selections of a frame
+pub use frame::maps::{MapRequest, PixelMaps};
+pub use pick::{Hit, PickId, PickMethod, Picks};
 pub use select::{NearPixel, PickCycle, SelectMode, Selection};
+// world rays
+pub use pick::ray::{FirstHits, RayCaster, RayHit, RayOptions};
+// files in and out
+#[cfg(feature = "png")]
+pub use export::write_png;
+pub use export::{write_raw_f32, write_raw_u32};
+#[cfg(any(feature = "obj", feature = "stl", feature = "ply", feature = "gltf"))]
+pub use io::{
+    load_model, load_model_bytes, load_model_bytes_with, load_model_with, LoadOptions, LoadReport,
+};
+// errors
+pub use error::{CameraError, Error, ModelErrorKind, ModelFormat, Result};
+// the fill-rule experiment
+pub use rule_faults::{analyze_rules, RuleReport};
+
+/// Animations and deformation: what [`Scene::pose`](crate::Scene::pose)
+/// plays (glTF 2.0's channels, samplers, skins and morph targets).
+pub mod animation {
+    pub use crate::scene::{
+        Animation, Channel, ChannelPath, Deformer, Interpolation, LoopMode, PoseStats, Skin,
+    };
+}
+
+/// Collision queries on the scene's meshes, built on world rays
+/// ([`RayCaster`]): the ground under a point, a line of sight, the first
+/// blocker between two points, and a mesh swept along a move until it
+/// touches another.
+pub mod collision {
+    pub use crate::collide::{
+        first_blocker, ground_below, ground_height, line_of_sight, plan_sweep, sweep_move,
+        SweepResult,
+    };
+}

@@ -1,17 +1,19 @@
 //! Every limit of softpick in one place (llvmpipe's `lp_limits.h`).
 //!
-//! The limits a user must know (frame size, file sizes) are public; the
-//! tuning constants of the pipeline are crate-private, so retuning one is
-//! not a change of the API. None of the tuning constants changes any output:
+//! The limits a user must know (frame size, file sizes, triangle counts)
+//! are public, here and nowhere else (`softpick::limits`); the tuning
+//! constants of the pipeline are crate-private, so retuning one is not a
+//! change of the API. None of the tuning constants changes any output:
 //! they decide how work is split and ordered, never what is drawn.
 
-/// Largest frame side accepted by [`crate::Frame::new`] and the camera.
+/// Largest frame side accepted by [`crate::Frame::new`], the renderer and
+/// the camera.
 pub const MAX_FRAME_SIDE: u32 = 16_384;
 /// Guard band: how far (in pixels) outside the viewport a vertex may lie
 /// before the triangle is clipped in homogeneous space. With the frame limit
 /// this keeps snapped coordinates below 2^23 in magnitude, edge deltas below
 /// 2^24 and every edge product below 2^49, far inside i64.
-pub const GUARD_BAND_PX: f32 = 16_384.0;
+pub(crate) const GUARD_BAND_PX: f32 = 16_384.0;
 /// Side of a bin tile in pixels (llvmpipe's `TILE_SIZE`).
 pub(crate) const TILE_SIZE: u32 = 64;
 /// log2 of [`TILE_SIZE`].
@@ -41,11 +43,15 @@ pub(crate) const fn band_rows(height: u32) -> u32 {
     }
 }
 
-/// Largest OBJ file [`crate::load_obj`] and [`crate::load_obj_bytes`] accept, in bytes (1 GiB).
-pub const MAX_OBJ_BYTES: u64 = 1 << 30;
-/// Most triangles an OBJ file may declare (2^26, about 67 million).
+/// Largest model file the loaders accept, in bytes (1 GiB), whatever the
+/// format (OBJ, STL, PLY, glTF with its buffers): checked before the file
+/// is read. A binary STL of this size holds about 21 million facets.
+pub const MAX_MODEL_BYTES: u64 = 1 << 30;
+/// Most triangles a model file may declare (2^26, about 67 million), and
+/// most vertices of a PLY file.
 pub const MAX_TRIANGLES: u64 = 1 << 26;
-/// Largest `.mtl` file [`crate::load_obj`] reads, in bytes (64 MiB).
+/// Largest `.mtl` file an OBJ file's materials are read from, in bytes
+/// (64 MiB); a larger one is skipped with a warning.
 pub const MAX_MTL_BYTES: u64 = 64 << 20;
 
 /// Most triangles per setup chunk.
@@ -121,4 +127,4 @@ pub(crate) const WIDE_TRI_PX: i32 = 16;
 /// grows past this multiple of the area it had when it was built: boxes
 /// that have grown that much overlap, and rays then visit many of them
 /// (`Bvh::refit`).
-pub const REFIT_AREA_LIMIT: f32 = 2.0;
+pub(crate) const REFIT_AREA_LIMIT: f32 = 2.0;

@@ -45,19 +45,23 @@ fn model_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn check_picks(scene: &Scene, name: &str) -> usize {
     let cam = Camera::auto_frame(&scene.framing_bounds(), 120, 90);
     let f = render(scene, &cam, RenderOptions::default()).unwrap();
+    let picks = f.picks(scene).unwrap();
     let id = |x: i64, y: i64| f.triangle_at(x, y);
     let mut covered = 0;
     for y in 0..90 {
         for x in 0..120 {
-            let b = f.pick(scene, x, y).unwrap().map(|h| h.global_triangle);
-            let d = f
-                .pick_direct(scene, x, y)
-                .unwrap()
+            let b = picks.at(x, y).map(|h| h.global_triangle);
+            let d = picks
+                .with(softpick::PickMethod::Direct)
+                .at(x, y)
                 .map(|h| h.global_triangle);
             assert_eq!(b, d, "{name} ({x},{y})");
             let Some(t) = b else { continue };
             covered += 1;
-            let r = f.pick_ray(scene, x, y).unwrap().map(|h| h.global_triangle);
+            let r = picks
+                .with(softpick::PickMethod::Ray)
+                .at(x, y)
+                .map(|h| h.global_triangle);
             let edge = (-1..=1).any(|dy| (-1..=1).any(|dx| id(x + dx, y + dy) != Some(t)));
             assert!(
                 r == Some(t) || edge,

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use softpick::{load_model_bytes_with, render, Camera, LoadOptions, RenderOptions};
+use softpick::{load_model_bytes_with, render, Camera, LoadOptions, PickMethod, RenderOptions};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&which, bytes)) = data.split_first() else {
@@ -34,10 +34,11 @@ fuzz_target!(|data: &[u8]| {
     assert!(!scene.instances().is_empty());
     let cam = Camera::auto_frame(&scene.framing_bounds(), 64, 48);
     let frame = render(&scene, &cam, RenderOptions::default()).expect("auto camera is valid");
+    let picks = frame.picks(&scene).expect("same scene");
     for y in 0..48i64 {
         for x in 0..64i64 {
-            let a = frame.pick(&scene, x, y).expect("same scene");
-            let b = frame.pick_direct(&scene, x, y).expect("same scene");
+            let a = picks.at(x, y);
+            let b = picks.with(PickMethod::Direct).at(x, y);
             assert_eq!(
                 a.as_ref().map(|h| h.global_triangle),
                 b.as_ref().map(|h| h.global_triangle),
@@ -51,6 +52,6 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     for (x, y) in [(0, 0), (32, 24), (63, 47)] {
-        let _ = frame.pick_ray(&scene, x, y).expect("same scene");
+        let _ = picks.with(PickMethod::Ray).at(x, y);
     }
 });

@@ -9,7 +9,8 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use softpick::{load_obj_bytes, render, Camera, PickId, PickMethod, RenderOptions, NO_TRIANGLE};
+use softpick::internals::{direct_triangle_at, load_obj_bytes};
+use softpick::{render, Camera, Frame, PickId, PickMethod, RenderOptions};
 
 fuzz_target!(|data: &[u8]| {
     let path = Path::new("fuzz.obj");
@@ -17,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     {
         Ok(r) => r,
         Err(e) => {
-            assert!(e.obj_kind().is_some(), "{e:?}");
+            assert!(e.model_kind().is_some(), "{e:?}");
             assert!(e.to_string().starts_with("fuzz.obj: "), "{e}");
             return;
         }
@@ -26,6 +27,8 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(scene.triangle_count() as usize, report.triangles);
     let cam = Camera::auto_frame(&scene.framing_bounds(), 64, 48);
     let frame = render(&scene, &cam, RenderOptions::default()).expect("auto camera is valid");
+    let picks = frame.picks(&scene).expect("the frame of this scene");
+    let (direct, ray) = (picks.with(PickMethod::Direct), picks.with(PickMethod::Ray));
     let finite = |g: u32| {
         let (m, t) = scene.locate(g).expect("drawn triangle exists");
         scene.meshes()[m as usize]
@@ -36,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
     for y in 0..48u32 {
         for x in 0..64u32 {
             let a = frame.triangle_at(x.into(), y.into());
-            let b = frame.triangle_at_direct(x.into(), y.into()).map(|(t, _)| t);
+            let b = direct_triangle_at(&frame, x.into(), y.into()).map(|(t, _)| t);
             assert_eq!(a, b, "buffer vs direct at ({x},{y})");
             if let Some(g) = a {
                 assert!(finite(g), "triangle {g} has a non-finite vertex");
@@ -53,13 +56,13 @@ fuzz_target!(|data: &[u8]| {
         (64, 0),
         (i64::MIN, i64::MAX),
     ] {
-        let a = frame.pick(&scene, x, y).unwrap().map(|h| h.global_triangle);
-        let b = frame.pick_direct(&scene, x, y).unwrap().map(|h| h.global_triangle);
-        assert_eq!(a, b, "pick vs pick_direct at ({x},{y})");
-        if let Some(h) = frame.pick_ray(&scene, x, y).unwrap() {
+        let a = picks.at(x, y).map(|h| h.global_triangle);
+        let b = direct.at(x, y).map(|h| h.global_triangle);
+        assert_eq!(a, b, "buffer vs direct pick at ({x},{y})");
+        if let Some(h) = ray.at(x, y) {
             assert!(finite(h.global_triangle), "ray hit a non-finite triangle");
         }
-        let _ = frame.pick_all(&scene, x, y).unwrap();
+        let _ = direct.all(x, y);
     }
     // rows of ray picks (four or eight pixels per BVH walk) equal single ray picks,
     // rows running off the frame included; depths compared bit for bit (a
@@ -68,12 +71,12 @@ fuzz_target!(|data: &[u8]| {
         |p: Option<PickId>| p.map(|p| (p.mesh, p.triangle, p.global_triangle, p.depth.to_bits()));
     for (x0, y, len) in [(0u32, 24u32, 64usize), (61, 5, 9), (2, 47, 7)] {
         let mut row = vec![None; len];
-        frame.pick_id_span(PickMethod::Ray, &scene, x0.into(), y.into(), &mut row).unwrap();
+        ray.span(x0.into(), y.into(), &mut row);
         for (k, got) in row.iter().enumerate() {
             let x = i64::from(x0) + k as i64;
             assert_eq!(
                 key(*got),
-                key(frame.pick_id_ray(&scene, x, y.into()).unwrap()),
+                key(ray.id_at(x, y.into())),
                 "ray row at ({x},{y})"
             );
         }
@@ -81,13 +84,13 @@ fuzz_target!(|data: &[u8]| {
     // so do blocks of rows (4×2-pixel walks), blocks running off the frame included
     for (x0, y0, width) in [(1u32, 20u32, 13usize), (58, 45, 9)] {
         let mut block = vec![None; width * 5];
-        frame.pick_id_block(PickMethod::Ray, &scene, x0.into(), y0.into(), width, &mut block).unwrap();
+        ray.block(x0.into(), y0.into(), width, &mut block);
         for (k, got) in block.iter().enumerate() {
             let x = i64::from(x0) + (k % width) as i64;
             let y = i64::from(y0) + (k / width) as i64;
             assert_eq!(
                 key(*got),
-                key(frame.pick_id_ray(&scene, x, y).unwrap()),
+                key(ray.id_at(x, y)),
                 "ray block at ({x},{y})"
             );
         }
@@ -96,16 +99,16 @@ fuzz_target!(|data: &[u8]| {
     // buffer, and past the frame's edge nothing
     for y in [0u32, 24, 47] {
         let mut raw = vec![u32::MAX; 70];
-        frame.pick_id_span_with(PickMethod::Buffer, &scene, 0, y.into(), &mut raw, |p| {
-            p.map_or(NO_TRIANGLE, |p| p.global_triangle + 1)
-        }).unwrap();
+        picks.span_with(0, y.into(), &mut raw, |p| {
+            p.map_or(Frame::NO_TRIANGLE, |p| p.global_triangle + 1)
+        });
         assert_eq!(
             &raw[..64],
             &frame.ids()[y as usize * 64..][..64],
             "buffer row {y}"
         );
         assert!(
-            raw[64..].iter().all(|&r| r == NO_TRIANGLE),
+            raw[64..].iter().all(|&r| r == Frame::NO_TRIANGLE),
             "buffer row {y} past the edge"
         );
     }

@@ -14,7 +14,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use softpick::rules::{snap, FillRule, GUARD_BAND_PX};
+use softpick::internals::{direct_triangle_at, render_2d, snap, GUARD_BAND_PX};
+use softpick::FillRule;
 
 fn coord(b: &[u8]) -> f32 {
     if b[0] & 0x80 != 0 {
@@ -72,18 +73,18 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     let lim = 2.0 * GUARD_BAND_PX;
     for rule in FillRule::ALL {
-        let f = softpick::render_2d(w, h, &tris, rule).expect("valid size");
+        let f = render_2d(w, h, &tris, rule).expect("valid size");
         for y in 0..h {
             for x in 0..w {
                 let a = f
                     .triangle_at(x.into(), y.into())
                     .map(|t| (t, f.depth()[(y * w + x) as usize]));
-                let b = f.triangle_at_direct(x.into(), y.into());
+                let b = direct_triangle_at(&f, x.into(), y.into());
                 assert_eq!(a, b, "{rule:?}: buffer vs direct at ({x},{y})");
             }
         }
         let mut got = vec![vec![false; (w * h) as usize]; tris.len()];
-        f.for_each_coverage(|p, t| got[t as usize][p] = true);
+        softpick::internals::for_each_coverage(&f, |p, t| got[t as usize][p] = true);
         for (k, t) in tris.iter().enumerate() {
             let accepted = t.iter().flatten().all(|c| c.is_finite() && c.abs() <= lim);
             let want = if accepted {

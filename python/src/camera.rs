@@ -24,8 +24,7 @@ pub struct PyCamera {
 }
 
 fn checked(cam: Camera) -> PyResult<PyCamera> {
-    cam.validate()
-        .map_err(|e| py_err(softpick::Error::InvalidCamera(e)))?;
+    cam.validate().map_err(py_err)?;
     Ok(PyCamera { cam })
 }
 

@@ -3,7 +3,7 @@
 
 use pyo3::exceptions::{PyFileNotFoundError, PyValueError};
 use pyo3::PyErr;
-use softpick::{ModelErrorKind, ObjErrorKind};
+use softpick::ModelErrorKind;
 
 pyo3::create_exception!(
     _softpick,
@@ -19,7 +19,6 @@ pub(crate) fn py_err(e: softpick::Error) -> PyErr {
     let msg = e.to_string();
     let not_found = match &e {
         softpick::Error::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
-        softpick::Error::Obj { kind, .. } => *kind == ObjErrorKind::NotFound,
         softpick::Error::Model { kind, .. } => *kind == ModelErrorKind::NotFound,
         _ => false,
     };

@@ -84,7 +84,7 @@ impl PyFrame {
         Ok(arr.into_any())
     }
 
-    /// A computed map, cached: the core's `Frame::pixel_maps` for `map`,
+    /// A computed map, cached: the core's `Picks::maps` for `map`,
     /// without the GIL, handed to numpy without a copy.
     fn map<'py>(slf: &Bound<'py, Self>, map: Map) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
@@ -101,9 +101,8 @@ impl PyFrame {
         };
         let scene_ref = this.scene.borrow(py);
         let scene = &scene_ref.scene;
-        let maps = py
-            .allow_threads(|| in_pool(&this.pool, || this.frame.pixel_maps(scene, req)))
-            .map_err(py_err)?;
+        let picks = this.frame.picks(scene).map_err(py_err)?;
+        let maps = py.allow_threads(|| in_pool(&this.pool, || picks.maps(req)));
         let (h, w) = this.hw();
         let arr = match map {
             Map::Mesh => PyArray1::from_vec(py, maps.mesh.unwrap_or_default())
@@ -317,10 +316,8 @@ impl PyFrame {
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
         let method = pick_method(method)?;
         let scene = self.scene.borrow(py);
-        let hit = self
-            .frame
-            .pick_with(method, &scene.scene, x, y)
-            .map_err(py_err)?;
+        let picks = self.frame.picks(&scene.scene).map_err(py_err)?;
+        let hit = picks.with(method).at(x, y);
         hit.map(|h| hit_dict(py, &scene.scene, &h)).transpose()
     }
 
@@ -344,10 +341,8 @@ impl PyFrame {
     ) -> PyResult<Bound<'py, PyDict>> {
         let mode = select_mode(mode)?;
         let scene = self.scene.borrow(py);
-        let s = self
-            .frame
-            .select_rect(&scene.scene, x0, y0, x1, y1, mode)
-            .map_err(py_err)?;
+        let picks = self.frame.picks(&scene.scene).map_err(py_err)?;
+        let s = picks.rect(x0, y0, x1, y1, mode);
         selection_dict(py, &scene.scene, &s)
     }
 
@@ -371,10 +366,8 @@ impl PyFrame {
             .map(|c| [c[0] as f32, c[1] as f32])
             .collect();
         let scene = self.scene.borrow(py);
-        let s = self
-            .frame
-            .select_lasso(&scene.scene, &poly, mode)
-            .map_err(py_err)?;
+        let picks = self.frame.picks(&scene.scene).map_err(py_err)?;
+        let s = picks.lasso(&poly, mode);
         selection_dict(py, &scene.scene, &s)
     }
 
@@ -402,7 +395,7 @@ impl PyFrame {
         }
         let scene_ref = self.scene.borrow(py);
         let scene = &scene_ref.scene;
-        self.frame.check_scene(scene).map_err(py_err)?;
+        self.frame.picks(scene).map_err(py_err)?;
         let cam = *self
             .frame
             .camera()

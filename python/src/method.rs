@@ -106,7 +106,7 @@ pub(crate) fn raster_frame(
 }
 
 /// A frame whose ID and depth buffers are the core's ray picks of every
-/// pixel (`Frame::pick_id_block` with the ray method), bands of rows in
+/// pixel (`Picks::block` with the ray method), bands of rows in
 /// parallel: each pixel's answer is its own, so any thread count gives the
 /// same frame.
 pub(crate) fn ray_frame(
@@ -117,24 +117,21 @@ pub(crate) fn ray_frame(
     use rayon::prelude::*;
     scene.build_bvhs();
     softpick::Frame::from_picks(scene, cam, cull, |frame, ids, depth| {
-        let _ = frame.prepare_rays(scene);
+        // (the frame was made from this scene just now: never stale)
+        let Ok(picks) = frame.picks(scene) else {
+            return;
+        };
+        let rays = picks.with(PickMethod::Ray);
+        rays.prepare();
         let w = frame.width() as usize;
         ids.par_chunks_mut(w * RAY_BAND)
             .zip(depth.par_chunks_mut(w * RAY_BAND))
             .enumerate()
             .for_each(|(b, (ids, depth))| {
                 let mut picks = vec![None; ids.len()];
-                // (the frame was made from this scene just now: never stale)
-                let _ = frame.pick_id_block(
-                    PickMethod::Ray,
-                    scene,
-                    0,
-                    (b * RAY_BAND) as i64,
-                    w,
-                    &mut picks,
-                );
+                rays.block(0, (b * RAY_BAND) as i64, w, &mut picks);
                 for ((id, d), p) in ids.iter_mut().zip(depth.iter_mut()).zip(&picks) {
-                    (*id, *d) = p.map_or((softpick::NO_TRIANGLE, 1.0), |p| {
+                    (*id, *d) = p.map_or((softpick::Frame::NO_TRIANGLE, 1.0), |p| {
                         (p.global_triangle + 1, p.depth)
                     });
                 }

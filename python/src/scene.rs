@@ -7,11 +7,12 @@ use std::sync::atomic::Ordering;
 
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
+use softpick::animation::LoopMode;
 use softpick::{Mesh, MeshId, RenderOptions, Scene, Transform};
 
 use crate::arrays::mat4_to_py;
 use crate::camera::PyCamera;
-use crate::errors::{py_err, value_err, Error};
+use crate::errors::{py_err, value_err};
 use crate::frame::PyFrame;
 use crate::method;
 use crate::parse::{cull_mode, fill_rule, index_or_name, positions};
@@ -54,7 +55,8 @@ impl PyScene {
                 "too many triangles ({total}) for 32-bit ids"
             )));
         }
-        let mesh = Mesh::new(name, pos, tris, softpick::palette_color(id)).map_err(value_err)?;
+        let mesh = Mesh::new(name, pos, tris, softpick::Mesh::palette_color(id))
+            .map_err(|e| value_err(e.to_string()))?;
         self.bvh_ready.store(false, Ordering::Relaxed);
         Ok(self.scene.add_mesh(mesh, local, parent))
     }
@@ -106,7 +108,7 @@ impl PyScene {
         let scene = &mut self.scene;
         let stats = py
             .allow_threads(move || scene.set_positions(mesh, pos))
-            .map_err(value_err)?;
+            .map_err(|e| value_err(e.to_string()))?;
         Ok(if stats.refitted > 0 {
             "refit"
         } else if stats.rebuilt > 0 {
@@ -118,19 +120,28 @@ impl PyScene {
 
     /// Poses the scene at `time` seconds of an animation (index or name;
     /// default the first): node channels, morph weights and skins, with the
-    /// deformed meshes' BVHs refit. A scene without animations keeps its
-    /// shape. Frames rendered before are stale.
-    #[pyo3(signature = (time, animation=None))]
+    /// deformed meshes' BVHs refit. `loop` says what a time past the clip's
+    /// end shows: "once" clamps to the last key, "repeat" wraps, "pingpong"
+    /// mirrors (three.js's and Cesium's modes). A scene without animations
+    /// keeps its shape. Frames rendered before are stale. Returns None.
+    #[pyo3(signature = (time, animation=None, r#loop="once"), text_signature = "($self, time, animation=None, loop='once')")]
     fn pose(
         &mut self,
         py: Python<'_>,
         time: f64,
         animation: Option<&Bound<'_, PyAny>>,
+        r#loop: &str,
     ) -> PyResult<()> {
         let t = time as f32;
         if !t.is_finite() {
             return Err(value_err(format!("time must be finite (got {time})")));
         }
+        let mode = LoopMode::from_name(r#loop).ok_or_else(|| {
+            value_err(format!(
+                "loop must be once, repeat or pingpong (got {:?})",
+                r#loop
+            ))
+        })?;
         let anim = match animation {
             None => (!self.scene.animations().is_empty()).then_some(0),
             Some(a) => {
@@ -144,8 +155,8 @@ impl PyScene {
             }
         };
         let scene = &mut self.scene;
-        py.allow_threads(move || scene.pose(anim, t))
-            .map_err(Error::new_err)?;
+        py.allow_threads(move || scene.pose(t, anim, mode))
+            .map_err(py_err)?;
         self.bvh_ready.store(false, Ordering::Relaxed);
         Ok(())
     }

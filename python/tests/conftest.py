@@ -1,6 +1,7 @@
 """Shared test data: meshes generated here (no model files needed), the CLI
 binary the tests compare against, and small helpers."""
 
+import json
 import os
 import struct
 import subprocess
@@ -131,12 +132,30 @@ def world_triangles(scene: softpick.Scene) -> NDArray[np.float64]:
     return np.concatenate(out)
 
 
+def target_dir() -> Path:
+    """Cargo's target directory for the repository: CARGO_TARGET_DIR (or a
+    build.target-dir setting) as `cargo metadata` reports it, else
+    ROOT/target when cargo cannot be asked."""
+    try:
+        out = subprocess.run(
+            ["cargo", "metadata", "--format-version", "1", "--no-deps"],
+            cwd=ROOT, check=True, capture_output=True, text=True,
+        ).stdout
+        return Path(json.loads(out)["target_directory"])
+    except (OSError, subprocess.CalledProcessError, ValueError, KeyError):
+        return Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+
+
 @pytest.fixture(scope="session")
 def cli() -> Path:
-    """The softpick binary (SOFTPICK_BIN, else target/release/softpick):
-    tests that compare against it fail when it is missing."""
-    path = Path(os.environ.get("SOFTPICK_BIN", ROOT / "target" / "release" / "softpick"))
-    assert path.is_file(), f"{path} is missing: run `cargo build --release` (scripts/test does)"
+    """The softpick binary (SOFTPICK_BIN, else release/softpick in Cargo's
+    target directory, which CARGO_TARGET_DIR moves): tests that compare
+    against it fail when it is missing."""
+    env = os.environ.get("SOFTPICK_BIN")
+    path = Path(env) if env else target_dir() / "release" / "softpick"
+    assert path.is_file(), (
+        f"{path} is missing: run `cargo build --release --bin softpick` (scripts/test does)"
+    )
     return path
 
 

@@ -11,6 +11,7 @@ import pytest
 from numpy.typing import NDArray
 
 import softpick
+from softpick.types import LoopMode
 
 
 def write_gltf(path: Path, animated: bool = False) -> Path:
@@ -92,3 +93,25 @@ def test_pose_moves_what_every_method_sees(tmp_path: Path) -> None:
     assert agree > 0.99, agree
     with pytest.raises(ValueError, match="no animation"):
         scene.pose(0.5, animation="jump")
+
+
+def test_pose_loop_modes_clamp_wrap_and_mirror(tmp_path: Path) -> None:
+    # the third tile slides from x = 1.2 at 0 s to 3.2 at 1 s (LINEAR); at
+    # 1.25 s once holds the end, repeat wraps to 0.25 s, pingpong comes
+    # back to 0.75 s
+    scene = softpick.load(write_gltf(tmp_path / "anim.gltf", animated=True))
+    cam = softpick.Camera.look_at((1, 0, 7), (1, 0, 0), width=160, height=60)
+
+    def tile_x(loop: LoopMode) -> float:
+        scene.pose(1.25, loop=loop)
+        return float(np.nonzero(scene.render(cam).instance_ids == 2)[1].mean())
+
+    def at(t: float) -> float:
+        scene.pose(t)
+        return float(np.nonzero(scene.render(cam).instance_ids == 2)[1].mean())
+
+    assert tile_x("once") == at(1.0)
+    assert tile_x("repeat") == at(0.25)
+    assert tile_x("pingpong") == at(0.75)
+    with pytest.raises(ValueError, match="loop must be"):
+        scene.pose(0.5, loop="bounce")  # type: ignore[arg-type]

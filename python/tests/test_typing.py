@@ -2,7 +2,6 @@
 the compiled module (mypy's stubtest), and good enough that `mypy --strict`
 passes on the package and on these tests; a wrong stub fails both checks."""
 
-import inspect
 import os
 import shutil
 import subprocess
@@ -32,19 +31,8 @@ def run(args: List[str], cwd: Path, mypypath: Optional[Path] = None) -> "subproc
                           capture_output=True, text=True, timeout=600)
 
 
-def allowlist(tmp: Path) -> Path:
-    """stubtest's allowlist. The stub's Scene.pose already takes
-    `loop="once"|"repeat"|"pingpong"` (the core's loop modes); until the
-    compiled module has that keyword, that one difference is allowed."""
-    path = tmp / "allowlist.txt"
-    pending = "loop" not in inspect.signature(softpick.Scene.pose).parameters
-    path.write_text("softpick._softpick.Scene.pose\n" if pending else "")
-    return path
-
-
 def stubtest(tmp: Path, mypypath: Optional[Path] = None) -> "subprocess.CompletedProcess[str]":
-    return run(["mypy.stubtest", "softpick._softpick", "--allowlist", str(allowlist(tmp))],
-               cwd=tmp, mypypath=mypypath)
+    return run(["mypy.stubtest", "softpick._softpick"], cwd=tmp, mypypath=mypypath)
 
 
 def mypy_strict(tmp: Path, *targets: str, mypypath: Optional[Path] = None) -> "subprocess.CompletedProcess[str]":

@@ -5,7 +5,7 @@
 use glam::{Mat4, Vec3};
 
 use super::{Camera, Projection};
-use crate::error::CameraError;
+use crate::error::Error;
 use crate::geometry::Aabb;
 
 /// A file's projection, as the file gives it.
@@ -120,13 +120,17 @@ impl FileCamera {
     /// the file has none). An infinite far plane becomes the distance past
     /// which nothing of `bounds` lies (1.5 × the farthest corner's), so
     /// nothing of the scene is clipped; the depth buffer then spans the scene.
+    ///
+    /// # Errors
+    /// [`Error::InvalidCamera`] when the placed camera is invalid (see
+    /// [`Camera::validate`]: a degenerate world matrix, a size of zero).
     pub fn camera(
         &self,
         world: Mat4,
         height: u32,
         size: Option<(u32, u32)>,
         bounds: &Aabb,
-    ) -> Result<Camera, CameraError> {
+    ) -> Result<Camera, Error> {
         let eye = world.transform_point3(Vec3::ZERO);
         let forward = world.transform_vector3(-Vec3::Z).normalize_or_zero();
         let up = world.transform_vector3(Vec3::Y).normalize_or_zero();

@@ -41,7 +41,16 @@ impl Camera {
     /// `ortho_height`; `"projection": "pinhole"` needs `fx`, `fy`, `cx` and
     /// `cy` (`skew` defaults to 0), see [`Projection::Pinhole`]. The result
     /// is validated.
-    pub fn from_json_str(json: &str, bounds: &Aabb) -> Result<Self, CameraError> {
+    ///
+    /// # Errors
+    /// [`Error::InvalidCamera`]: JSON that does not parse, a missing field,
+    /// an unknown projection, or a camera [`Camera::validate`] refuses.
+    pub fn from_json_str(json: &str, bounds: &Aabb) -> Result<Self, Error> {
+        Self::parse_json(json, bounds).map_err(Error::InvalidCamera)
+    }
+
+    /// [`Camera::from_json_str`] with the problem alone.
+    pub(super) fn parse_json(json: &str, bounds: &Aabb) -> Result<Self, CameraError> {
         // a byte-order mark (some editors write one) is not JSON
         let json = json.strip_prefix('\u{feff}').unwrap_or(json);
         let j: CameraJson =
@@ -93,17 +102,22 @@ impl Camera {
             },
             Some(other) => return Err(CameraError::UnknownProjection(other.to_string())),
         };
-        cam.validate()?;
+        cam.check()?;
         Ok(cam)
     }
 
-    /// Reads and parses a camera JSON file; errors name the file.
-    pub fn load(path: &Path, bounds: &Aabb) -> Result<Self, Error> {
+    /// Reads and parses a camera JSON file (as [`Camera::from_json_str`]).
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the file cannot be read, [`Error::Camera`] when
+    /// its camera is invalid; both name the file.
+    pub fn load(path: impl AsRef<Path>, bounds: &Aabb) -> Result<Self, Error> {
+        let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
             path: path.to_path_buf(),
             source: e,
         })?;
-        Camera::from_json_str(&text, bounds).map_err(|e| Error::Camera {
+        Camera::parse_json(&text, bounds).map_err(|e| Error::Camera {
             path: path.to_path_buf(),
             source: e,
         })

@@ -11,7 +11,7 @@ pub mod file;
 #[cfg(feature = "json")]
 mod json;
 
-use crate::error::CameraError;
+use crate::error::{CameraError, Error};
 use crate::geometry::{Aabb, Ray};
 use crate::limits::MAX_FRAME_SIDE;
 
@@ -198,12 +198,16 @@ impl Camera {
             height: 1,
             ..*self
         }
-        .validate()
+        .check()
         .is_ok()
     }
 
     /// The same camera with another viewport size (validated).
-    pub fn try_with_size(mut self, width: u32, height: u32) -> Result<Self, CameraError> {
+    ///
+    /// # Errors
+    /// [`Error::InvalidCamera`] as [`Camera::validate`] gives it (a size of
+    /// zero or above the limit, or the camera's own problem).
+    pub fn try_with_size(mut self, width: u32, height: u32) -> Result<Self, Error> {
         self.width = width;
         self.height = height;
         self.validate()?;
@@ -216,7 +220,16 @@ impl Camera {
     /// to the view direction, a viewport of 1..=16384 pixels per side, and
     /// finite view and projection matrices (e.g. `near · far` must not
     /// overflow f32).
-    pub fn validate(&self) -> Result<(), CameraError> {
+    ///
+    /// # Errors
+    /// [`Error::InvalidCamera`] with the first problem found
+    /// ([`CameraError`]).
+    pub fn validate(&self) -> Result<(), Error> {
+        self.check().map_err(Error::InvalidCamera)
+    }
+
+    /// [`Camera::validate`]'s checks, with the problem alone.
+    pub(crate) fn check(&self) -> Result<(), CameraError> {
         let finite = self.eye.is_finite()
             && self.target.is_finite()
             && self.up.is_finite()
@@ -526,7 +539,7 @@ mod tests {
     #[test]
     fn pinhole_projects_to_the_opencv_pixel_formula() {
         let cam = pinhole_camera();
-        assert_eq!(cam.validate(), Ok(()));
+        assert_eq!(cam.check(), Ok(()));
         let Some(k) = cam.projection.intrinsics() else {
             unreachable!()
         };
@@ -635,14 +648,14 @@ mod tests {
             (4, f32::INFINITY, "skew must be finite (got inf)"),
         ];
         for (k, v, msg) in bad {
-            let e = with(k, v).validate().unwrap_err();
+            let e = with(k, v).check().unwrap_err();
             assert!(matches!(e, CameraError::Intrinsic { .. }), "{e:?}");
             assert_eq!(e.to_string(), format!("pinhole intrinsic {msg}"));
         }
         // anything finite goes for the principal point and the skew, even
         // far outside the frame
         for (k, v) in [(2, -5000.0), (3, 1e4), (4, -300.0), (1, 1e-3)] {
-            assert_eq!(with(k, v).validate(), Ok(()), "{k} {v}");
+            assert_eq!(with(k, v).check(), Ok(()), "{k} {v}");
         }
     }
 
@@ -650,22 +663,22 @@ mod tests {
     #[test]
     fn json_defaults_and_errors() {
         let b = unit_box();
-        let c = Camera::from_json_str(r#"{"width":100,"height":50}"#, &b).unwrap();
+        let c = Camera::parse_json(r#"{"width":100,"height":50}"#, &b).unwrap();
         assert_eq!((c.width, c.height), (100, 50));
         assert!(matches!(
-            Camera::from_json_str(r#"{"eye":[0,0,5],"target":[0,0,5]}"#, &b),
+            Camera::parse_json(r#"{"eye":[0,0,5],"target":[0,0,5]}"#, &b),
             Err(CameraError::EyeIsTarget)
         ));
         assert!(matches!(
-            Camera::from_json_str(r#"{"eye":[0,5,0],"target":[0,0,0]}"#, &b),
+            Camera::parse_json(r#"{"eye":[0,5,0],"target":[0,0,0]}"#, &b),
             Err(CameraError::UpParallel)
         ));
         assert!(matches!(
-            Camera::from_json_str(r#"{"eye":[0,0,5],"target":[0,0,0],"near":0}"#, &b),
+            Camera::parse_json(r#"{"eye":[0,0,5],"target":[0,0,0],"near":0}"#, &b),
             Err(CameraError::Near(_))
         ));
         assert!(matches!(
-            Camera::from_json_str(r#"{"width":0}"#, &b),
+            Camera::parse_json(r#"{"width":0}"#, &b),
             Err(CameraError::Size(0, 360))
         ));
     }

@@ -6,15 +6,15 @@
 use glam::{DVec3, Mat4};
 use rayon::prelude::*;
 
-use super::ray_setup::ViewRays;
 use super::Frame;
 use crate::camera::{Camera, Projection};
 use crate::error::Error;
 use crate::geometry::CullMode;
+use crate::pick::cache::ray_setup::ViewRays;
 use crate::raster::tile::NO_TRIANGLE;
 use crate::scene::{MeshId, Scene};
 
-/// Which maps [`Frame::pixel_maps`] computes (each costs a buffer).
+/// Which maps [`Picks::maps`](crate::pick::Picks::maps) computes (each costs a buffer).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MapRequest {
     /// The mesh id of each pixel's triangle.
@@ -29,7 +29,7 @@ pub struct MapRequest {
     pub z: bool,
 }
 
-/// The maps of [`Frame::pixel_maps`]: row-major, row 0 on top, one value
+/// The maps of [`Picks::maps`](crate::pick::Picks::maps): row-major, row 0 on top, one value
 /// (three for barycentrics and normals) per pixel; `None` when not asked.
 /// Background pixels hold [`PixelMaps::NO_MESH`], zero vectors and
 /// infinite distances.
@@ -135,10 +135,10 @@ impl PixelRays {
     }
 }
 
-/// Triangle setups a band of [`Frame::pixel_maps`] keeps (by id).
+/// Triangle setups a band of `Frame::pixel_maps` keeps (by id).
 const CACHED_TRIS: usize = 64;
 
-/// What [`Frame::pixel_maps`] computes for one covered pixel (the parts
+/// What `Frame::pixel_maps` computes for one covered pixel (the parts
 /// not asked for are left at zero).
 struct PixelHit {
     bary: [f32; 3],
@@ -179,7 +179,7 @@ impl Frame {
         cull: CullMode,
         fill: impl FnOnce(&Frame, &mut [u32], &mut [f32]),
     ) -> Result<Frame, Error> {
-        camera.validate().map_err(Error::InvalidCamera)?;
+        camera.validate()?;
         let mut frame = Frame::new(camera.width, camera.height)
             .ok_or(Error::InvalidSize(camera.width, camera.height))?;
         frame.camera = Some(*camera);
@@ -198,7 +198,7 @@ impl Frame {
     /// The rays of the frame's ray picks, one per pixel in row-major order
     /// (origins, then directions, three values per pixel): from the pixel
     /// centre's point on the near plane (t = 0) to its point on the far
-    /// plane (t = 1), the very rays [`Frame::pick_ray`](crate::Frame) casts,
+    /// plane (t = 1), the very rays the ray picks cast,
     /// so a batch ray cast of them with `far = 1` answers the same. Empty
     /// before the first render.
     #[must_use]
@@ -223,17 +223,9 @@ impl Frame {
     }
 
     /// The requested per-pixel maps ([`PixelMaps`]) of the triangles in the
-    /// ID buffer: each pixel-centre ray of the frame's camera (in f64) meets
-    /// its triangle's plane, as the triangle was placed in the render, at
-    /// the point whose barycentrics, distance and z are reported. Rows in
-    /// parallel, each pixel on its own: the same values on any number of
-    /// threads.
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`] when the frame was not rendered from `scene`
-    /// as it is now (see [`Frame::check_scene`]).
-    pub fn pixel_maps(&self, scene: &Scene, want: MapRequest) -> Result<PixelMaps, Error> {
-        self.check_scene(scene)?;
+    /// ID buffer of a frame rendered from `scene` as it is now (see
+    /// `Picks::maps`, which checks that).
+    pub(crate) fn pixel_maps(&self, scene: &Scene, want: MapRequest) -> PixelMaps {
         let n = self.ids.len();
         let w = self.width as usize;
         let mut maps = PixelMaps {
@@ -244,7 +236,7 @@ impl Frame {
             z: want.z.then(|| vec![f32::INFINITY; n]),
         };
         let Some(cam) = self.camera.as_ref() else {
-            return Ok(maps);
+            return maps;
         };
         let rays = PixelRays::new(cam);
         const BAND: usize = 8;
@@ -319,10 +311,10 @@ impl Frame {
                 }
             }
         });
-        Ok(maps)
+        maps
     }
 
-    /// The per-triangle part of [`Frame::pixel_maps`] for global triangle
+    /// The per-triangle part of `Frame::pixel_maps` for global triangle
     /// `global` as rendered.
     fn tri_setup(
         &self,

@@ -3,23 +3,22 @@
 //! tile bins of the last render, and the direct picks' cell index, built on
 //! demand). [`render`] runs the raster stages into a frame.
 
-use glam::{DMat4, Mat4, Vec3};
+use glam::{DMat4, Mat4};
 
-pub(crate) mod direct_index;
 pub(crate) mod maps;
-pub(crate) mod ray_setup;
 pub(crate) mod render;
 
 use crate::camera::Camera;
 use crate::error::Error;
 use crate::geometry::CullMode;
+use crate::pick::cache::direct_index::DirectCache;
+use crate::pick::cache::ray_setup::{MeshTransforms, ViewRays};
 use crate::raster::bin::BinnedChunk;
 use crate::raster::rules::{DepthTest, FillRule, MAX_FRAME_SIDE};
-pub use crate::raster::tile::{BACKGROUND, NO_TRIANGLE};
-pub use crate::raster::vertex::ScreenVertex;
+pub(crate) use crate::raster::tile::{BACKGROUND, NO_TRIANGLE};
+use crate::raster::vertex::ScreenVertex;
 use crate::raster::{StageTimes, Stats};
 use crate::scene::{Scene, SceneStamp};
-use direct_index::DirectCache;
 
 /// Color, depth and ID buffers of one view, and the data picks need.
 ///
@@ -42,9 +41,9 @@ pub struct Frame {
     pub(crate) depth_test: DepthTest,
     pub(crate) worlds: Vec<Mat4>,
     /// The meshes' transforms prepared for ray picks (at the first one).
-    pub(crate) xforms: std::sync::OnceLock<ray_setup::MeshTransforms>,
+    pub(crate) xforms: std::sync::OnceLock<MeshTransforms>,
     /// The per-pixel ray setup of the frame's camera (at the first ray pick).
-    pub(crate) view: std::sync::OnceLock<Option<ray_setup::ViewRays>>,
+    pub(crate) view: std::sync::OnceLock<Option<ViewRays>>,
     pub(crate) vertices: Vec<ScreenVertex>,
     pub(crate) vertex_offsets: Vec<u32>,
     pub(crate) chunks: Vec<BinnedChunk>,
@@ -64,6 +63,14 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// The ID of a pixel that shows no triangle in [`Frame::ids`] and the
+    /// raw `.u32` files (an ID is the global triangle index + 1, so 0 is
+    /// free for the background).
+    pub const NO_TRIANGLE: u32 = NO_TRIANGLE;
+    /// The color of a pixel that shows no triangle in [`Frame::color`]
+    /// (0x00RRGGBB).
+    pub const BACKGROUND: u32 = BACKGROUND;
+
     /// An empty (cleared) frame; `None` for a zero side or a side above 16384.
     #[must_use]
     pub fn new(width: u32, height: u32) -> Option<Self> {
@@ -143,7 +150,7 @@ impl Frame {
         &self.depth
     }
 
-    /// ID buffer: global triangle index + 1 per pixel, [`NO_TRIANGLE`] for background.
+    /// ID buffer: global triangle index + 1 per pixel, [`Frame::NO_TRIANGLE`] for background.
     #[must_use]
     pub fn ids(&self) -> &[u32] {
         &self.ids
@@ -185,16 +192,9 @@ impl Frame {
         self.stage_times
     }
 
-    /// The screen-space vertex buffer of the last render: one entry per mesh
-    /// vertex (meshes in scene order), window x, y, depth and clip w.
-    #[must_use]
-    pub fn screen_vertices(&self) -> &[ScreenVertex] {
-        &self.vertices
-    }
-
     /// Window position of vertex `v` of mesh `mesh` in the last render.
     #[must_use]
-    pub fn screen_vertex(&self, mesh: u32, v: u32) -> Option<ScreenVertex> {
+    pub(crate) fn screen_vertex(&self, mesh: u32, v: u32) -> Option<ScreenVertex> {
         let base = *self.vertex_offsets.get(mesh as usize)?;
         self.vertices.get((base + v) as usize).copied()
     }
@@ -205,32 +205,11 @@ impl Frame {
         &self.worlds
     }
 
-    /// `Ok` when this frame was rendered from `scene` as it is now. Picking
-    /// a frame needs the scene it was rendered from, unchanged: every pick
-    /// and selection call checks this first, so that picking with another
-    /// scene, or after moving a node or adding a mesh, is an error rather
-    /// than an answer about geometry that is not drawn.
-    ///
-    /// ```
-    /// use glam::Vec3;
-    /// use softpick::{builtin_scene, Camera, Error, RenderOptions, Renderer};
-    ///
-    /// let mut scene = builtin_scene();
-    /// let camera = Camera::auto_frame(&scene.framing_bounds(), 90, 90);
-    /// let mut renderer = Renderer::new(RenderOptions::default())?;
-    /// renderer.render(&scene, &camera)?;
-    /// assert!(renderer.frame().check_scene(&scene).is_ok());
-    /// let node = scene.mesh_node(0).unwrap();
-    /// scene.translate(node, Vec3::X);
-    /// assert!(matches!(renderer.frame().pick(&scene, 45, 45), Err(Error::StaleFrame(_))));
-    /// renderer.render(&scene, &camera)?; // render again: picks work
-    /// assert!(renderer.frame().pick(&scene, 45, 45).is_ok());
-    /// # Ok::<(), softpick::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`] naming what the frame was rendered from.
-    pub fn check_scene(&self, scene: &Scene) -> Result<(), Error> {
+    /// `Ok` when this frame was rendered from `scene` as it is now: the one
+    /// check of [`Frame::picks`](crate::pick::Picks), so that picking with
+    /// another scene, or after moving a node or adding a mesh, is an error
+    /// rather than an answer about geometry that is not drawn.
+    pub(crate) fn check_scene(&self, scene: &Scene) -> Result<(), Error> {
         match self.scene {
             Some(s) if s == scene.stamp() => Ok(()),
             Some(s) if s.same_scene(&scene.stamp()) => {
@@ -263,22 +242,5 @@ impl Frame {
     pub fn triangle_at(&self, x: i64, y: i64) -> Option<u32> {
         let id = self.ids[self.index(x, y)?];
         (id != NO_TRIANGLE).then(|| id - 1)
-    }
-
-    /// World point under the centre of pixel (x, y), from the depth buffer;
-    /// `None` on background, outside the frame or before the first render.
-    #[must_use]
-    pub fn world_at(&self, x: i64, y: i64) -> Option<Vec3> {
-        let i = self.index(x, y)?;
-        if self.ids[i] == NO_TRIANGLE {
-            return None;
-        }
-        let cam = self.camera.as_ref()?;
-        Some(cam.unproject_with(
-            &self.inv_view_proj,
-            x as f32 + 0.5,
-            y as f32 + 0.5,
-            self.depth[i],
-        ))
     }
 }

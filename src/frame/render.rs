@@ -62,13 +62,14 @@ struct VertexScratch<'a> {
 /// buffers are reused from render to render.
 ///
 /// ```
-/// use softpick::{builtin_scene, Camera, Renderer, RenderOptions};
+/// use softpick::{builtin_scene, Camera, PickMethod, Renderer, RenderOptions};
 /// let scene = builtin_scene();
 /// let camera = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
-/// let mut r = Renderer::new(RenderOptions::default()).unwrap();
-/// let frame = r.render(&scene, &camera).unwrap();
-/// let hit = frame.pick(&scene, 180, 300)?.expect("the floor is there");
-/// assert_eq!(frame.pick_direct(&scene, 180, 300)?.unwrap().global_triangle, hit.global_triangle);
+/// let mut r = Renderer::new(RenderOptions::default())?;
+/// let picks = r.render(&scene, &camera)?.picks(&scene)?;
+/// let hit = picks.at(180, 300).expect("the floor is there");
+/// let direct = picks.with(PickMethod::Direct).at(180, 300).expect("the same triangle");
+/// assert_eq!(direct.global_triangle, hit.global_triangle);
 /// # Ok::<(), softpick::Error>(())
 /// ```
 #[derive(Debug)]
@@ -146,7 +147,7 @@ impl Renderer {
         camera: &Camera,
         frame: &mut Frame,
     ) -> Result<(), Error> {
-        camera.validate().map_err(Error::InvalidCamera)?;
+        camera.validate()?;
         std::mem::swap(&mut self.frame, frame);
         let done = self.render(scene, camera).map(|_| ());
         std::mem::swap(&mut self.frame, frame);
@@ -156,7 +157,7 @@ impl Renderer {
     /// Renders `scene` from `camera` into the reused frame. Fails only for an
     /// invalid camera.
     pub fn render(&mut self, scene: &Scene, camera: &Camera) -> Result<&Frame, Error> {
-        camera.validate().map_err(Error::InvalidCamera)?;
+        camera.validate()?;
         let opts = self.opts;
         let scratch = VertexScratch {
             verts: &mut self.verts,
@@ -313,6 +314,7 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
 /// holds each triangle's palette color. Non-finite or out-of-guard-band
 /// coordinates drop the triangle. `None` for an invalid size.
 #[must_use]
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule) -> Option<Frame> {
     let mut frame = Frame::new(width, height)?;
     let started = Instant::now();
@@ -447,8 +449,8 @@ mod tests {
         for y in 0..i64::from(a.height()) {
             for x in 0..i64::from(a.width()) {
                 assert_eq!(
-                    a.pick_id_with(PickMethod::Direct, scene, x, y).unwrap(),
-                    b.pick_id_with(PickMethod::Direct, scene, x, y).unwrap(),
+                    a.picks(scene).unwrap().with(PickMethod::Direct).id_at(x, y),
+                    b.picks(scene).unwrap().with(PickMethod::Direct).id_at(x, y),
                     "{what} at ({x}, {y})"
                 );
             }
@@ -695,7 +697,12 @@ mod tests {
                 (w as i64 / 2, h as i64 / 2),
                 (w as i64 - 1, h as i64 - 1),
             ] {
-                let key = |f: &Frame| f.pick_id_ray(&scene, x, y).unwrap();
+                let key = |f: &Frame| {
+                    f.picks(&scene)
+                        .unwrap()
+                        .with(crate::pick::PickMethod::Ray)
+                        .id_at(x, y)
+                };
                 assert_eq!(key(&used), key(&fresh), "{what} at ({x}, {y})");
             }
             if round % 5 == 4 {

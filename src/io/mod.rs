@@ -6,19 +6,25 @@
 //! the file. [`load_model`] chooses the format by the file's extension
 //! (`.obj`, `.stl`, `.ply`, `.gltf`, `.glb`, any case) and, when the
 //! extension is another or missing, by the first bytes
-//! ([`sniff_model_format`]): `glTF` (the GLB magic), or a `{` whose JSON has
+//! ([`ModelFormat::sniff`]): `glTF` (the GLB magic), or a `{` whose JSON has
 //! an `"asset"` key within the first KiB, is glTF; `ply` on the first line is PLY;
 //! `solid` followed by `facet` within the first KiB, or a binary STL whose
 //! size is exactly 84 + 50 · its facet count, is STL; anything else is OBJ.
 //! A format whose cargo feature is off gives [`Error::FormatDisabled`].
 
 #[cfg(feature = "gltf")]
+// (the per-format loaders are reached through `load_model`, and by name
+// through `crate::internals` only)
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub mod gltf;
 #[cfg(feature = "obj")]
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub mod obj;
 #[cfg(feature = "ply")]
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub mod ply;
 #[cfg(feature = "stl")]
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub mod stl;
 #[cfg(feature = "obj")]
 pub(crate) mod text;
@@ -38,12 +44,8 @@ use crate::scene::Scene;
 #[cfg(any(feature = "stl", feature = "ply"))]
 use crate::scene::{Mesh, Transform};
 
-/// Largest STL or PLY file `load_stl`, `load_ply` and
-/// their `_bytes` variants accept, in bytes (1 GiB, as for OBJ files:
-/// [`crate::limits::MAX_OBJ_BYTES`]). A binary STL of this size holds
-/// about 21 million facets. Triangle counts are limited by
-/// [`crate::limits::MAX_TRIANGLES`], PLY vertex counts by the same number.
-pub const MAX_MODEL_BYTES: u64 = 1 << 30;
+#[cfg(any(feature = "stl", feature = "ply", feature = "gltf"))]
+pub(crate) use crate::limits::MAX_MODEL_BYTES;
 
 /// Most triangles (and PLY vertices) a model may declare.
 #[cfg(any(feature = "stl", feature = "ply", feature = "gltf"))]
@@ -122,47 +124,50 @@ impl LoadReport {
     }
 }
 
-/// How many first bytes [`sniff_model_format`] looks at for text signatures.
+/// How many first bytes [`ModelFormat::sniff`] looks at for text signatures.
 const SNIFF_BYTES: usize = 1024;
 
-/// The format of a file by its first bytes (at least the first 1 KiB when
-/// the file is that long; 84 bytes suffice for a binary STL) and its size:
-/// `ply` alone on the first line → PLY; `solid` and whitespace, then the
-/// word `facet` within the first KiB → (ASCII) STL; a size of exactly
-/// 84 + 50 · the little-endian facet count at bytes 80..84 → (binary) STL;
-/// `None` otherwise (OBJ has no signature).
-#[must_use]
-pub fn sniff_model_format(head: &[u8], file_size: u64) -> Option<ModelFormat> {
-    if head.starts_with(b"glTF") {
-        return Some(ModelFormat::Gltf);
-    }
-    let start = head.trim_ascii_start();
-    let start = start.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(start);
-    if start.starts_with(b"{")
-        && head[..head.len().min(SNIFF_BYTES)]
-            .windows(7)
-            .any(|w| w == b"\"asset\"")
-    {
-        return Some(ModelFormat::Gltf);
-    }
-    if head.starts_with(b"ply\n") || head.starts_with(b"ply\r\n") {
-        return Some(ModelFormat::Ply);
-    }
-    let text = &head[..head.len().min(SNIFF_BYTES)];
-    if text.len() > 5
-        && text.starts_with(b"solid")
-        && text[5].is_ascii_whitespace()
-        && text.windows(5).any(|w| w == b"facet")
-    {
-        return Some(ModelFormat::Stl);
-    }
-    if file_size >= 84 && head.len() >= 84 {
-        let count = u32::from_le_bytes([head[80], head[81], head[82], head[83]]);
-        if file_size == 84 + 50 * u64::from(count) {
+impl ModelFormat {
+    /// The format of a file by its first bytes, as [`load_model`] chooses
+    /// it when the extension names none (at least the first 1 KiB when
+    /// the file is that long; 84 bytes suffice for a binary STL) and its size:
+    /// `ply` alone on the first line → PLY; `solid` and whitespace, then the
+    /// word `facet` within the first KiB → (ASCII) STL; a size of exactly
+    /// 84 + 50 · the little-endian facet count at bytes 80..84 → (binary) STL;
+    /// `None` otherwise (OBJ has no signature).
+    #[must_use]
+    pub fn sniff(head: &[u8], file_size: u64) -> Option<ModelFormat> {
+        if head.starts_with(b"glTF") {
+            return Some(ModelFormat::Gltf);
+        }
+        let start = head.trim_ascii_start();
+        let start = start.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(start);
+        if start.starts_with(b"{")
+            && head[..head.len().min(SNIFF_BYTES)]
+                .windows(7)
+                .any(|w| w == b"\"asset\"")
+        {
+            return Some(ModelFormat::Gltf);
+        }
+        if head.starts_with(b"ply\n") || head.starts_with(b"ply\r\n") {
+            return Some(ModelFormat::Ply);
+        }
+        let text = &head[..head.len().min(SNIFF_BYTES)];
+        if text.len() > 5
+            && text.starts_with(b"solid")
+            && text[5].is_ascii_whitespace()
+            && text.windows(5).any(|w| w == b"facet")
+        {
             return Some(ModelFormat::Stl);
         }
+        if file_size >= 84 && head.len() >= 84 {
+            let count = u32::from_le_bytes([head[80], head[81], head[82], head[83]]);
+            if file_size == 84 + 50 * u64::from(count) {
+                return Some(ModelFormat::Stl);
+            }
+        }
+        None
     }
-    None
 }
 
 /// The extension of `path` as a model format, if it names one.
@@ -173,13 +178,13 @@ fn by_extension(path: &Path) -> Option<ModelFormat> {
 }
 
 /// The format to read `path` as, and why (for messages): the extension,
-/// else `sniff_model_format(head, size)`, else OBJ.
+/// else `ModelFormat::sniff(head, size)`, else OBJ.
 fn choose(path: &Path, head: &[u8], size: u64) -> (ModelFormat, String) {
     if let Some(f) = by_extension(path) {
         let ext = path.extension().unwrap_or_default().to_string_lossy();
         return (f, format!(" (chosen by the extension `.{ext}`)"));
     }
-    match sniff_model_format(head, size) {
+    match ModelFormat::sniff(head, size) {
         Some(f) => (f, " (chosen by the file's first bytes)".to_string()),
         None => (
             ModelFormat::Obj,
@@ -199,17 +204,34 @@ fn disabled(path: &Path, format: ModelFormat, why: String) -> Error {
 
 /// Loads a model file, choosing the format by the extension (`.obj`,
 /// `.stl`, `.ply`, any case) and otherwise by the first bytes (see the
-/// module docs and [`sniff_model_format`]); the loaders are `load_obj` (which
+/// module docs and [`ModelFormat::sniff`]); the loaders are `load_obj` (which
 /// reads `.mtl` libraries beside the file), `load_stl` and
 /// `load_ply`. A format whose cargo feature is off is an
 /// [`Error::FormatDisabled`] naming the file and the feature.
-pub fn load_model(path: &Path) -> Result<(Scene, LoadReport), Error> {
+///
+/// ```no_run
+/// let (scene, report) = softpick::load_model("fox.glb")?;
+/// println!("{} meshes, {} triangles", report.meshes, scene.triangle_count());
+/// # Ok::<(), softpick::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Io`] or [`Error::Model`] (with a [`ModelErrorKind`]) naming
+/// the file, or [`Error::FormatDisabled`].
+pub fn load_model(path: impl AsRef<Path>) -> Result<(Scene, LoadReport), Error> {
     load_model_with(path, &LoadOptions::default())
 }
 
-/// [`load_model`] with options: which glTF scene. A scene choice for a
-/// format that has one scene is an error naming the file.
-pub fn load_model_with(path: &Path, opts: &LoadOptions) -> Result<(Scene, LoadReport), Error> {
+/// [`load_model`] with options: which glTF scene.
+///
+/// # Errors
+/// As [`load_model`]; a scene choice for a format that has one scene is an
+/// [`Error::Option`] naming the file.
+pub fn load_model_with(
+    path: impl AsRef<Path>,
+    opts: &LoadOptions,
+) -> Result<(Scene, LoadReport), Error> {
+    let path = path.as_ref();
     let (format, why) = match by_extension(path) {
         Some(_) => choose(path, &[], 0),
         None => {
@@ -248,17 +270,27 @@ pub fn load_model_with(path: &Path, opts: &LoadOptions) -> Result<(Scene, LoadRe
 /// Loads a model held in memory; `path` names it in messages and its
 /// extension chooses the format, else the bytes do (as [`load_model`]).
 /// An OBJ's `mtllib` libraries are not read (a warning; palette colors).
-pub fn load_model_bytes(path: &Path, bytes: &[u8]) -> Result<(Scene, LoadReport), Error> {
+///
+/// # Errors
+/// As [`load_model`].
+pub fn load_model_bytes(
+    path: impl AsRef<Path>,
+    bytes: &[u8],
+) -> Result<(Scene, LoadReport), Error> {
     load_model_bytes_with(path, bytes, &LoadOptions::default())
 }
 
 /// [`load_model_bytes`] with options (see [`load_model_with`]). A glTF
 /// file's external buffers are not read: only GLB and data-URI buffers load.
+///
+/// # Errors
+/// As [`load_model_with`].
 pub fn load_model_bytes_with(
-    path: &Path,
+    path: impl AsRef<Path>,
     bytes: &[u8],
     opts: &LoadOptions,
 ) -> Result<(Scene, LoadReport), Error> {
+    let path = path.as_ref();
     let (format, why) = choose(path, bytes, bytes.len() as u64);
     check_options(path, format, opts)?;
     match format {
@@ -412,8 +444,13 @@ pub(crate) fn single_mesh_scene(
     for p in positions.iter().filter(|p| p.is_finite()) {
         bounds.grow(*p);
     }
-    let mesh = Mesh::new(stem.as_str(), positions, triangles, color)
-        .map_err(|msg| model_err(path, format, ModelErrorKind::IndexOutOfRange(None, msg)))?;
+    let mesh = Mesh::new(stem.as_str(), positions, triangles, color).map_err(|e| {
+        model_err(
+            path,
+            format,
+            ModelErrorKind::IndexOutOfRange(None, e.detail()),
+        )
+    })?;
     report.triangles = mesh.triangles().len();
     report.invalid_triangles = mesh.invalid_triangles();
     report.meshes = 1;

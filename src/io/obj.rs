@@ -29,7 +29,7 @@
 //! intermediate faces take about 100 bytes per face, the scene and its BVH
 //! another ~150 bytes per triangle): an OBJ file above 1 GiB or declaring
 //! more than 2^26 (67 million) triangles is refused with
-//! [`ObjErrorKind::TooLarge`]; an `.mtl` above 64 MiB or that is not a
+//! [`ModelErrorKind::TooLarge`]; an `.mtl` above 64 MiB or that is not a
 //! regular file is not read (a warning, palette colors).
 
 use std::cell::RefCell;
@@ -40,16 +40,17 @@ use glam::Vec3;
 
 use super::text::{self, Found};
 use super::Unreadable;
-use crate::error::{Error, ObjErrorKind};
+use crate::error::{Error, ModelErrorKind, ModelFormat};
 use crate::geometry::Aabb;
 use crate::scene::{palette_color, Mesh, Scene, Transform};
 
 pub use super::LoadReport;
-pub use crate::limits::{MAX_MTL_BYTES, MAX_OBJ_BYTES, MAX_TRIANGLES};
+use crate::limits::{MAX_MODEL_BYTES, MAX_MTL_BYTES, MAX_TRIANGLES};
 
-fn obj_err(path: &Path, kind: ObjErrorKind) -> Error {
-    Error::Obj {
+fn obj_err(path: &Path, kind: ModelErrorKind) -> Error {
+    Error::Model {
         path: path.to_path_buf(),
+        format: ModelFormat::Obj,
         kind,
     }
 }
@@ -57,10 +58,10 @@ fn obj_err(path: &Path, kind: ObjErrorKind) -> Error {
 fn too_large(path: &Path, bytes: u64) -> Error {
     obj_err(
         path,
-        ObjErrorKind::TooLarge {
+        ModelErrorKind::TooLarge {
             what: "bytes",
             size: bytes,
-            limit: MAX_OBJ_BYTES,
+            limit: MAX_MODEL_BYTES,
         },
     )
 }
@@ -68,9 +69,9 @@ fn too_large(path: &Path, bytes: u64) -> Error {
 /// Loads an OBJ file into a scene. Errors name the file (and the line when
 /// one is to blame); `.mtl` libraries are looked up next to the file.
 pub fn load_obj(path: &Path) -> Result<(Scene, LoadReport), Error> {
-    let bytes = super::read_model_file(path, MAX_OBJ_BYTES, |why| match why {
-        Unreadable::NotFound => obj_err(path, ObjErrorKind::NotFound),
-        Unreadable::NotAFile => obj_err(path, ObjErrorKind::NotAFile),
+    let bytes = super::read_model_file(path, MAX_MODEL_BYTES, |why| match why {
+        Unreadable::NotFound => obj_err(path, ModelErrorKind::NotFound),
+        Unreadable::NotAFile => obj_err(path, ModelErrorKind::NotAFile),
         Unreadable::TooLarge(size) => too_large(path, size),
     })?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -98,12 +99,12 @@ pub fn load_obj_bytes(
     bytes: &[u8],
     mtl: impl Fn(&Path) -> tobj::MTLLoadResult,
 ) -> Result<(Scene, LoadReport), Error> {
-    if bytes.len() as u64 > MAX_OBJ_BYTES {
+    if bytes.len() as u64 > MAX_MODEL_BYTES {
         return Err(too_large(path, bytes.len() as u64));
     }
     let decoded = match text::decode(bytes) {
         Found::Text(t) => t,
-        Found::Binary(line) => return Err(obj_err(path, ObjErrorKind::Binary(Some(line)))),
+        Found::Binary(line) => return Err(obj_err(path, ModelErrorKind::Binary(Some(line)))),
     };
     let text: &str = &decoded;
     let mut scan = prescan(path, text)?;
@@ -173,19 +174,22 @@ pub fn load_obj_bytes(
             model.name.clone()
         };
         let mesh = Mesh::new(name, positions, tris, color)
-            .map_err(|msg| obj_err(path, ObjErrorKind::IndexOutOfRange(None, msg)))?;
+            .map_err(|e| obj_err(path, ModelErrorKind::IndexOutOfRange(None, e.detail())))?;
         report.invalid_triangles += mesh.invalid_triangles();
         report.triangles += mesh.triangles().len();
         scene.add_mesh(mesh, Transform::IDENTITY, Some(root));
     }
     report.meshes = scene.meshes().len();
     if report.triangles == 0 {
-        return Err(obj_err(path, ObjErrorKind::NoTriangles(scan.skipped_faces)));
+        return Err(obj_err(
+            path,
+            ModelErrorKind::NoTriangles(scan.skipped_faces),
+        ));
     }
     if report.invalid_triangles == report.triangles {
         return Err(obj_err(
             path,
-            ObjErrorKind::NoTriangles(report.invalid_triangles),
+            ModelErrorKind::NoTriangles(report.invalid_triangles),
         ));
     }
     report.warn_dropped(path);
@@ -270,21 +274,30 @@ fn prescan(path: &Path, text: &str) -> Result<Scan, Error> {
     }
     if st.nvt > 0 {
         if let Some((ln, msg)) = st.bad_vt.take() {
-            return Err(obj_err(path, ObjErrorKind::IndexOutOfRange(Some(ln), msg)));
+            return Err(obj_err(
+                path,
+                ModelErrorKind::IndexOutOfRange(Some(ln), msg),
+            ));
         }
     }
     if st.nvn > 0 {
         if let Some((ln, msg)) = st.bad_vn.take() {
-            return Err(obj_err(path, ObjErrorKind::IndexOutOfRange(Some(ln), msg)));
+            return Err(obj_err(
+                path,
+                ModelErrorKind::IndexOutOfRange(Some(ln), msg),
+            ));
         }
     }
     if st.nv == 0 && st.faces == 0 && st.skipped == 0 {
-        return Err(obj_err(path, ObjErrorKind::Empty));
+        return Err(obj_err(
+            path,
+            ModelErrorKind::Empty("no vertices or faces".into()),
+        ));
     }
     if st.triangles > MAX_TRIANGLES {
         return Err(obj_err(
             path,
-            ObjErrorKind::TooLarge {
+            ModelErrorKind::TooLarge {
                 what: "triangles",
                 size: st.triangles,
                 limit: MAX_TRIANGLES,
@@ -318,7 +331,11 @@ fn parse_f32(path: &Path, ln: usize, tok: &str, what: &str) -> Result<f32, Error
     tok.parse().map_err(|_| {
         obj_err(
             path,
-            ObjErrorKind::Parse(Some(ln), format!("bad number `{tok}` in {what}")),
+            ModelErrorKind::Parse(
+                ModelFormat::Obj,
+                Some(ln),
+                format!("bad number `{tok}` in {what}"),
+            ),
         )
     })
 }
@@ -331,9 +348,13 @@ fn parse_index(path: &Path, ln: usize, part: &str, tok: &str) -> Result<i64, Err
         Err(_) => {
             let digits = part.strip_prefix(['-', '+']).unwrap_or(part);
             let kind = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-                ObjErrorKind::IndexOutOfRange(Some(ln), format!("index {part} is too large"))
+                ModelErrorKind::IndexOutOfRange(Some(ln), format!("index {part} is too large"))
             } else {
-                ObjErrorKind::Parse(Some(ln), format!("bad face vertex `{tok}`"))
+                ModelErrorKind::Parse(
+                    ModelFormat::Obj,
+                    Some(ln),
+                    format!("bad face vertex `{tok}`"),
+                )
             };
             Err(obj_err(path, kind))
         }
@@ -354,7 +375,7 @@ fn scan_line<'a>(
     w: &mut Vec<&'a str>,
 ) -> Result<Option<String>, Error> {
     if line.contains('\0') {
-        return Err(obj_err(path, ObjErrorKind::Binary(Some(ln))));
+        return Err(obj_err(path, ModelErrorKind::Binary(Some(ln))));
     }
     let mut it = line.split_whitespace();
     let Some(kw) = it.next() else {
@@ -367,7 +388,8 @@ fn scan_line<'a>(
             if n < 3 {
                 return Err(obj_err(
                     path,
-                    ObjErrorKind::Parse(
+                    ModelErrorKind::Parse(
+                        ModelFormat::Obj,
                         Some(ln),
                         format!("vertex needs 3 numbers: `{}`", line.trim()),
                     ),
@@ -385,7 +407,11 @@ fn scan_line<'a>(
                     if wt == 0.0 {
                         return Err(obj_err(
                             path,
-                            ObjErrorKind::Parse(Some(ln), "vertex weight w is 0".into()),
+                            ModelErrorKind::Parse(
+                                ModelFormat::Obj,
+                                Some(ln),
+                                "vertex weight w is 0".into(),
+                            ),
                         ));
                     }
                     p /= wt;
@@ -397,7 +423,8 @@ fn scan_line<'a>(
                 _ => {
                     return Err(obj_err(
                         path,
-                        ObjErrorKind::Parse(
+                        ModelErrorKind::Parse(
+                            ModelFormat::Obj,
                             Some(ln),
                             format!(
                                 "vertex has {n} numbers (expected x y z, x y z w or x y z r g b)"
@@ -422,7 +449,11 @@ fn scan_line<'a>(
             if w.is_empty() {
                 return Err(obj_err(
                     path,
-                    ObjErrorKind::Parse(Some(ln), "texture coordinate without numbers".into()),
+                    ModelErrorKind::Parse(
+                        ModelFormat::Obj,
+                        Some(ln),
+                        "texture coordinate without numbers".into(),
+                    ),
                 ));
             }
             for t in w.iter().take(2) {
@@ -441,7 +472,8 @@ fn scan_line<'a>(
             if w.len() < 3 {
                 return Err(obj_err(
                     path,
-                    ObjErrorKind::Parse(
+                    ModelErrorKind::Parse(
+                        ModelFormat::Obj,
                         Some(ln),
                         format!("normal needs 3 numbers: `{}`", line.trim()),
                     ),
@@ -463,7 +495,8 @@ fn scan_line<'a>(
                 if parts.next().is_some() || v.is_empty() {
                     return Err(obj_err(
                         path,
-                        ObjErrorKind::Parse(
+                        ModelErrorKind::Parse(
+                            ModelFormat::Obj,
                             Some(ln),
                             format!("bad face vertex `{tok}` (expected v, v/vt, v//vn or v/vt/vn)"),
                         ),
@@ -473,7 +506,7 @@ fn scan_line<'a>(
                 if !index_ok(i, st.nv) {
                     return Err(obj_err(
                         path,
-                        ObjErrorKind::IndexOutOfRange(
+                        ModelErrorKind::IndexOutOfRange(
                             Some(ln),
                             format!("vertex index {i} with {} vertices defined so far", st.nv),
                         ),
@@ -545,14 +578,14 @@ fn scan_line<'a>(
     }
 }
 
-fn tobj_kind(e: tobj::LoadError) -> ObjErrorKind {
+fn tobj_kind(e: tobj::LoadError) -> ModelErrorKind {
     match e {
         tobj::LoadError::FaceVertexOutOfBounds
         | tobj::LoadError::FaceTexCoordOutOfBounds
         | tobj::LoadError::FaceNormalOutOfBounds
         | tobj::LoadError::FaceColorOutOfBounds => {
-            ObjErrorKind::IndexOutOfRange(None, e.to_string())
+            ModelErrorKind::IndexOutOfRange(None, e.to_string())
         }
-        other => ObjErrorKind::Parse(None, other.to_string()),
+        other => ModelErrorKind::Parse(ModelFormat::Obj, None, other.to_string()),
     }
 }

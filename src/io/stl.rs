@@ -6,7 +6,7 @@
 //! indexed meshes do); facet normals and the binary attribute bytes are
 //! ignored (softpick shades flat from the winding). The mesh and its root
 //! node are named after the file stem; its color is
-//! [`palette_color(0)`](crate::palette_color).
+//! [`Mesh::palette_color(0)`](crate::Mesh::palette_color).
 //!
 //! Binary or ASCII is decided from the bytes, never the extension: a file
 //! whose size is exactly 84 + 50 · the facet count of its header is binary,

@@ -1,27 +1,15 @@
 //! Buffer picks: one lookup in the ID buffer per pixel.
 
-use crate::error::Error;
 use crate::frame::{Frame, NO_TRIANGLE};
-use crate::pick::{Hit, PickId};
+use crate::pick::PickId;
 use crate::scene::Scene;
 
 impl Frame {
-    /// What is under pixel (x, y), compactly: an O(1) lookup in the ID and
-    /// depth buffers. `None` on background or outside the frame (negative
-    /// or too large coordinates included), never a panic.
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
-    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
-    pub fn pick_id(&self, scene: &Scene, x: i64, y: i64) -> Result<Option<PickId>, Error> {
-        self.check_scene(scene)?;
-        Ok(self.pick_id_unchecked(scene, x, y))
-    }
-
-    /// [`Frame::pick_id`] without the scene check, for callers that
-    /// rendered the frame from this very scene.
+    /// The buffer method's compact pick at pixel (x, y) ([`Picks::id_at`](crate::pick::Picks::id_at)):
+    /// an O(1) lookup in the ID and depth buffers. `None` on background or
+    /// outside the frame (negative or too large coordinates included).
     #[inline]
-    pub(crate) fn pick_id_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
+    pub(crate) fn buffer_id(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
         let i = self.index(x, y)?;
         let id = self.ids[i];
         if id == NO_TRIANGLE {
@@ -30,32 +18,12 @@ impl Frame {
         PickId::locate(scene, id - 1, self.depth[i])
     }
 
-    /// What is under pixel (x, y): an O(1) lookup in the ID buffer, then the
-    /// hit record (mesh, triangle, depth, world position, barycentrics).
-    /// `None` on background or outside the frame (negative or too large
-    /// coordinates included), never a panic.
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
-    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
-    pub fn pick(&self, scene: &Scene, x: i64, y: i64) -> Result<Option<Hit>, Error> {
-        self.check_scene(scene)?;
-        Ok(self.pick_unchecked(scene, x, y))
-    }
-
-    /// [`Frame::pick`] without the scene check, for callers that
-    /// rendered the frame from this very scene.
-    pub(crate) fn pick_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
-        let id = self.pick_id_unchecked(scene, x, y)?;
-        self.hit_unchecked(scene, id, x, y)
-    }
-
     /// The buffer method's picks of a run of pixels (as
-    /// [`Frame::pick_id_span`]), each given to `cell` as it is made and its
+    /// [`Picks::span`](crate::pick::Picks::span)), each given to `cell` as it is made and its
     /// result stored in `out`: a caller that keeps something else than the
     /// pick (a raw ID, say) does not store the pick first.
     #[inline(always)]
-    pub(super) fn buffer_span<T>(
+    pub(crate) fn buffer_span<T>(
         &self,
         scene: &Scene,
         x: u32,

@@ -1,12 +1,11 @@
 //! Direct picks: no ID buffer. The pixel centre is tested against the
 //! set-up triangles near it (found through the frame's cell index, see
-//! `crate::frame::direct_index`), with the same integer edge functions, depth plane,
+//! `crate::pick::cache::direct_index`), with the same integer edge functions, depth plane,
 //! depth test and draw-order ties as the rasterizer, so the answer equals
 //! the ID buffer's at every pixel.
 
-use crate::error::Error;
-use crate::frame::direct_index::DirectIndex;
 use crate::frame::Frame;
+use crate::pick::cache::direct_index::DirectIndex;
 use crate::pick::{Hit, PickId};
 use crate::raster::bin::TileGrid;
 use crate::raster::rules::DepthTest;
@@ -19,81 +18,36 @@ impl Frame {
             .get_or_build(self.width, self.height, &self.chunks, self.depth_test)
     }
 
-    /// Builds the index the direct picks use ([`Frame::triangle_at_direct`],
-    /// [`Frame::pick_id_direct`], [`Frame::pick_direct`]) if it is not built
-    /// yet: per 64×64 tile, the tile's triangles in a hierarchy of cells,
-    /// sorted by depth. The first direct pick after a render does this
-    /// otherwise; call it beforehand to keep the build out of timed picks
-    /// (in parallel on rayon's current pool when called outside of it).
-    pub fn prepare_direct(&self) {
+    /// Builds the index the direct picks use if it is not built yet: per
+    /// 64×64 tile, the tile's triangles in a hierarchy of cells, sorted by
+    /// depth ([`Picks::prepare`](crate::pick::Picks::prepare) with the direct method). The first direct
+    /// pick after a render does this otherwise (in parallel on rayon's
+    /// current pool when called outside of it).
+    pub(crate) fn prepare_direct(&self) {
         let _ = self.direct_index();
     }
 
-    /// [`Frame::triangle_at_direct`] for an in-frame pixel.
+    /// The nearest covering triangle at pixel (x, y) and its window depth,
+    /// found without the ID buffer; `None` on background or outside the
+    /// frame.
     #[inline]
-    pub(crate) fn direct_query(&self, x: u32, y: u32) -> Option<(u32, f32)> {
+    pub(crate) fn direct_at(&self, x: i64, y: i64) -> Option<(u32, f32)> {
+        let (x, y) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
+        self.pixel_index(x, y)?;
         self.direct_index().query(x, y)
     }
 
-    /// The nearest covering triangle at pixel (x, y) and its depth, found
-    /// without the ID buffer.
-    #[must_use]
-    pub fn triangle_at_direct(&self, x: i64, y: i64) -> Option<(u32, f32)> {
-        let (x, y) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
-        self.pixel_index(x, y)?;
-        self.direct_query(x, y)
-    }
-
-    /// Like [`Frame::pick_id`], but by point-in-triangle tests on the
-    /// screen-space triangles instead of the ID buffer.
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
-    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
-    pub fn pick_id_direct(&self, scene: &Scene, x: i64, y: i64) -> Result<Option<PickId>, Error> {
-        self.check_scene(scene)?;
-        Ok(self.pick_id_direct_unchecked(scene, x, y))
-    }
-
-    /// [`Frame::pick_id_direct`] without the scene check, for callers that
-    /// rendered the frame from this very scene.
-    pub(crate) fn pick_id_direct_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
-        let (g, z) = self.triangle_at_direct(x, y)?;
+    /// The direct method's compact pick at pixel (x, y) ([`Picks::id_at`](crate::pick::Picks::id_at)).
+    #[inline]
+    pub(crate) fn direct_id(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
+        let (g, z) = self.direct_at(x, y)?;
         PickId::locate(scene, g, z)
     }
 
-    /// Like [`Frame::pick`], but by point-in-triangle tests on the
-    /// screen-space triangles instead of the ID buffer.
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
-    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
-    pub fn pick_direct(&self, scene: &Scene, x: i64, y: i64) -> Result<Option<Hit>, Error> {
-        self.check_scene(scene)?;
-        Ok(self.pick_direct_unchecked(scene, x, y))
-    }
-
-    /// [`Frame::pick_direct`] without the scene check, for callers that
-    /// rendered the frame from this very scene.
-    pub(crate) fn pick_direct_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
-        let id = self.pick_id_direct_unchecked(scene, x, y)?;
-        self.hit_unchecked(scene, id, x, y)
-    }
-
     /// Every triangle whose coverage includes pixel (x, y), near to far
-    /// (ties in draw order), one entry per triangle, depth test ignored.
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
-    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
-    pub fn pick_all(&self, scene: &Scene, x: i64, y: i64) -> Result<Vec<Hit>, Error> {
-        self.check_scene(scene)?;
-        Ok(self.pick_all_unchecked(scene, x, y))
-    }
-
-    /// [`Frame::pick_all`] without the scene check, for callers that
-    /// rendered the frame from this very scene.
-    pub(crate) fn pick_all_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Vec<Hit> {
+    /// (ties in draw order), one entry per triangle, depth test ignored
+    /// ([`Picks::all`](crate::pick::Picks::all) with the buffer or direct method).
+    pub(crate) fn covering(&self, scene: &Scene, x: i64, y: i64) -> Vec<Hit> {
         let (Ok(ux), Ok(uy)) = (u32::try_from(x), u32::try_from(y)) else {
             return Vec::new();
         };

@@ -47,7 +47,7 @@ fn single(
 ) -> Option<PickId> {
     let x = x.checked_add(i64::try_from(dx).ok()?)?;
     let y = y.checked_add(i64::try_from(dy).ok()?)?;
-    f.pick_id_with(m, s, x, y).unwrap()
+    f.picks(s).unwrap().with(m).id_at(x, y)
 }
 
 #[test]
@@ -55,7 +55,7 @@ fn rows_and_blocks_from_any_start_equal_single_picks() {
     let (s, f) = scene_and_frame();
     let covered = (0..36i64)
         .flat_map(|y| (0..48i64).map(move |x| (x, y)))
-        .filter(|&(x, y)| f.pick_id(&s, x, y).unwrap().is_some())
+        .filter(|&(x, y)| f.picks(&s).unwrap().id_at(x, y).is_some())
         .count();
     assert!(covered > 150, "{covered} covered pixels");
     let starts = [
@@ -85,12 +85,11 @@ fn rows_and_blocks_from_any_start_equal_single_picks() {
         for &(x, y) in &starts {
             for len in [0usize, 1, 5, 53, 70, 130] {
                 let mut row = vec![Some(stale); len];
-                f.pick_id_span(m, &s, x, y, &mut row).unwrap();
+                f.picks(&s).unwrap().with(m).span(x, y, &mut row);
                 let mut raw = vec![(7u32, 7u32); len];
-                f.pick_id_span_with(m, &s, x, y, &mut raw, |p| {
+                f.picks(&s).unwrap().with(m).span_with(x, y, &mut raw, |p| {
                     p.map_or((u32::MAX, 0), |p| (p.global_triangle, p.depth.to_bits()))
-                })
-                .unwrap();
+                });
                 for (k, (got, raw)) in row.iter().zip(&raw).enumerate() {
                     let want = single(&f, &s, m, (x, y), (k, 0));
                     assert_eq!(*got, want, "{m:?} row from ({x},{y}) +{k}");
@@ -101,7 +100,7 @@ fn rows_and_blocks_from_any_start_equal_single_picks() {
             }
             for (width, rows) in [(0usize, 3usize), (1, 4), (9, 5), (50, 3), (13, 40)] {
                 let mut block = vec![Some(stale); width.max(1) * rows + width / 2];
-                f.pick_id_block(m, &s, x, y, width, &mut block).unwrap();
+                f.picks(&s).unwrap().with(m).block(x, y, width, &mut block);
                 for (k, got) in block.iter().enumerate() {
                     let want = (width > 0)
                         .then(|| single(&f, &s, m, (x, y), (k % width, k / width)))

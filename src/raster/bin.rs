@@ -625,6 +625,7 @@ impl BinStage<'_> {
 /// down) into one chunk, each colored by its palette color; non-finite
 /// or out-of-guard-band coordinates drop the triangle (see
 /// `frame::render::render_2d`).
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub(crate) fn bin_window_triangles(
     tris: &[[[f32; 2]; 3]],
     rule: FillRule,

@@ -13,7 +13,7 @@
 //! | culling | [`CullMode`], default none, decided on the snapped area sign |
 //! | depth test | [`DepthTest`], default `Less`; ties keep the earlier triangle in draw order |
 //! | draw order | meshes in scene order, triangles in file order (the global triangle index) |
-//! | guard band | vertices are kept within [`GUARD_BAND_PX`] pixels of the viewport by clipping in homogeneous space; see the module docs of `raster/clip.rs` |
+//! | guard band | vertices are kept within `GUARD_BAND_PX` (16,384) pixels of the viewport by clipping in homogeneous space; see the module docs of `raster/clip.rs` |
 //!
 //! The fill rules differ only in a per-edge bias: a pixel centre is covered by
 //! an edge when `e + bias > 0`, with `bias = 0` (exclusive) or `1` (inclusive).
@@ -24,8 +24,9 @@ pub const SUBPIXEL_BITS: u32 = 8;
 /// One pixel in snapped units.
 pub const SUBPIXEL_ONE: i64 = 1 << SUBPIXEL_BITS;
 
-pub use crate::geometry::CullMode;
-pub use crate::limits::{GUARD_BAND_PX, MAX_FRAME_SIDE};
+#[cfg(doc)]
+use crate::geometry::CullMode;
+pub(crate) use crate::limits::{GUARD_BAND_PX, MAX_FRAME_SIDE};
 pub(crate) use crate::limits::{TILE_ORDER, TILE_SIZE};
 
 /// How a pixel centre lying exactly on an edge is decided.
@@ -141,7 +142,7 @@ pub fn snap(v: f32) -> i64 {
 }
 
 /// [`snap`] of a coordinate inside the clamped guard band (`|v|` at most
-/// 3·[`GUARD_BAND_PX`], as the vertex stage clamps it), as i32: the same
+/// 3·`GUARD_BAND_PX`, as the vertex stage clamps it), as i32: the same
 /// rounding, read from the bits of `x + 1.5·2^52` (whose low 32 bits hold
 /// the rounded integer in two's complement for any `|x| < 2^31`) instead
 /// of a subtraction and a saturating conversion.

@@ -1,7 +1,9 @@
 //! Animations: keyframe channels that drive node transforms and morph
 //! weights, sampled at a time as the glTF 2.0 spec defines it (STEP,
 //! LINEAR with spherical interpolation for rotations, CUBICSPLINE with
-//! Hermite tangents); times outside the keys clamp to the first or last.
+//! Hermite tangents); times outside a channel's keys clamp to its first or
+//! last. A [`LoopMode`] says what a time past the clip's end means: the
+//! clamp (`Once`), a wrap (`Repeat`) or a mirror (`PingPong`).
 
 use glam::{Quat, Vec3};
 
@@ -50,6 +52,79 @@ pub struct Channel {
     pub width: usize,
 }
 
+/// What a time outside a clip means ([`Scene::pose`](crate::Scene::pose)).
+///
+/// A clip runs from 0 to its [`Animation::duration`] `d` (the last key of
+/// any channel), as three.js's and Babylon's clips do. `Once` samples the
+/// channels at the time itself, so times before a channel's first key and
+/// after its last clamp to those keys (glTF's sampler); `Repeat` samples
+/// them at `t mod d` (in `[0, d)`, negative times too); `PingPong` at `t`
+/// mirrored into `[0, d]`: forth over `[0, d]`, back over `[d, 2d]`, and
+/// again (Cesium's `MIRRORED_REPEAT`). A clip of duration 0 is sampled at 0
+/// by `Repeat` and `PingPong`.
+///
+/// ```
+/// use softpick::animation::LoopMode;
+///
+/// assert_eq!(LoopMode::Once.clip_time(2.5, 2.0), 2.5);
+/// assert_eq!(LoopMode::Repeat.clip_time(2.5, 2.0), 0.5);
+/// assert_eq!(LoopMode::PingPong.clip_time(2.5, 2.0), 1.5);
+/// assert_eq!(LoopMode::from_name("pingpong"), Some(LoopMode::PingPong));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LoopMode {
+    /// Play once: past the keys, the first or last key holds (glTF's clamp).
+    #[default]
+    Once,
+    /// Wrap around: the clip starts again at its end.
+    Repeat,
+    /// Mirror: the clip plays backwards from its end, then forwards again.
+    PingPong,
+}
+
+impl LoopMode {
+    /// Every mode, in the order of the docs.
+    pub const ALL: [LoopMode; 3] = [LoopMode::Once, LoopMode::Repeat, LoopMode::PingPong];
+
+    /// The mode's name on the command line and in Python: `"once"`,
+    /// `"repeat"`, `"pingpong"`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            LoopMode::Once => "once",
+            LoopMode::Repeat => "repeat",
+            LoopMode::PingPong => "pingpong",
+        }
+    }
+
+    /// The mode a name ([`LoopMode::name`]) names.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<LoopMode> {
+        LoopMode::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The time at which a clip of `duration` seconds samples its channels
+    /// for `time` (see [`LoopMode`]). NaN stays NaN (the channels sample
+    /// their first key).
+    #[must_use]
+    pub fn clip_time(self, time: f32, duration: f32) -> f32 {
+        let d = duration;
+        match self {
+            LoopMode::Once => time,
+            _ if !(d > 0.0) || !d.is_finite() => 0.0,
+            LoopMode::Repeat => time.rem_euclid(d),
+            LoopMode::PingPong => {
+                let u = time.rem_euclid(2.0 * d);
+                if u <= d {
+                    u
+                } else {
+                    2.0 * d - u
+                }
+            }
+        }
+    }
+}
+
 /// A named set of channels played together.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Animation {
@@ -72,8 +147,10 @@ impl Animation {
 
 impl Channel {
     /// Checks that the channel can be sampled: increasing finite times,
-    /// `width × keys` values (× 3 for cubic splines), finite values.
-    pub fn check(&self) -> Result<(), String> {
+    /// `width × keys` values (× 3 for cubic splines), finite values
+    /// ([`Scene::add_animation`](crate::Scene::add_animation) checks every
+    /// channel so).
+    pub(crate) fn check(&self) -> Result<(), String> {
         let keys = self.times.len();
         if keys == 0 {
             return Err("a channel has no keys".into());
@@ -291,5 +368,84 @@ mod tests {
         c.times = vec![0.0, 1.0];
         c.values.pop();
         assert!(c.check().is_err());
+    }
+
+    #[test]
+    fn loop_modes_map_times_before_inside_and_after_the_clip() {
+        let d = 2.0;
+        // (time, once, repeat, pingpong) for a clip of 2 s
+        let cases = [
+            (-3.0, -3.0, 1.0, 1.0),
+            (-0.5, -0.5, 1.5, 0.5),
+            (0.0, 0.0, 0.0, 0.0),
+            (0.75, 0.75, 0.75, 0.75),
+            (2.0, 2.0, 0.0, 2.0),
+            (2.5, 2.5, 0.5, 1.5),
+            (3.5, 3.5, 1.5, 0.5),
+            (4.0, 4.0, 0.0, 0.0),
+            (5.0, 5.0, 1.0, 1.0),
+        ];
+        for (t, once, repeat, pingpong) in cases {
+            assert_eq!(LoopMode::Once.clip_time(t, d), once, "{t}");
+            assert!(
+                (LoopMode::Repeat.clip_time(t, d) - repeat).abs() < 1e-6,
+                "{t}"
+            );
+            assert!(
+                (LoopMode::PingPong.clip_time(t, d) - pingpong).abs() < 1e-6,
+                "{t}"
+            );
+        }
+        // a clip without length stays at 0; NaN passes through `Once`
+        for mode in [LoopMode::Repeat, LoopMode::PingPong] {
+            assert_eq!(mode.clip_time(3.0, 0.0), 0.0);
+            assert_eq!(mode.clip_time(3.0, f32::NAN), 0.0);
+        }
+        assert!(LoopMode::Once.clip_time(f32::NAN, d).is_nan());
+        for mode in LoopMode::ALL {
+            assert_eq!(LoopMode::from_name(mode.name()), Some(mode));
+        }
+        assert_eq!(LoopMode::from_name("bounce"), None);
+    }
+
+    #[test]
+    fn each_mode_samples_the_spec_formulas_before_inside_and_after_the_keys() {
+        // keys at 0.5 s and 2 s: x from 0 to 3 (LINEAR), a step to 7 at 2 s
+        // (STEP); the clip lasts 2 s
+        let lin = channel(
+            ChannelPath::Translation,
+            Interpolation::Linear,
+            &[0.5, 2.0],
+            &[0.0, 0.0, 0.0, 3.0, 0.0, 0.0],
+            3,
+        );
+        let step = channel(
+            ChannelPath::Translation,
+            Interpolation::Step,
+            &[0.5, 2.0],
+            &[1.0, 0.0, 0.0, 7.0, 0.0, 0.0],
+            3,
+        );
+        let clip = Animation {
+            name: "clip".into(),
+            channels: vec![lin.clone(), step.clone()],
+        };
+        assert_eq!(clip.duration(), 2.0);
+        // glTF's formulas: clamp to the keys, then (1 − s)·v0 + s·v1, or v0
+        let linear = |u: f32| 3.0 * ((u.clamp(0.5, 2.0) - 0.5) / 1.5);
+        let stepped = |u: f32| if u >= 2.0 { 7.0 } else { 1.0 };
+        for mode in LoopMode::ALL {
+            for t in [-1.3, 0.0, 0.3, 0.5, 1.1, 1.99, 2.0, 2.4, 3.7, 6.2] {
+                let u = mode.clip_time(t, clip.duration());
+                assert!((lin.vec3_at(u).x - linear(u)).abs() < 1e-5, "{mode:?} {t}");
+                assert_eq!(step.vec3_at(u).x, stepped(u), "{mode:?} {t}");
+            }
+        }
+        // after the end: once holds the last key, repeat starts over,
+        // pingpong comes back
+        let at = |mode: LoopMode| lin.vec3_at(mode.clip_time(2.6, 2.0)).x;
+        assert_eq!(at(LoopMode::Once), 3.0);
+        assert!((at(LoopMode::Repeat) - linear(0.6)).abs() < 1e-5);
+        assert!((at(LoopMode::PingPong) - linear(1.4)).abs() < 1e-5);
     }
 }

@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 use glam::Vec3;
 
 use crate::accel::bvh::{Bvh, Refit};
+use crate::error::Error;
 use crate::geometry::Aabb;
 
 /// A triangle mesh in its local space: a handle on shared geometry (its
@@ -61,25 +62,29 @@ impl Geometry {
 
 impl Mesh {
     /// A mesh from positions and triangles (vertex indices, counter-clockwise
-    /// front faces). Fails when an index is out of range. Triangles touching
-    /// a non-finite position are kept (so numbering follows the input) but are
-    /// never drawn nor hit; [`Mesh::invalid_triangles`] counts them.
+    /// front faces). Triangles touching a non-finite position are kept (so
+    /// numbering follows the input) but are never drawn nor hit;
+    /// [`Mesh::invalid_triangles`] counts them.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMesh`] when a triangle names a vertex past the
+    /// positions.
     pub fn new(
         name: impl Into<Arc<str>>,
         positions: Vec<Vec3>,
         triangles: Vec<[u32; 3]>,
         color: [u8; 3],
-    ) -> Result<Self, String> {
+    ) -> Result<Self, Error> {
         let n = positions.len();
         if let Some((i, t)) = triangles
             .iter()
             .enumerate()
             .find(|(_, t)| t.iter().any(|&v| v as usize >= n))
         {
-            return Err(format!(
+            return Err(Error::InvalidMesh(format!(
                 "triangle {i} refers to vertex {} but the mesh has {n} vertices",
                 t.iter().max().copied().unwrap_or(0)
-            ));
+            )));
         }
         let (bounds, invalid) = Geometry::measure(&positions, &triangles);
         Ok(Self {
@@ -93,6 +98,14 @@ impl Mesh {
                 bvh: OnceLock::new(),
             }),
         })
+    }
+
+    /// The `i`-th color of softpick's palette (distinct, golden-ratio
+    /// hues): the color the loaders give a mesh without a material color
+    /// (mesh `i` of an OBJ file, 0 for an STL or PLY file).
+    #[must_use]
+    pub fn palette_color(i: u32) -> [u8; 3] {
+        super::palette_color(i)
     }
 
     /// The mesh name (the OBJ `o`/`g` name).
@@ -158,7 +171,7 @@ impl Mesh {
     /// then reused by this mesh and every instance sharing its geometry; it
     /// lives in local space, so moving the mesh's node does not invalidate it.
     #[must_use]
-    pub fn bvh(&self) -> &Bvh {
+    pub(crate) fn bvh(&self) -> &Bvh {
         let g = &*self.geometry;
         g.bvh.get_or_init(|| Bvh::build(&g.positions, &g.triangles))
     }
@@ -204,6 +217,8 @@ impl Mesh {
         let g = Arc::get_mut(&mut self.geometry).expect("unique after the copy above");
         g.positions = positions;
         (g.bounds, g.invalid) = Geometry::measure(&g.positions, &g.triangles);
-        Ok(g.bvh.get_mut().map(|b| b.refit(&g.positions, &g.triangles)))
+        Ok(g.bvh
+            .get_mut()
+            .map(|b| b.refit_or_rebuild(&g.positions, &g.triangles)))
     }
 }

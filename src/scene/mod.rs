@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 use glam::{Mat4, Quat, Vec3};
 
 use crate::accel::bvh::Bvh;
-pub use animation::{Animation, Channel, ChannelPath, Interpolation};
+pub use animation::{Animation, Channel, ChannelPath, Interpolation, LoopMode};
 use mesh::Geometry;
 pub use mesh::Mesh;
 pub use pose::{Deformer, PoseStats, Skin};
@@ -113,7 +113,7 @@ pub struct Node {
 ///
 /// Every scene value has its own identity (a clone gets a new one) and a
 /// revision that each change of its geometry or transforms advances: a
-/// [`crate::Frame`] remembers both ([`crate::Frame::check_scene`]), so that picking it
+/// [`crate::Frame`] remembers both ([`crate::Frame::picks`] checks them), so that picking it
 /// with another scene, or after its scene changed, is an error instead of a
 /// wrong answer.
 #[derive(Clone, Debug, Default)]
@@ -468,15 +468,19 @@ impl Scene {
     /// query that needs them: with several meshes all placed by the identity
     /// matrix (as the meshes of an OBJ file are), the one BVH over all the
     /// scene's triangles that their first-hit queries walk; otherwise each
-    /// mesh's own ([`Mesh::bvh`], which the queries that cannot walk the
+    /// mesh's own (`Mesh::bvh`, which the queries that cannot walk the
     /// first, such as those with a mesh filter, build when they need them).
     /// Large scenes are built in parallel; a small scene on the calling
     /// thread (waking the thread pool would cost more than the build).
     ///
     /// ```
-    /// let scene = softpick::builtin_scene();
-    /// scene.build_bvhs();
-    /// assert!(scene.meshes().iter().all(|m| m.bvh().triangle_count() > 0));
+    /// use glam::Vec3;
+    /// use softpick::{builtin_scene, Ray, RayCaster, RayOptions};
+    ///
+    /// let scene = builtin_scene();
+    /// scene.build_bvhs(); // the first ray below does not pay for them
+    /// let down = Ray::new(Vec3::new(0.0, 10.0, 0.0), Vec3::NEG_Y);
+    /// assert!(RayCaster::new(&scene).first(&down, &RayOptions::default()).is_some());
     /// ```
     pub fn build_bvhs(&self) {
         use rayon::prelude::*;
@@ -590,9 +594,10 @@ impl Scene {
     }
 }
 
-/// A deterministic, distinct color for index `i` (golden-ratio hues).
+/// A deterministic, distinct color for index `i` (golden-ratio hues;
+/// [`Mesh::palette_color`]).
 #[must_use]
-pub fn palette_color(i: u32) -> [u8; 3] {
+pub(crate) fn palette_color(i: u32) -> [u8; 3] {
     let h = (i as f32 * 0.618_034 + 0.13).fract();
     let s = 0.55 + 0.3 * ((i / 7) % 2) as f32;
     let v = 0.95 - 0.25 * ((i / 3) % 2) as f32;

@@ -1,6 +1,6 @@
 //! Posing a scene at a time: animation channels set node transforms and
 //! morph weights; morph targets and skins then move the vertices of the
-//! meshes they deform, whose BVHs are refit ([`crate::Bvh::refit`]). Moving
+//! meshes they deform, whose BVHs are refit (`Bvh::refit`). Moving
 //! a node alone costs no BVH work: BVHs live in their mesh's local space.
 //!
 //! A skinned vertex is, as glTF 2.0 defines it, `Σ weight ·
@@ -13,8 +13,9 @@
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 
-use super::{ChannelPath, InstanceId, MeshId, NodeId, Scene};
+use super::{ChannelPath, InstanceId, LoopMode, MeshId, NodeId, Scene};
 use crate::accel::bvh::Refit;
+use crate::error::Error;
 
 /// Vertices per mesh above which posing runs in parallel (each vertex is a
 /// pure function of its inputs, so the result does not depend on it).
@@ -55,7 +56,9 @@ pub struct PoseStats {
     pub deformed: usize,
     /// Of those, BVHs refit.
     pub refitted: usize,
-    /// Of those, BVHs built again ([`Refit::Rebuilt`]).
+    /// Of those, BVHs built again: the tree would have stayed exact but
+    /// slow (its boxes grown past twice their area), or the set of valid
+    /// triangles changed.
     pub rebuilt: usize,
 }
 
@@ -71,26 +74,29 @@ impl PoseStats {
 }
 
 impl Scene {
-    /// Adds a skin; its index. Fails when a joint is not a node or the
-    /// inverse bind matrices do not match the joints (a missing list means
+    /// Adds a skin; its index.
+    ///
+    /// # Errors
+    /// [`Error::InvalidScene`] when a joint is not a node or the inverse
+    /// bind matrices do not match the joints (a missing list means
     /// identities, as in glTF).
-    pub fn add_skin(&mut self, mut skin: Skin) -> Result<u32, String> {
+    pub fn add_skin(&mut self, mut skin: Skin) -> Result<u32, Error> {
         if let Some(j) = skin
             .joints
             .iter()
             .find(|&&j| j as usize >= self.nodes.len())
         {
-            return Err(format!("joint {j} is not a node"));
+            return Err(Error::InvalidScene(format!("joint {j} is not a node")));
         }
         if skin.inverse_bind.is_empty() {
             skin.inverse_bind = vec![Mat4::IDENTITY; skin.joints.len()];
         }
         if skin.inverse_bind.len() != skin.joints.len() {
-            return Err(format!(
+            return Err(Error::InvalidScene(format!(
                 "{} inverse bind matrices for {} joints",
                 skin.inverse_bind.len(),
                 skin.joints.len()
-            ));
+            )));
         }
         self.skins.push(skin);
         Ok((self.skins.len() - 1) as u32)
@@ -104,18 +110,21 @@ impl Scene {
 
     /// Makes `skin` deform the meshes of `instance` (with their deformers'
     /// joint influences).
+    ///
+    /// # Errors
+    /// [`Error::InvalidScene`] when the skin or the instance does not exist.
     pub fn set_instance_skin(
         &mut self,
         instance: InstanceId,
         skin: Option<u32>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         if skin.is_some_and(|s| s as usize >= self.skins.len()) {
-            return Err(format!("skin {skin:?} does not exist"));
+            return Err(Error::InvalidScene(format!("skin {skin:?} does not exist")));
         }
         let slot = self
             .instance_skin
             .get_mut(instance as usize)
-            .ok_or_else(|| format!("instance {instance} does not exist"))?;
+            .ok_or_else(|| Error::InvalidScene(format!("instance {instance} does not exist")))?;
         *slot = skin;
         Ok(())
     }
@@ -127,19 +136,23 @@ impl Scene {
     }
 
     /// Gives mesh `mesh` what deforms it (checked against its vertices).
-    pub fn set_deformer(&mut self, mesh: MeshId, d: Deformer) -> Result<(), String> {
+    ///
+    /// # Errors
+    /// [`Error::InvalidScene`] when the mesh does not exist or the deformer
+    /// does not have one of everything per vertex of the mesh.
+    pub fn set_deformer(&mut self, mesh: MeshId, d: Deformer) -> Result<(), Error> {
         let m = self
             .meshes
             .get(mesh as usize)
-            .ok_or_else(|| format!("mesh {mesh} does not exist"))?;
+            .ok_or_else(|| Error::InvalidScene(format!("mesh {mesh} does not exist")))?;
         let n = m.positions().len();
         let sets_ok = d.joints.len() == d.weights.len()
             && d.joints.iter().all(|j| j.len() == n)
             && d.weights.iter().all(|w| w.len() == n);
         if d.rest.len() != n || d.targets.iter().any(|t| t.len() != n) || !sets_ok {
-            return Err(format!(
+            return Err(Error::InvalidScene(format!(
                 "a deformer for {n} vertices must have {n} of everything"
-            ));
+            )));
         }
         self.deformers[mesh as usize] = Some(std::sync::Arc::new(d));
         Ok(())
@@ -164,12 +177,22 @@ impl Scene {
         }
     }
 
-    /// Adds an animation (its channels checked, their nodes existing); its index.
-    pub fn add_animation(&mut self, a: super::Animation) -> Result<usize, String> {
+    /// Adds an animation; its index.
+    ///
+    /// # Errors
+    /// [`Error::InvalidScene`] when a channel cannot be sampled (no keys,
+    /// key times not finite and increasing, another number of values than
+    /// its keys need, values not finite) or names a node the scene does not
+    /// have.
+    pub fn add_animation(&mut self, a: super::Animation) -> Result<usize, Error> {
         for (i, c) in a.channels.iter().enumerate() {
-            c.check().map_err(|e| format!("channel {i}: {e}"))?;
+            c.check()
+                .map_err(|e| Error::InvalidScene(format!("channel {i}: {e}")))?;
             if c.node as usize >= self.nodes.len() {
-                return Err(format!("channel {i}: node {} does not exist", c.node));
+                return Err(Error::InvalidScene(format!(
+                    "channel {i}: node {} does not exist",
+                    c.node
+                )));
             }
         }
         self.animations.push(a);
@@ -191,17 +214,38 @@ impl Scene {
         }
     }
 
-    /// Poses the scene at `time` seconds of animation `animation` (times
-    /// outside its keys clamp): its channels set node transforms and morph
-    /// weights, then every mesh with a deformer is posed and its BVH refit.
-    /// Without animations, only the deformers run (the rest pose with the
-    /// current weights). Frames rendered before are stale afterwards.
-    pub fn pose(&mut self, animation: Option<usize>, time: f32) -> Result<PoseStats, String> {
+    /// Poses the scene at `time` seconds of animation `animation`, a time
+    /// past the clip's end as `mode` says ([`LoopMode`]: clamped, wrapped
+    /// or mirrored): its channels set node transforms and morph weights,
+    /// then every mesh with a deformer is posed and its BVH refit. With
+    /// `animation` `None`, only the deformers run (the rest pose with the
+    /// current weights). Frames rendered before are stale afterwards. The
+    /// arguments are in the order of Python's `Scene.pose(time, animation,
+    /// loop)`.
+    ///
+    /// ```
+    /// use softpick::animation::LoopMode;
+    ///
+    /// let mut scene = softpick::builtin_scene();
+    /// let stats = scene.pose(1.5, None, LoopMode::Once)?; // no animation: the rest pose
+    /// assert_eq!(stats.deformed, 0);
+    /// # Ok::<(), softpick::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidScene`] when the animation does not exist.
+    pub fn pose(
+        &mut self,
+        time: f32,
+        animation: Option<usize>,
+        mode: LoopMode,
+    ) -> Result<PoseStats, Error> {
         if let Some(a) = animation {
             let anim = self
                 .animations
                 .get(a)
-                .ok_or_else(|| format!("animation {a} does not exist"))?;
+                .ok_or_else(|| Error::InvalidScene(format!("animation {a} does not exist")))?;
+            let time = mode.clip_time(time, anim.duration());
             for c in &anim.channels {
                 let n = c.node as usize;
                 match c.path {
@@ -217,21 +261,25 @@ impl Scene {
             }
         }
         self.changed();
-        self.deform_all()
+        self.deform_all().map_err(Error::InvalidMesh)
     }
 
     /// Moves the vertices of mesh `mesh` (as many as it has), refitting its
     /// BVH; the mesh's other instances keep theirs.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMesh`] when the mesh does not exist or `positions`
+    /// are not as many as its vertices.
     pub fn set_positions(
         &mut self,
         mesh: MeshId,
         positions: Vec<Vec3>,
-    ) -> Result<PoseStats, String> {
+    ) -> Result<PoseStats, Error> {
         let m = self
             .meshes
             .get_mut(mesh as usize)
-            .ok_or_else(|| format!("mesh {mesh} does not exist"))?;
-        let r = m.replace_positions(positions)?;
+            .ok_or_else(|| Error::InvalidMesh(format!("mesh {mesh} does not exist")))?;
+        let r = m.replace_positions(positions).map_err(Error::InvalidMesh)?;
         self.changed();
         self.flat = super::FlatBvh::default();
         let mut stats = PoseStats::default();

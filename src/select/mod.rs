@@ -1,8 +1,8 @@
 //! Selection beyond a single click: a pick radius
-//! ([`Frame::nearest_covered`], [`Frame::pick_near`]), box and lasso
-//! selection, visible-only or x-ray ([`Frame::select_rect`],
-//! [`Frame::select_lasso`], [`SelectMode`]), and click-cycling through
-//! everything under the cursor ([`PickCycle`]).
+//! ([`Frame::nearest_covered`], [`Picks::near`]), box and lasso
+//! selection, visible-only or x-ray ([`Picks::rect`], [`Picks::lasso`],
+//! [`SelectMode`]), and click-cycling through everything under the cursor
+//! ([`PickCycle`]).
 //!
 //! Every test is exact integer arithmetic on the rasterizer's 1/256-pixel
 //! lattice; the rules are documented on the public items.
@@ -15,9 +15,8 @@ mod overlap;
 use glam::Vec4;
 use rayon::prelude::*;
 
-use crate::error::Error;
 use crate::frame::{Frame, NO_TRIANGLE};
-use crate::pick::Hit;
+use crate::pick::{Hit, Picks};
 use crate::raster::clip::{Guard, CLIP_MASK, FRUSTUM_MASK, OUT_INVALID};
 use crate::raster::rules::{snap, snapped_area, SUBPIXEL_ONE, TILE_ORDER};
 use crate::scene::{MeshId, Scene};
@@ -26,8 +25,8 @@ use coverage::{covers_lasso, covers_rect};
 use lasso::Lasso;
 use overlap::{tri_overlaps_box, tri_overlaps_lasso};
 
-/// Which triangles a region selection ([`Frame::select_rect`],
-/// [`Frame::select_lasso`]) reports.
+/// Which triangles a region selection ([`Picks::rect`],
+/// [`Picks::lasso`]) reports.
 ///
 /// - [`SelectMode::Visible`]: a triangle is selected iff the ID buffer holds
 ///   it at a pixel of the region, i.e. one of its *visible* covered pixel
@@ -111,7 +110,7 @@ pub struct NearPixel {
 ///
 /// The first click at a pixel returns the nearest mesh's hit; each further
 /// click at the same pixel steps one mesh farther along the stack returned
-/// by [`Frame::pick_stack`] (one entry per mesh, near to far), wrapping
+/// by [`Picks::stack`] (one entry per mesh, near to far), wrapping
 /// after the farthest. A click at another pixel, or at the same pixel when
 /// the stack there changed (a new frame, a moved mesh), starts again from
 /// the nearest.
@@ -143,34 +142,12 @@ impl PickCycle {
         self.pixel.map(|_| (self.index, self.stack.len()))
     }
 
-    /// A click at pixel (x, y): the hit of the next mesh in the stack under
-    /// it (see [`PickCycle`]); `None` (and a reset) on background or outside
-    /// the frame.
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
-    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
-    pub fn click(
-        &mut self,
-        frame: &Frame,
-        scene: &Scene,
-        x: i64,
-        y: i64,
-    ) -> Result<Option<Hit>, Error> {
-        frame.check_scene(scene)?;
-        Ok(self.click_unchecked(frame, scene, x, y))
-    }
-
-    /// [`PickCycle::click`] without the scene check, for callers that
-    /// rendered the frame from this very scene.
-    pub(crate) fn click_unchecked(
-        &mut self,
-        frame: &Frame,
-        scene: &Scene,
-        x: i64,
-        y: i64,
-    ) -> Option<Hit> {
-        let hits = frame.pick_stack_unchecked(scene, x, y);
+    /// A click at pixel (x, y) of the view's frame: the hit of the next
+    /// mesh in [`Picks::stack`] under it, with the view's method (see
+    /// [`PickCycle`]); `None` (and a reset) on background or outside the
+    /// frame.
+    pub fn click(&mut self, picks: Picks<'_>, x: i64, y: i64) -> Option<Hit> {
+        let hits = picks.stack(x, y);
         if hits.is_empty() {
             self.reset();
             return None;
@@ -193,6 +170,65 @@ enum Region {
     Rect([i32; 4]),
     /// A snapped lasso with its pixel spans.
     Lasso(Lasso),
+}
+
+impl Picks<'_> {
+    /// What is under pixel (x, y) with the view's method, or else at the
+    /// nearest covered pixel within `radius_px` (see
+    /// [`Frame::nearest_covered`]): the view's answer at that pixel. For
+    /// thin and small things: a click a few pixels off still finds them.
+    #[must_use]
+    pub fn near(self, x: i64, y: i64, radius_px: f32) -> Option<Hit> {
+        if let Some(hit) = self.at(x, y) {
+            return Some(hit);
+        }
+        let near = self.frame.nearest_covered(x, y, radius_px)?;
+        self.at(i64::from(near.x), i64::from(near.y))
+    }
+
+    /// The triangles and meshes in the inclusive pixel rectangle spanned by
+    /// pixels (x0, y0) and (x1, y1): corners in any order, clamped to the
+    /// frame (a rectangle entirely outside selects nothing). `Visible`
+    /// reads the ID buffer; `Through` also finds occluded and sub-pixel
+    /// triangles; the exact rules are on [`SelectMode`]. The view's method
+    /// does not matter.
+    #[must_use]
+    pub fn rect(self, x0: i64, y0: i64, x1: i64, y1: i64, mode: SelectMode) -> Selection {
+        let f = self.frame;
+        let (w, h) = (i64::from(f.width), i64::from(f.height));
+        let (ax, bx) = (x0.min(x1).max(0), x0.max(x1).min(w - 1));
+        let (ay, by) = (y0.min(y1).max(0), y0.max(y1).min(h - 1));
+        if ax > bx || ay > by {
+            return Selection::default();
+        }
+        let r = [ax as i32, ay as i32, bx as i32, by as i32];
+        f.select_region(self.scene, &Region::Rect(r), mode)
+    }
+
+    /// The triangles and meshes inside the lasso `polygon`, a closed
+    /// polygon in window coordinates (pixels, y down, pixel centres at +0.5;
+    /// the last vertex connects back to the first; self-intersections
+    /// allowed). The view's method does not matter.
+    ///
+    /// The vertices are clamped to ±2^20 px and snapped to the rasterizer's
+    /// 1/256-pixel lattice exactly like mesh vertices, so every test is exact
+    /// integer arithmetic. A pixel belongs to the lasso when its centre is
+    /// inside by the **even-odd rule**. A centre exactly on the boundary is
+    /// inside iff the points just to its right are inside (on a horizontal
+    /// edge: just below it), precisely iff `(x + ε, y + ε²)` is inside for
+    /// every small `ε > 0`. So two lassos that share an edge never both take a
+    /// centre on it, and a square lasso through (2.5, 2.5) and (6.5, 6.5)
+    /// takes pixels 2..=5 in x and y (left and top in, right and bottom out).
+    /// Fewer than three vertices or a non-finite coordinate select nothing.
+    /// The modes are as for rectangles ([`SelectMode`]).
+    #[must_use]
+    pub fn lasso(self, polygon: &[[f32; 2]], mode: SelectMode) -> Selection {
+        let f = self.frame;
+        match Lasso::new(polygon, f.width, f.height) {
+            Some(l) => f.select_region(self.scene, &Region::Lasso(l), mode),
+            None => Selection::default(),
+        }
+    }
 }
 
 impl Frame {
@@ -274,152 +310,6 @@ impl Frame {
             triangle: t,
             distance: (d2 as f64).sqrt() as f32,
         })
-    }
-
-    /// What is under pixel (x, y), or else at the nearest covered pixel
-    /// within `radius_px` (see [`Frame::nearest_covered`]): the hit at that
-    /// pixel, as [`Frame::pick`] returns it there.
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
-    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
-    pub fn pick_near(
-        &self,
-        scene: &Scene,
-        x: i64,
-        y: i64,
-        radius_px: f32,
-    ) -> Result<Option<Hit>, Error> {
-        self.check_scene(scene)?;
-        Ok(self.pick_near_unchecked(scene, x, y, radius_px))
-    }
-
-    /// [`Frame::pick_near`] without the scene check, for callers that
-    /// rendered the frame from this very scene.
-    pub(crate) fn pick_near_unchecked(
-        &self,
-        scene: &Scene,
-        x: i64,
-        y: i64,
-        radius_px: f32,
-    ) -> Option<Hit> {
-        if let Some(hit) = self.pick_unchecked(scene, x, y) {
-            return Some(hit);
-        }
-        let near = self.nearest_covered(x, y, radius_px)?;
-        self.pick_unchecked(scene, i64::from(near.x), i64::from(near.y))
-    }
-
-    /// The meshes under pixel (x, y), near to far: [`Frame::pick_all`] with
-    /// only the first (nearest) hit of each mesh kept.
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
-    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
-    pub fn pick_stack(&self, scene: &Scene, x: i64, y: i64) -> Result<Vec<Hit>, Error> {
-        self.check_scene(scene)?;
-        Ok(self.pick_stack_unchecked(scene, x, y))
-    }
-
-    /// [`Frame::pick_stack`] without the scene check, for callers that
-    /// rendered the frame from this very scene.
-    pub(crate) fn pick_stack_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Vec<Hit> {
-        let mut seen = Vec::new();
-        self.pick_all_unchecked(scene, x, y)
-            .into_iter()
-            .filter(|h| {
-                let new = !seen.contains(&h.mesh);
-                seen.push(h.mesh);
-                new
-            })
-            .collect()
-    }
-
-    /// The triangles and meshes in the inclusive pixel rectangle spanned by
-    /// pixels (x0, y0) and (x1, y1): corners in any order, clamped to the
-    /// frame (a rectangle entirely outside selects nothing). `Visible`
-    /// reads the ID buffer; `Through` also finds occluded and sub-pixel
-    /// triangles; the exact rules are on [`SelectMode`].
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
-    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
-    pub fn select_rect(
-        &self,
-        scene: &Scene,
-        x0: i64,
-        y0: i64,
-        x1: i64,
-        y1: i64,
-        mode: SelectMode,
-    ) -> Result<Selection, Error> {
-        self.check_scene(scene)?;
-        Ok(self.select_rect_unchecked(scene, x0, y0, x1, y1, mode))
-    }
-
-    /// [`Frame::select_rect`] without the scene check, for callers that
-    /// rendered the frame from this very scene.
-    pub(crate) fn select_rect_unchecked(
-        &self,
-        scene: &Scene,
-        x0: i64,
-        y0: i64,
-        x1: i64,
-        y1: i64,
-        mode: SelectMode,
-    ) -> Selection {
-        let (w, h) = (i64::from(self.width), i64::from(self.height));
-        let (ax, bx) = (x0.min(x1).max(0), x0.max(x1).min(w - 1));
-        let (ay, by) = (y0.min(y1).max(0), y0.max(y1).min(h - 1));
-        if ax > bx || ay > by {
-            return Selection::default();
-        }
-        let r = [ax as i32, ay as i32, bx as i32, by as i32];
-        self.select_region(scene, &Region::Rect(r), mode)
-    }
-
-    /// The triangles and meshes inside the lasso `polygon`, a closed
-    /// polygon in window coordinates (pixels, y down, pixel centres at +0.5;
-    /// the last vertex connects back to the first; self-intersections
-    /// allowed).
-    ///
-    /// The vertices are clamped to ±2^20 px and snapped to the rasterizer's
-    /// 1/256-pixel lattice exactly like mesh vertices, so every test is exact
-    /// integer arithmetic. A pixel belongs to the lasso when its centre is
-    /// inside by the **even-odd rule**. A centre exactly on the boundary is
-    /// inside iff the points just to its right are inside (on a horizontal
-    /// edge: just below it), precisely iff `(x + ε, y + ε²)` is inside for
-    /// every small `ε > 0`. So two lassos that share an edge never both take a
-    /// centre on it, and a square lasso through (2.5, 2.5) and (6.5, 6.5)
-    /// takes pixels 2..=5 in x and y (left and top in, right and bottom out).
-    /// Fewer than three vertices or a non-finite coordinate select nothing.
-    /// The modes are as for rectangles ([`SelectMode`]).
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
-    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
-    pub fn select_lasso(
-        &self,
-        scene: &Scene,
-        polygon: &[[f32; 2]],
-        mode: SelectMode,
-    ) -> Result<Selection, Error> {
-        self.check_scene(scene)?;
-        Ok(self.select_lasso_unchecked(scene, polygon, mode))
-    }
-
-    /// [`Frame::select_lasso`] without the scene check, for callers that
-    /// rendered the frame from this very scene.
-    pub(crate) fn select_lasso_unchecked(
-        &self,
-        scene: &Scene,
-        polygon: &[[f32; 2]],
-        mode: SelectMode,
-    ) -> Selection {
-        match Lasso::new(polygon, self.width, self.height) {
-            Some(l) => self.select_region(scene, &Region::Lasso(l), mode),
-            None => Selection::default(),
-        }
     }
 
     /// The selection in `region`: the ID buffer's triangles over the

@@ -14,7 +14,7 @@ use minifb::Key;
 
 use crate::collide::{ground_below, sweep_move};
 use crate::geometry::{Aabb, Ray};
-use crate::pick::ray::{raycast_first, RayOptions};
+use crate::pick::ray::{RayCaster, RayOptions};
 use crate::scene::{MeshId, Scene};
 
 use super::report::{collide_line, drive_add_line, drive_remove_line, velocity_line};
@@ -446,12 +446,14 @@ fn look(scene: &Scene, m: &Mover) -> Option<Look> {
         filter: Some(&others),
         ..RayOptions::default()
     };
-    let ahead = raycast_first(scene, &Ray::new(centre, dir), &opts).map(|h| Ahead {
-        mesh: h.mesh,
-        name: h.mesh_name.to_string(),
-        point: h.position,
-        distance: h.distance,
-    });
+    let ahead = RayCaster::new(scene)
+        .first_brute(&Ray::new(centre, dir), &opts)
+        .map(|h| Ahead {
+            mesh: h.mesh,
+            name: h.mesh_name.to_string(),
+            point: h.position,
+            distance: h.distance,
+        });
     Some(Look {
         centre,
         radius,

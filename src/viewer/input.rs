@@ -1,8 +1,9 @@
 //! The viewer's input as a pure state machine: [`ViewerState`] takes
 //! [`Event`]s (pointer polls, wheel, keys, focus, close) and answers with
-//! [`Action`]s for the window loop; it also runs the picks and selections
-//! those actions ask for and writes the window title. No window is needed,
-//! so every binding is unit-tested (`tests.rs`).
+//! [`Action`]s for the window loop. The picks and selections those actions
+//! ask for are in `input_picks`, the driving in `input_drive`, the window
+//! title in `title`. No window is needed, so every binding is unit-tested
+//! (`tests/`).
 
 use std::collections::HashSet;
 
@@ -10,16 +11,16 @@ use glam::Vec3;
 use minifb::{Key, MouseButton};
 
 use crate::camera::Camera;
-use crate::frame::Frame;
 use crate::geometry::Aabb;
+#[cfg(doc)]
+use crate::pick::Picks;
 use crate::pick::{Hit, PickMethod};
 use crate::raster::rules::FillRule;
-use crate::scene::{MeshId, Scene};
+use crate::scene::MeshId;
 use crate::select::{PickCycle, SelectMode};
 
 use super::drive::Drive;
 use super::navigation::{move_delta, orbit, zoom, ORBIT_RAD_PER_PX};
-use super::report::{pick_line, select_line, select_mode_name};
 use super::sight::CameraView;
 
 /// A left press becomes a box or lasso drag once the pointer is farther
@@ -137,7 +138,7 @@ pub(super) enum Action {
 pub(super) enum SelectRegion {
     /// Inclusive pixel rectangle between pixels (x0, y0) and (x1, y1), corners
     /// in any order, possibly reaching outside the frame (clamped by
-    /// [`Frame::select_rect`]).
+    /// [`Picks::rect`]).
     Rect([i64; 4]),
     /// Closed polygon in window coordinates (pixel centres at +0.5).
     Lasso(Vec<[f32; 2]>),
@@ -225,7 +226,7 @@ pub(super) struct ViewerState {
     /// The keys held now (from the key events; cleared when the focus is lost).
     pub(super) keys_down: HashSet<Key>,
     /// Pixel of the last click that reached the cycle.
-    last_click: Option<(i64, i64)>,
+    pub(super) last_click: Option<(i64, i64)>,
 }
 
 impl ViewerState {
@@ -258,7 +259,7 @@ impl ViewerState {
             // speeds scale with the scene; contacts stop a tenth of a step short
             drive: Drive::new(if r.is_finite() && r > 0.0 { r } else { 1.0 }, step * 0.1),
             drive_clicks: false,
-            player: super::animation::Player::new(Vec::new(), 0, 0.0),
+            player: super::animation::Player::new(Vec::new(), 0, 0.0, Default::default()),
             camera_view: None,
             render_dirty: true,
             view_dirty: true,
@@ -607,147 +608,10 @@ impl ViewerState {
         out.push(Action::Say(format!("set view={}", mode.name())));
     }
 
-    /// Records a pick's result ([`ViewerState::click`] calls this).
-    pub(super) fn select(&mut self, hit: Option<Hit>) {
-        self.selected = hit;
-        self.view_dirty = true;
-    }
-
-    /// A click at pixel (x, y) of `frame` (after [`Action::Pick`]): picks,
-    /// records the hit and returns the stdout line.
-    ///
-    /// The first click at a pixel answers with [`ViewerState::method`];
-    /// each further click at the same pixel steps to the next mesh of
-    /// [`Frame::pick_stack`] (near to far, wrapping, via [`PickCycle`]) and,
-    /// when there is more than one, appends `cycle=k/n` to the line. Back at the nearest mesh the method
-    /// answers again.
-    pub(super) fn click(&mut self, frame: &Frame, scene: &Scene, x: i64, y: i64) -> String {
-        let before = self.cycle.position();
-        let stacked = self.cycle.click_unchecked(frame, scene, x, y);
-        let now = self.cycle.position();
-        let repeat = match (before, now) {
-            (Some((k, n)), Some((k2, n2))) => {
-                self.last_click == Some((x, y)) && n == n2 && n > 1 && (k + 1) % n == k2
-            }
-            _ => false,
-        };
-        self.last_click = Some((x, y));
-        let hit = match now {
-            Some((k, _)) if k > 0 => stacked,
-            _ => do_pick(frame, scene, self.method, x, y),
-        };
-        let mut line = pick_line(self.method, x, y, hit.as_ref());
-        if let (true, Some((k, n))) = (repeat, now) {
-            line += &format!(" cycle={}/{n}", k + 1);
-        }
-        self.select(hit);
-        line
-    }
-
-    /// Selects the meshes of `region` in `frame` with
-    /// [`ViewerState::select_mode`] and combines them with the selection by
-    /// `op` (after [`Action::Select`]); returns the stdout line
-    /// ([`select_line`]).
-    pub(super) fn select_region(
-        &mut self,
-        frame: &Frame,
-        scene: &Scene,
-        region: &SelectRegion,
-        op: SelectOp,
-    ) -> String {
-        let mode = self.select_mode();
-        let sel = match region {
-            SelectRegion::Rect(r) => {
-                frame.select_rect_unchecked(scene, r[0], r[1], r[2], r[3], mode)
-            }
-            SelectRegion::Lasso(p) => frame.select_lasso_unchecked(scene, p, mode),
-        };
-        self.apply_selection(op, &sel.meshes);
-        select_line(mode, &self.selection, scene)
-    }
-
-    /// Combines the selection with `meshes` by `op`.
-    pub(super) fn apply_selection(&mut self, op: SelectOp, meshes: &[MeshId]) {
-        let mut meshes = meshes.to_vec();
-        meshes.sort_unstable();
-        meshes.dedup();
-        match op {
-            SelectOp::Replace => self.selection = meshes,
-            SelectOp::Add => {
-                self.selection.extend(meshes);
-                self.selection.sort_unstable();
-                self.selection.dedup();
-            }
-            SelectOp::Remove => self.selection.retain(|m| meshes.binary_search(m).is_err()),
-        }
-        self.view_dirty = true;
-    }
-
-    /// Records the mesh under the cursor (after [`Action::Hover`]).
-    pub(super) fn set_hovered(&mut self, mesh: Option<MeshId>) {
-        if self.hovered != mesh {
-            self.hovered = mesh;
-            self.view_dirty = true;
-        }
-    }
-
     /// Frames `bounds` keeping the viewport size (after [`Action::FrameAll`]).
     pub(super) fn frame_all(&mut self, bounds: &Aabb) {
         let (w, h) = (self.camera.width, self.camera.height);
         self.set_camera(Camera::auto_frame(bounds, w, h));
-    }
-
-    /// The window title.
-    #[must_use]
-    pub(super) fn title(&self) -> String {
-        let sel = match &self.selected {
-            None => "click to pick".to_string(),
-            Some(h) => format!(
-                "{} (mesh {}) tri {} (global {}) depth {:.4} at ({:.3}, {:.3}, {:.3})",
-                h.mesh_name,
-                h.mesh,
-                h.triangle,
-                h.global_triangle,
-                h.depth,
-                h.position.x,
-                h.position.y,
-                h.position.z
-            ),
-        };
-        let cycle = match self.cycle.position() {
-            Some((k, n)) if n > 1 && self.selected.is_some() => {
-                format!(" | {} of {n} under the cursor (click again: next)", k + 1)
-            }
-            _ => String::new(),
-        };
-        let band = match self.band() {
-            Some(SelectRegion::Rect(r)) => {
-                format!(" | box ({}, {})-({}, {})", r[0], r[1], r[2], r[3])
-            }
-            Some(SelectRegion::Lasso(p)) => format!(" | lasso of {} points", p.len()),
-            None => String::new(),
-        };
-        format!(
-            "softpick view | {} | rule {} | pick {} | hover {} | select {} ({}) | {}{}{}{}{}{}",
-            self.mode.name(),
-            self.rule.name(),
-            self.method.name(),
-            if self.hover { "on" } else { "off" },
-            select_mode_name(self.select_mode()),
-            self.selection.len(),
-            sel,
-            cycle,
-            band,
-            self.drive_title(),
-            self.player
-                .title()
-                .map(|t| format!(" | {t}"))
-                .unwrap_or_default(),
-            self.camera_view
-                .as_ref()
-                .map(CameraView::flag)
-                .unwrap_or_default()
-        )
     }
 }
 
@@ -760,19 +624,4 @@ pub(super) fn next_of<T: Copy + PartialEq>(all: &[T], cur: T) -> T {
 fn rect_of(a: (f32, f32), b: (f32, f32)) -> [i64; 4] {
     // `as` saturates, so far-away positions stay far away
     [a.0, a.1, b.0, b.1].map(|c| c.floor() as i64)
-}
-
-/// The answer of `method` at pixel (x, y).
-pub(super) fn do_pick(
-    frame: &Frame,
-    scene: &Scene,
-    method: PickMethod,
-    x: i64,
-    y: i64,
-) -> Option<Hit> {
-    match method {
-        PickMethod::Buffer => frame.pick_unchecked(scene, x, y),
-        PickMethod::Direct => frame.pick_direct_unchecked(scene, x, y),
-        PickMethod::Ray => frame.pick_ray_unchecked(scene, x, y),
-    }
 }

@@ -2,26 +2,41 @@
 //! drive-mode clicks, `B` and the title's drive part (see "Driving" in the
 //! module docs).
 
-use crate::frame::Frame;
+use crate::pick::Picks;
 use crate::scene::Scene;
 
 use super::drive::DriveInput;
-use super::input::{do_pick, ViewerState};
+use super::input::ViewerState;
+use super::sight::camera_view;
 
 impl ViewerState {
+    /// The camera check after a render, for what the camera follows (the
+    /// driven meshes, [`camera_view`]): the `camera …` line when the answer
+    /// changed (the first check always answers), kept for the title.
+    pub(super) fn check_camera(&mut self, scene: &Scene) -> Option<String> {
+        let followed: Vec<_> = self.drive.movers().iter().map(|m| m.mesh).collect();
+        let view = camera_view(scene, &self.camera, &followed);
+        if self.camera_view.as_ref() == Some(&view) {
+            return None;
+        }
+        let line = view.line();
+        self.camera_view = Some(view);
+        Some(line)
+    }
+
     /// What the held keys ask of the driven meshes.
     #[must_use]
     pub(super) fn drive_input(&self) -> DriveInput {
         DriveInput::from_keys(|k| self.keys_down.contains(&k))
     }
 
-    /// A drive-mode click at pixel (x, y) of `frame` (after
+    /// A drive-mode click at pixel (x, y) of the view's frame (after
     /// [`Action::DriveClick`](super::input::Action::DriveClick)): the mesh the pick method finds there joins
     /// the driving set, or leaves it when driven; returns the stdout line
     /// (`drive none x=X y=Y` on background).
-    pub(super) fn drive_click(&mut self, frame: &Frame, scene: &Scene, x: i64, y: i64) -> String {
-        let line =
-            do_pick(frame, scene, self.method, x, y).and_then(|h| self.drive.toggle(scene, h.mesh));
+    pub(super) fn drive_click(&mut self, picks: Picks<'_>, x: i64, y: i64) -> String {
+        let hit = picks.with(self.method).at(x, y);
+        let line = hit.and_then(|h| self.drive.toggle(picks.scene(), h.mesh));
         self.view_dirty = true;
         line.unwrap_or_else(|| format!("drive none x={x} y={y}"))
     }

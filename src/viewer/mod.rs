@@ -56,7 +56,7 @@
 //!
 //! plus `set rule=…`, `set method=…`, `set view=…`, `set hover=…`,
 //! `set through=…`, `camera reset|frame` and `move …` lines (moves go
-//! through [`crate::sweep_move`], so a move stops at a collision and says
+//! through [`crate::collision::sweep_move`], so a move stops at a collision and says
 //! so), and the driving lines:
 //!
 //! ```text
@@ -83,7 +83,7 @@
 //! ` inside=yes` is added when the camera is inside the mesh.
 //!
 //! `P` saves the plain shaded render and the per-mesh pick map
-//! ([`id_color`] of the mesh id, background black) of the current camera,
+//! (the palette color, [`id_color`], of the mesh id, background black) of the current camera,
 //! fill rule and scene, without the highlight or outline overlays and
 //! whatever the view mode, so the files equal what the library renders.
 //!
@@ -93,10 +93,10 @@
 //! triangle outlined; the mesh `W A S D Q E` move), a box or lasso selects a
 //! set of meshes (tinted, listed on stdout). A box selects the inclusive
 //! pixel rectangle between the pixels under the press and under the release
-//! ([`Frame::select_rect`]); a lasso is the polygon through the centres of
+//! ([`Picks::rect`]); a lasso is the polygon through the centres of
 //! the pixels the pointer passed, a point whenever the pointer is 3 pixels
 //! or more from the last one, closed at the pixel of the release
-//! ([`Frame::select_lasso`]). A replacing box over empty background clears
+//! ([`Picks::lasso`]). A replacing box over empty background clears
 //! the selection. The cycle of repeated clicks restarts when the pointer
 //! moves to another pixel, and whenever the view changes (camera, fill rule,
 //! pick method, a moved mesh).
@@ -113,7 +113,7 @@
 //! to 0.2 × that radius per second in all; released keys leave the
 //! velocity as it is. Every frame each driven mesh, in id order, moves by
 //! velocity × elapsed time (at most 0.1 s per frame, so a stalled window
-//! does not make a jump) through [`crate::sweep_move`]: a move cut short by
+//! does not make a jump) through [`crate::collision::sweep_move`]: a move cut short by
 //! a contact stops that mesh, and the other mesh too when it is driven;
 //! held keys push a stopped mesh again only after every key was released.
 //! Since each move is checked against the scene as the meshes before it
@@ -134,9 +134,11 @@
 //! whose name and distance the title shows. Longer lines are drawn first,
 //! so where they overlap the shorter one is on top.
 //!
-//! The title also flags the camera check of the Papervision post: `CAMERA
-//! BLOCKED by NAME` when a mesh lies between the orbit target and the eye,
-//! `CAMERA INSIDE NAME` when the eye is inside a mesh.
+//! The title also flags the camera check of the Papervision post, for what
+//! the camera follows (the driven meshes): `CAMERA BLOCKED by NAME` when
+//! another mesh lies between a driven mesh and the eye, `CAMERA INSIDE
+//! NAME` when the eye is inside a mesh. Without driven meshes the view is
+//! clear (a model's orbit target sits inside it: it is not checked).
 //!
 //! `softpick view --builtin collide` opens the post's setup
 //! ([`collide_scene`]): two spheres of radius 1, a floor with a ramp and a
@@ -175,10 +177,10 @@
 //! [`FillRule::ALL`]: crate::raster::rules::FillRule::ALL
 //! [`PickMethod::ALL`]: crate::pick::PickMethod::ALL
 //! [`Hit`]: crate::pick::Hit
-//! [`id_color`]: crate::export::id_color
-//! [`Frame::select_rect`]: crate::frame::Frame::select_rect
-//! [`Frame::select_lasso`]: crate::frame::Frame::select_lasso
-//! [`BACKGROUND`]: crate::frame::BACKGROUND
+//! [`id_color`]: crate::Mesh::palette_color
+//! [`Picks::rect`]: crate::pick::Picks::rect
+//! [`Picks::lasso`]: crate::pick::Picks::lasso
+//! [`BACKGROUND`]: crate::Frame::BACKGROUND
 
 // The parts, each importing only the ones listed before it:
 // `navigation` (orbit, zoom, camera-relative moves), `report` (the stdout
@@ -191,17 +193,17 @@ mod animation;
 mod drive;
 mod input;
 mod input_drive;
+mod input_picks;
 mod lines;
 mod navigation;
 mod overlay;
-mod playground;
+pub(crate) mod playground;
 mod report;
 mod sight;
+mod title;
 mod window;
 
-pub use playground::{
-    collide_mesh, collide_scene, COLLIDE_MESHES, SPHERE_CENTRES, SPHERE_RADIUS, WALL,
-};
+use playground::{collide_scene, COLLIDE_VIEW_PITCH_DEG};
 
 use std::path::PathBuf;
 
@@ -211,6 +213,7 @@ use crate::frame::render::{RenderOptions, Renderer};
 use crate::geometry::CullMode;
 use crate::pick::PickMethod;
 use crate::raster::rules::{FillRule, MAX_FRAME_SIDE};
+use crate::scene::LoopMode;
 
 use input::ViewerState;
 
@@ -263,7 +266,7 @@ impl BuiltinScene {
 
     /// The camera the viewer opens on without `--camera`, for a `w` × `h`
     /// window: automatic framing, and for the collide scene that framing
-    /// orbited up by [`COLLIDE_VIEW_PITCH_DEG`], so the lanes are seen from
+    /// orbited up by 30° (`COLLIDE_VIEW_PITCH_DEG`), so the lanes are seen from
     /// above rather than edge-on.
     #[must_use]
     pub fn camera(self, scene: &crate::scene::Scene, w: u32, h: u32) -> Camera {
@@ -277,9 +280,6 @@ impl BuiltinScene {
     }
 }
 
-/// How far above the automatic framing the collide scene is first seen, degrees.
-pub const COLLIDE_VIEW_PITCH_DEG: f32 = 30.0;
-
 /// Options of [`run`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewerOptions {
@@ -291,6 +291,9 @@ pub struct ViewerOptions {
     pub animation: Option<String>,
     /// The time the animation starts at, in seconds (`None`: 0).
     pub time: Option<f32>,
+    /// What a time past the animation's end means, for `time` and while
+    /// playing (default `Repeat`: the animation loops).
+    pub loop_mode: LoopMode,
     /// The built-in scene shown without a model.
     pub builtin: BuiltinScene,
     /// Camera JSON, or `gltf:N` / `gltf:NAME` for a camera of the glTF
@@ -320,6 +323,7 @@ impl Default for ViewerOptions {
             scene: None,
             animation: None,
             time: None,
+            loop_mode: LoopMode::Repeat,
             builtin: BuiltinScene::Default,
             camera: None,
             width: DEFAULT_WIDTH,
@@ -383,7 +387,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
     let time = opts.time.unwrap_or(0.0);
     if let Some(a) = anim {
         scene
-            .pose(Some(a), time)
+            .pose(time, Some(a), opts.loop_mode)
             .map_err(|e| Error::Window(format!("cannot pose the scene: {e}")))?;
     }
     let gltf_key = opts
@@ -409,14 +413,16 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
                 h,
                 Some((w, h)),
                 &scene.framing_bounds(),
-            )
-            .map_err(Error::InvalidCamera)?
+            )?
         }
         Some(p) => Camera::load(p, &scene.framing_bounds())?
             .try_with_size(w, h)
-            .map_err(|e| Error::Camera {
-                path: p.clone(),
-                source: e,
+            .map_err(|e| match e {
+                Error::InvalidCamera(source) => Error::Camera {
+                    path: p.clone(),
+                    source,
+                },
+                e => e,
             })?,
         None if opts.model.is_some() => Camera::auto_frame(&scene.framing_bounds(), w, h),
         None => opts.builtin.camera(&scene, w, h),
@@ -433,7 +439,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
         .iter()
         .map(|a| (a.name.clone(), a.duration()))
         .collect();
-    state.player = animation::Player::new(clips, anim.unwrap_or(0), time);
+    state.player = animation::Player::new(clips, anim.unwrap_or(0), time, opts.loop_mode);
     window::show(scene, renderer, state, (w, h), &opts.output_dir)
 }
 

@@ -21,10 +21,13 @@ use std::f32::consts::FRAC_PI_2;
 use glam::{Quat, Vec3};
 
 use crate::builtin::builtin_scene;
+use crate::error::Error;
 use crate::scene::{Mesh, MeshId, Scene, Transform};
 
 /// Names of the scene's own meshes, in mesh-id order (the pick test's
-/// meshes follow them).
+/// meshes follow them). (Used by softpick's own tests and tools, through
+/// `internals`.)
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub const COLLIDE_MESHES: [&str; 6] = ["floor", "ramp", "step", "wall", "sphere_a", "sphere_b"];
 
 /// Radius of the two spheres.
@@ -35,6 +38,9 @@ pub const SPHERE_CENTRES: [Vec3; 2] = [Vec3::new(-7.0, 1.05, 2.0), Vec3::new(-11
 
 /// The thin wall's box (min, max corners).
 pub const WALL: (Vec3, Vec3) = (Vec3::new(-2.01, 0.0, 0.0), Vec3::new(-1.99, 2.5, 4.0));
+/// How far above the automatic framing the collide scene is first seen,
+/// degrees (`BuiltinScene::camera`).
+pub const COLLIDE_VIEW_PITCH_DEG: f32 = 30.0;
 
 /// Where the pick test's scene is placed.
 const PICK_TEST_AT: Vec3 = Vec3::new(6.0, 0.0, -2.0);
@@ -120,6 +126,7 @@ pub fn collide_scene() -> Scene {
 
 /// The id of the collide scene's mesh `name` (one of [`COLLIDE_MESHES`]).
 #[must_use]
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn collide_mesh(name: &str) -> Option<MeshId> {
     COLLIDE_MESHES
         .iter()
@@ -136,7 +143,7 @@ fn solid(
     corners: Vec<Vec3>,
     quads: &[[u32; 4]],
     color: [u8; 3],
-) -> Result<Mesh, String> {
+) -> Result<Mesh, Error> {
     let mean = corners.iter().copied().sum::<Vec3>() / corners.len() as f32;
     let mut tris = Vec::new();
     for q in quads {
@@ -161,7 +168,7 @@ fn outward(p: &[Vec3], inside: Vec3, t: [u32; 3]) -> [u32; 3] {
 }
 
 /// An axis-aligned box between `lo` and `hi`.
-fn cuboid(name: &str, lo: Vec3, hi: Vec3, color: [u8; 3]) -> Result<Mesh, String> {
+fn cuboid(name: &str, lo: Vec3, hi: Vec3, color: [u8; 3]) -> Result<Mesh, Error> {
     let corners = (0..8)
         .map(|i| {
             Vec3::new(

@@ -1,26 +1,32 @@
-//! The camera check of the Papervision post: is the view from the orbit
-//! target to the camera blocked, or is the camera inside a mesh?
+//! The camera check of the Papervision post, for what the camera follows
+//! (the driven meshes): is the view from a driven mesh to the camera
+//! blocked, or is the camera inside a mesh? Without driven meshes there is
+//! nothing to follow and the view is clear: the orbit target of a model
+//! sits inside it, so checking from the target would find the model itself
+//! between target and eye in every view.
 
 use crate::camera::Camera;
 use crate::collide::first_blocker;
 use crate::geometry::Ray;
-use crate::pick::ray::{raycast_first, RayOptions};
+use crate::pick::ray::{RayCaster, RayOptions};
 use crate::scene::{MeshId, Scene};
 
-/// What lies between the orbit target and the camera.
+use super::drive::world_box;
+
+/// What lies between the followed (driven) meshes and the camera.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum CameraView {
-    /// Nothing: the target is in sight.
+    /// Nothing followed, or every followed mesh in sight.
     Clear,
-    /// A mesh lies between target and camera.
+    /// Another mesh lies between a followed mesh and the camera.
     Blocked {
-        /// The mesh nearest the target on the way to the camera.
+        /// The mesh nearest the followed mesh on the way to the camera.
         mesh: MeshId,
         /// Its name.
         name: String,
     },
-    /// The camera is inside a mesh: looking toward the target, the first
-    /// surface before it is seen from behind.
+    /// The camera is inside a mesh: looking toward a followed mesh's
+    /// centre, the first surface before it is seen from behind.
     Inside {
         /// The mesh around the camera.
         mesh: MeshId,
@@ -54,34 +60,49 @@ impl CameraView {
     }
 }
 
-/// Checks `cam` against `scene`: inside when the first surface on the way
-/// from the eye to the target is a back face (a closed mesh seen from
-/// within), else blocked when [`first_blocker`] finds a surface between
-/// target and eye, else clear.
+/// Checks `cam` against `scene` for the meshes it follows (`followed`,
+/// the driven meshes), each in turn from its world box's centre: inside
+/// when the first surface on the way from the eye to that centre is a back
+/// face (a closed mesh seen from within), else blocked when
+/// [`first_blocker`] finds a surface of another mesh between the centre and
+/// the eye (the followed mesh's own surface is not in the way); the first
+/// mesh so answered gives the answer, clear when none is (and when nothing
+/// is followed).
 #[must_use]
-pub(super) fn camera_view(scene: &Scene, cam: &Camera) -> CameraView {
-    let to_target = cam.target - cam.eye;
-    let dist = to_target.length();
-    if !(dist > 0.0) || !dist.is_finite() {
-        return CameraView::Clear;
-    }
-    let opts = RayOptions {
-        far: dist,
-        ..RayOptions::default()
-    };
-    if let Some(h) = raycast_first(scene, &Ray::new(cam.eye, to_target / dist), &opts) {
-        if !h.front_face {
-            return CameraView::Inside {
+pub(super) fn camera_view(scene: &Scene, cam: &Camera, followed: &[MeshId]) -> CameraView {
+    for &mesh in followed {
+        let Some(centre) = world_box(scene, mesh).map(|b| (b.min + b.max) * 0.5) else {
+            continue;
+        };
+        let to_centre = centre - cam.eye;
+        let dist = to_centre.length();
+        if !(dist > 0.0) || !dist.is_finite() {
+            continue;
+        }
+        let opts = RayOptions {
+            far: dist,
+            ..RayOptions::default()
+        };
+        let caster = RayCaster::new(scene);
+        if let Some(h) = caster.first_brute(&Ray::new(cam.eye, to_centre / dist), &opts) {
+            if !h.front_face {
+                return CameraView::Inside {
+                    mesh: h.mesh,
+                    name: h.mesh_name.to_string(),
+                };
+            }
+        }
+        let others = |m: MeshId| m != mesh;
+        let opts = RayOptions {
+            filter: Some(&others),
+            ..RayOptions::default()
+        };
+        if let Some(h) = first_blocker(scene, centre, cam.eye, &opts) {
+            return CameraView::Blocked {
                 mesh: h.mesh,
                 name: h.mesh_name.to_string(),
             };
         }
     }
-    match first_blocker(scene, cam.target, cam.eye, &RayOptions::default()) {
-        Some(h) => CameraView::Blocked {
-            mesh: h.mesh,
-            name: h.mesh_name.to_string(),
-        },
-        None => CameraView::Clear,
-    }
+    CameraView::Clear
 }

@@ -16,6 +16,7 @@ use crate::error::Error;
 use crate::export::write_png;
 use crate::frame::render::{RenderOptions, Renderer};
 use crate::frame::Frame;
+use crate::pick::Picks;
 use crate::scene::{MeshId, Scene};
 
 use super::input::{Action, Event, ViewerState};
@@ -23,7 +24,6 @@ use super::lines::guides;
 use super::no_display;
 use super::overlay::{compose, mesh_of_triangles, pick_map, Overlay};
 use super::report::move_line;
-use super::sight::camera_view;
 
 /// Input polling rate (updates per second) of the window loop.
 pub(super) const POLL_HZ: usize = 250;
@@ -71,6 +71,22 @@ fn save(dir: &Path, frame: &Frame, mesh_of: &[MeshId]) -> Result<(PathBuf, PathB
 }
 
 /// Opens a `w` × `h` window; a failure names the display and minifb's reason.
+/// The pick view of the frame on screen. A move earlier in the same batch
+/// of actions changed the scene since the render: the frame is rendered
+/// again from the same camera first, so a pick never answers about a scene
+/// that is no longer there.
+fn current_picks<'a>(
+    renderer: &'a mut Renderer,
+    scene: &'a Scene,
+    state: &ViewerState,
+) -> Result<Picks<'a>, Error> {
+    if renderer.frame().picks(scene).is_err() {
+        let camera = renderer.frame().camera().copied().unwrap_or(state.camera);
+        renderer.render(scene, &camera)?;
+    }
+    renderer.frame().picks(scene)
+}
+
 fn open_window(title: &str, w: u32, h: u32) -> Result<Window, Error> {
     Window::new(title, w as usize, h as usize, WindowOptions::default()).map_err(|e| {
         let on =
@@ -95,16 +111,6 @@ fn overlay_of(state: &ViewerState) -> Overlay {
         band: state.band(),
         driven: state.drive.movers().iter().map(|m| m.mesh).collect(),
         guides: guides(&state.drive),
-    }
-}
-
-/// Checks the camera against `scene` after a render and prints the
-/// `camera …` line when the answer changed (the first check always prints).
-fn check_camera(scene: &Scene, state: &mut ViewerState) {
-    let view = camera_view(scene, &state.camera);
-    if state.camera_view.as_ref() != Some(&view) {
-        say(&view.line());
-        state.camera_view = Some(view);
     }
 }
 
@@ -177,7 +183,7 @@ pub(super) fn show(
         // the animation's pose of this tick, before the render that shows it
         if let Some(t) = state.player.advance(dt) {
             scene
-                .pose(Some(state.player.current), t)
+                .pose(t, Some(state.player.current), state.player.mode)
                 .map_err(|e| Error::Window(format!("cannot pose the scene: {e}")))?;
             state.scene_changed();
         }
@@ -190,9 +196,12 @@ pub(super) fn show(
             state.render_dirty = false;
             state.view_dirty = true;
             state.drive.refresh(&scene);
-            check_camera(&scene, &mut state);
         }
         if state.view_dirty {
+            // after every render and every change of the driving set
+            if let Some(line) = state.check_camera(&scene) {
+                say(&line);
+            }
             let ov = overlay_of(&state);
             compose(renderer.frame(), &scene, &mesh_of, &ov, &mut image);
             state.view_dirty = false;
@@ -224,11 +233,13 @@ pub(super) fn show(
                 Action::Exit => return Ok(()),
                 Action::Say(s) => say(&s),
                 Action::Pick { x, y } => {
-                    let line = state.click(renderer.frame(), &scene, x, y);
+                    let picks = current_picks(&mut renderer, &scene, &state)?;
+                    let line = state.click(picks, x, y);
                     say(&line);
                 }
                 Action::Select { region, op } => {
-                    let line = state.select_region(renderer.frame(), &scene, &region, op);
+                    let picks = current_picks(&mut renderer, &scene, &state)?;
+                    let line = state.select_region(picks, &region, op);
                     say(&line);
                 }
                 Action::Hover { x, y } => {
@@ -244,7 +255,8 @@ pub(super) fn show(
                     Err(e) => eprintln!("error: {e}"),
                 },
                 Action::DriveClick { x, y } => {
-                    let line = state.drive_click(renderer.frame(), &scene, x, y);
+                    let picks = current_picks(&mut renderer, &scene, &state)?;
+                    let line = state.drive_click(picks, x, y);
                     say(&line);
                 }
                 Action::DriveSelection => {

@@ -6,13 +6,20 @@ use std::path::Path;
 
 use base64::Engine;
 use serde_json::{json, Value};
-use softpick::{load_gltf, render, LoadOptions, RenderOptions};
+use softpick::internals::load_gltf;
+use softpick::{render, LoadOptions, RenderOptions};
 
 use super::{assert_ok, read_u32, run_in, scratch, text};
 
 /// A .gltf file with its buffer in a data URI: a quad mesh placed by three
 /// nodes (scene 0) or by one (scene "solo"), and a 2:1 perspective camera.
 fn write_scene(dir: &Path) -> std::path::PathBuf {
+    write_tiles(dir, false)
+}
+
+/// [`write_scene`]; with `animated`, an animation `slide` moves the right
+/// tile from x = 1.2 to 3.2 over one second (LINEAR).
+fn write_tiles(dir: &Path, animated: bool) -> std::path::PathBuf {
     let pos: [[f32; 3]; 4] = [
         [-0.5, -0.5, 0.0],
         [0.5, -0.5, 0.0],
@@ -22,6 +29,11 @@ fn write_scene(dir: &Path) -> std::path::PathBuf {
     let idx: [u32; 6] = [0, 1, 2, 0, 2, 3];
     let mut bin: Vec<u8> = pos.iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
     bin.extend(idx.iter().flat_map(|v| v.to_le_bytes()));
+    if animated {
+        // bytes 72..80: key times; 80..104: translations
+        let keys = [0.0f32, 1.0, 1.2, 0.0, 0.0, 3.2, 0.0, 0.0];
+        bin.extend(keys.iter().flat_map(|v| v.to_le_bytes()));
+    }
     let uri = format!(
         "data:application/octet-stream;base64,{}",
         base64::engine::general_purpose::STANDARD.encode(&bin)
@@ -48,9 +60,69 @@ fn write_scene(dir: &Path) -> std::path::PathBuf {
             {"bufferView": 1, "componentType": 5125, "count": 6, "type": "SCALAR"}
         ]
     });
-    let p = dir.join("tiles.gltf");
+    let mut doc = doc;
+    if animated {
+        let views = doc["bufferViews"].as_array_mut().unwrap();
+        views.push(json!({"buffer": 0, "byteOffset": 72, "byteLength": 8}));
+        views.push(json!({"buffer": 0, "byteOffset": 80, "byteLength": 24}));
+        let acc = doc["accessors"].as_array_mut().unwrap();
+        acc.push(json!({"bufferView": 2, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]}));
+        acc.push(json!({"bufferView": 3, "componentType": 5126, "count": 2, "type": "VEC3"}));
+        doc["animations"] = json!([{"name": "slide",
+            "samplers": [{"input": 2, "output": 3, "interpolation": "LINEAR"}],
+            "channels": [{"sampler": 0, "target": {"node": 2, "path": "translation"}}]}]);
+    }
+    let p = dir.join(if animated { "slide.gltf" } else { "tiles.gltf" });
     std::fs::write(&p, doc.to_string()).unwrap();
     p
+}
+
+/// `--loop` reads a `--time` past the animation's end: `once` (the
+/// default) holds the last key, `repeat` wraps around, `pingpong` mirrors;
+/// a mode it does not know is a usage error.
+#[test]
+fn loop_modes_read_times_past_the_end() {
+    let dir = scratch("gltf-loop");
+    let file = write_tiles(&dir, true);
+    let f = file.to_str().unwrap();
+    let ids = |name: &str, extra: &[&str]| {
+        let out = format!("{name}.u32");
+        let mut args = vec![
+            "render",
+            f,
+            "--camera",
+            "gltf:wide",
+            "--no-color",
+            "--ids-raw",
+            &out,
+        ];
+        args.extend_from_slice(extra);
+        let o = run_in(&dir, &args);
+        assert_ok(&o, name);
+        read_u32(&dir.join(&out))
+    };
+    let at = |t: &str| ids(&format!("at{t}"), &["--time", t]);
+    let (start, quarter, three_quarters, end) = (at("0"), at("0.25"), at("0.75"), at("1"));
+    assert_ne!(quarter, three_quarters, "the tile moves");
+    assert_eq!(ids("once", &["--time", "1.25"]), end, "once holds the end");
+    assert_eq!(ids("once2", &["--time", "1.25", "--loop", "once"]), end);
+    assert_eq!(
+        ids("repeat", &["--time", "1.25", "--loop", "repeat"]),
+        quarter
+    );
+    assert_eq!(
+        ids("pingpong", &["--time", "1.25", "--loop", "pingpong"]),
+        three_quarters
+    );
+    assert_eq!(
+        ids("before", &["--time=-0.75", "--loop", "repeat"]),
+        quarter,
+        "before the keys, wrapped"
+    );
+    assert_eq!(ids("before_once", &["--time=-0.75"]), start);
+    let o = run_in(&dir, &["render", f, "--time", "1", "--loop", "bounce"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--loop"), "{}", text(&o.stderr));
 }
 
 #[test]
@@ -88,7 +160,7 @@ fn render_pick_and_sweep_read_gltf_and_name_instances() {
         assert_eq!(v["instance"], 2, "{method}");
         assert_eq!(v["primitive"], 0);
         assert_eq!(v["source_mesh"], 0);
-        let h = frame.pick(&scene, x as i64, y as i64).unwrap().unwrap();
+        let h = frame.picks(&scene).unwrap().at(x as i64, y as i64).unwrap();
         assert_eq!(v["global_triangle"], h.global_triangle, "{method}");
         assert_eq!(v["node"], h.origin.node);
     }
@@ -128,7 +200,7 @@ fn scene_and_camera_options_choose_within_the_file() {
         text(&o.stdout)
     );
     let opts = LoadOptions::default();
-    let (scene, report) = softpick::load_gltf_with(&file, &opts).unwrap();
+    let (scene, report) = softpick::internals::load_gltf_with(&file, &opts).unwrap();
     let c = &report.cameras[0];
     let cam = c
         .camera(

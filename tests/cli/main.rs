@@ -76,10 +76,10 @@ fn demo_writes_three_pngs_of_the_right_sizes() {
         assert!(out.contains(m), "demo output lacks {m:?}:\n{out}");
     }
     for name in ["render.png", "pickmap.png"] {
-        let (w, h, _) = softpick::read_png(&dir.join("output").join(name)).unwrap();
+        let (w, h, _) = softpick::internals::read_png(dir.join("output").join(name)).unwrap();
         assert_eq!((w, h), (360, 360), "{name}");
     }
-    let (w, h, px) = softpick::read_png(&dir.join("output/rules.png")).unwrap();
+    let (w, h, px) = softpick::internals::read_png(dir.join("output/rules.png")).unwrap();
     assert_eq!(w, 4 * 360 + 3 * RULES_SEPARATOR);
     assert_eq!(h, 360 + RULES_CAPTION_360);
 
@@ -146,7 +146,7 @@ fn render_ids_raw_matches_the_library() {
             read_u32(&dir.join("r.u32")),
             library_ids(w, h, FillRule::TopLeft)
         );
-        let (pw, ph, _) = softpick::read_png(&dir.join("r.png")).unwrap();
+        let (pw, ph, _) = softpick::internals::read_png(dir.join("r.png")).unwrap();
         assert_eq!((pw, ph), (w, h));
     }
     // another rule, pick-only pass: no PNG, same IDs as the library
@@ -189,7 +189,7 @@ fn pickmap_ids_are_the_id_buffer_for_buffer_and_direct() {
         );
         assert_ok(&o, "pickmap");
         assert_eq!(read_u32(&dir.join("p.u32")), want, "{method}");
-        let (w, h, px) = softpick::read_png(&dir.join("p.png")).unwrap();
+        let (w, h, px) = softpick::internals::read_png(dir.join("p.png")).unwrap();
         assert_eq!((w, h), (360, 360));
         // background black exactly where the ID buffer is empty
         for (c, id) in px.iter().zip(&want) {
@@ -204,7 +204,7 @@ fn pickmap_ids_are_the_id_buffer_for_buffer_and_direct() {
         ],
     );
     assert_ok(&o, "pickmap --method ray");
-    let (w, h, _) = softpick::read_png(&dir.join("q.png")).unwrap();
+    let (w, h, _) = softpick::internals::read_png(dir.join("q.png")).unwrap();
     assert_eq!((w, h), (360, 360));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -220,6 +220,7 @@ fn pick_json_matches_the_library() {
     let scene = builtin_scene();
     let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
     let frame = render(&scene, &cam, RenderOptions::default()).unwrap();
+    let picks = frame.picks(&scene).unwrap();
     // a few covered pixels spread over the frame, and the background corner
     let mut pixels: Vec<(u32, u32)> = (0..360 * 360)
         .step_by(9973)
@@ -238,7 +239,7 @@ fn pick_json_matches_the_library() {
             assert_eq!(j["x"], x);
             assert_eq!(j["y"], y);
             assert_eq!(j["method"], method);
-            let lib = frame.pick(&scene, i64::from(x), i64::from(y)).unwrap();
+            let lib = picks.at(i64::from(x), i64::from(y));
             let Some(h) = lib else {
                 assert!(j["mesh"].is_null() && j["global_triangle"].is_null(), "{j}");
                 continue;
@@ -260,7 +261,7 @@ fn pick_json_matches_the_library() {
         assert_ok(&o, "pick --all");
         let j = json(&o);
         let hits = j["hits"].as_array().expect("hits array");
-        match frame.pick(&scene, i64::from(x), i64::from(y)).unwrap() {
+        match picks.at(i64::from(x), i64::from(y)) {
             Some(h) => assert_eq!(hits[0]["global_triangle"], h.global_triangle),
             None => assert!(hits.is_empty()),
         }
@@ -297,6 +298,7 @@ fn select_json_matches_the_library() {
     let scene = builtin_scene();
     let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
     let frame = render(&scene, &cam, RenderOptions::default()).unwrap();
+    let picks = frame.picks(&scene).unwrap();
     let rects: [[i64; 4]; 5] = [
         [0, 0, 359, 359],
         // pillar_1 has triangles here, all hidden behind nearer meshes
@@ -315,17 +317,13 @@ fn select_json_matches_the_library() {
     let mut cases: Vec<(Vec<String>, [Selection; 2])> = Vec::new();
     for r in rects {
         let arg = format!("{},{},{},{}", r[0], r[1], r[2], r[3]);
-        let lib = [SelectMode::Visible, SelectMode::Through].map(|m| {
-            frame
-                .select_rect(&scene, r[0], r[1], r[2], r[3], m)
-                .unwrap()
-        });
+        let lib = [SelectMode::Visible, SelectMode::Through]
+            .map(|m| picks.rect(r[0], r[1], r[2], r[3], m));
         cases.push((vec!["--rect".into(), arg], lib));
     }
     for l in lassos {
         let arg: Vec<String> = l.iter().flatten().map(|c| c.to_string()).collect();
-        let lib = [SelectMode::Visible, SelectMode::Through]
-            .map(|m| frame.select_lasso(&scene, l, m).unwrap());
+        let lib = [SelectMode::Visible, SelectMode::Through].map(|m| picks.lasso(l, m));
         cases.push((vec!["--lasso".into(), arg.join(",")], lib));
     }
     let mut differ = 0;
@@ -413,8 +411,9 @@ fn pick_radius_finds_the_nearest_covered_pixel() {
         .expect("a background pixel near a mesh");
     let at = format!("{bx},{by}");
     let want = frame
-        .pick_near(&scene, i64::from(bx), i64::from(by), 12.0)
+        .picks(&scene)
         .unwrap()
+        .near(i64::from(bx), i64::from(by), 12.0)
         .expect("pick_near finds it");
     for method in ["buffer", "direct"] {
         let o = run_in(
@@ -616,5 +615,6 @@ fn view_without_a_display_names_the_headless_commands() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+mod files;
 mod gltf;
 mod timing;

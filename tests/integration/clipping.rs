@@ -205,7 +205,11 @@ fn huge_ground_triangles_ray_picks_agree_with_the_buffer() {
         for y in 0..96 {
             for x in 0..96 {
                 let i = (y * 96 + x) as usize;
-                let ray_hit = f.pick_ray(&s, i64::from(x), i64::from(y)).unwrap();
+                let ray_hit = f
+                    .picks(&s)
+                    .unwrap()
+                    .with(softpick::PickMethod::Ray)
+                    .at(i64::from(x), i64::from(y));
                 let in_buffer = f.ids()[i] != 0;
                 assert_eq!(
                     ray_hit.is_some(),
@@ -262,7 +266,11 @@ fn tilted_grounds_to_a_far_corner_draw_where_the_rays_hit() {
             let mut both = 0;
             for (i, (&id, &depth)) in f.ids().iter().zip(f.depth()).enumerate() {
                 let (x, y) = (i as u32 % 96, i as u32 / 96);
-                let ray = f.pick_ray(&s, x.into(), y.into()).unwrap();
+                let ray = f
+                    .picks(&s)
+                    .unwrap()
+                    .with(softpick::PickMethod::Ray)
+                    .at(x.into(), y.into());
                 assert_eq!(ray.is_some(), id != 0, "{far} {r} ({x},{y}): {ray:?}");
                 if let Some(h) = ray {
                     assert!(

@@ -6,9 +6,10 @@
 //! precision, and the pick methods agree.
 
 use glam::{DVec3, Vec3};
-use softpick::rules::GUARD_BAND_PX;
+use softpick::internals::render_2d;
+use softpick::internals::GUARD_BAND_PX;
 use softpick::{
-    render, render_2d, Camera, FillRule, Frame, Mesh, Projection, RenderOptions, Scene, Transform,
+    render, Camera, FillRule, Frame, Mesh, Projection, RenderOptions, Scene, Transform,
 };
 
 use crate::support::{cam, reference_mask, Rng};
@@ -252,8 +253,7 @@ pub fn random_trials(
                 let a = f
                     .triangle_at(x.into(), y.into())
                     .map(|t| (t, f.depth()[(y * c.width + x) as usize].to_bits()));
-                let b = f
-                    .triangle_at_direct(x.into(), y.into())
+                let b = softpick::internals::direct_triangle_at(&f, x.into(), y.into())
                     .map(|(t, z)| (t, z.to_bits()));
                 assert_eq!(a, b, "trial {trial} {tri:?}: pixel ({x},{y})");
             }
@@ -347,7 +347,7 @@ fn off_screen_triangles_cover_nothing() {
         let f = render(&scene, &c, RenderOptions::default()).unwrap();
         assert!(f.ids().iter().all(|&i| i == 0), "{what}: {:?}", f.stats());
         let mut n = 0;
-        f.for_each_coverage(|_, _| n += 1);
+        softpick::internals::for_each_coverage(&f, |_, _| n += 1);
         let exact = mismatches(&scene, &f, &c, 0.25, what);
         assert_eq!(exact, 0, "{what}");
         assert!(n == 0 || what == "beyond far", "{what}: {n} fragments");
@@ -418,7 +418,7 @@ fn assert_2d_matches_reference(w: u32, h: u32, tris: &[[[f32; 2]; 3]], what: &st
     for rule in FillRule::ALL {
         let f = render_2d(w, h, tris, rule).unwrap();
         let mut got = vec![vec![false; (w * h) as usize]; tris.len()];
-        f.for_each_coverage(|p, t| got[t as usize][p] = true);
+        softpick::internals::for_each_coverage(&f, |p, t| got[t as usize][p] = true);
         for (k, t) in tris.iter().enumerate() {
             assert!(
                 got[k] == reference_mask(*t, w, h, rule),
@@ -430,7 +430,11 @@ fn assert_2d_matches_reference(w: u32, h: u32, tris: &[[[f32; 2]; 3]], what: &st
                 let a = f
                     .triangle_at(x.into(), y.into())
                     .map(|t| (t, f.depth()[(y * w + x) as usize]));
-                assert_eq!(a, f.triangle_at_direct(x.into(), y.into()), "{what}");
+                assert_eq!(
+                    a,
+                    softpick::internals::direct_triangle_at(&f, x.into(), y.into()),
+                    "{what}"
+                );
             }
         }
     }
@@ -496,7 +500,7 @@ fn one_pixel_wide_strips_cover_one_pixel_per_row() {
         let f = render_2d(w, h, &tris, FillRule::TopLeft).unwrap();
         let mut per_row = vec![0u32; h as usize];
         let mut per_pixel = vec![0u32; (w * h) as usize];
-        f.for_each_coverage(|p, _| {
+        softpick::internals::for_each_coverage(&f, |p, _| {
             per_row[p / w as usize] += 1;
             per_pixel[p] += 1;
         });
@@ -568,7 +572,7 @@ fn top_left_covers_exactly_once_with_vertices_at_the_guard_band() {
         let f = render_2d(w, h, &tris, FillRule::TopLeft).unwrap();
         assert_eq!(f.stats().invalid, 0);
         let mut count = vec![0u32; (w * h) as usize];
-        f.for_each_coverage(|p, _| count[p] += 1);
+        softpick::internals::for_each_coverage(&f, |p, _| count[p] += 1);
         // the fan covers the whole square, hence every pixel centre
         let bad: Vec<usize> = (0..count.len()).filter(|&p| count[p] != 1).collect();
         assert!(
@@ -584,7 +588,10 @@ fn top_left_covers_exactly_once_with_vertices_at_the_guard_band() {
                 let a = f
                     .triangle_at(x.into(), y.into())
                     .map(|t| (t, f.depth()[(y * w + x) as usize]));
-                assert_eq!(a, f.triangle_at_direct(x.into(), y.into()));
+                assert_eq!(
+                    a,
+                    softpick::internals::direct_triangle_at(&f, x.into(), y.into())
+                );
             }
         }
     }
@@ -637,7 +644,7 @@ fn a_million_sub_pixel_triangles() {
     let f = render(&scene, &c, RenderOptions::default()).unwrap();
     // a planar triangulation covering the frame: every pixel exactly once
     let mut count = vec![0u8; 256 * 256];
-    f.for_each_coverage(|p, _| count[p] = count[p].saturating_add(1));
+    softpick::internals::for_each_coverage(&f, |p, _| count[p] = count[p].saturating_add(1));
     assert!(count.iter().all(|&k| k == 1), "not covered exactly once");
     assert!(
         f.stats().zero_area + f.stats().empty > 100_000,
@@ -651,11 +658,18 @@ fn a_million_sub_pixel_triangles() {
         let a = f
             .triangle_at(x.into(), y.into())
             .map(|t| (t, f.depth()[(y * 256 + x) as usize]));
-        assert_eq!(a, f.triangle_at_direct(x.into(), y.into()), "({x},{y})");
+        assert_eq!(
+            a,
+            softpick::internals::direct_triangle_at(&f, x.into(), y.into()),
+            "({x},{y})"
+        );
         let (x, y) = (i64::from(x), i64::from(y));
         assert_eq!(
-            f.pick(&scene, x, y).unwrap(),
-            f.pick_direct(&scene, x, y).unwrap()
+            f.picks(&scene).unwrap().at(x, y),
+            f.picks(&scene)
+                .unwrap()
+                .with(softpick::PickMethod::Direct)
+                .at(x, y)
         );
     }
 }

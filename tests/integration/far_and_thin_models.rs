@@ -24,14 +24,20 @@ fn picks_agree(scene: &Scene, f: &Frame) -> (usize, usize) {
     for y in 0..f.height() {
         for x in 0..f.width() {
             let (xi, yi) = (i64::from(x), i64::from(y));
-            let a = f.pick(scene, xi, yi).unwrap();
-            let b = f.pick_direct(scene, xi, yi).unwrap();
+            let a = f.picks(scene).unwrap().at(xi, yi);
+            let b = f
+                .picks(scene)
+                .unwrap()
+                .with(softpick::PickMethod::Direct)
+                .at(xi, yi);
             assert_eq!(a, b, "({x},{y})");
             if interior(f, x, y) {
                 checked += 1;
                 let r = f
-                    .pick_ray(scene, xi, yi)
+                    .picks(scene)
                     .unwrap()
+                    .with(softpick::PickMethod::Ray)
+                    .at(xi, yi)
                     .map(|h| h.global_triangle);
                 agree += usize::from(r == a.map(|h| h.global_triangle));
             }

@@ -9,9 +9,9 @@ use std::path::Path;
 
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Value};
+use softpick::internals::{load_gltf, load_gltf_bytes, load_gltf_with};
 use softpick::{
-    load_gltf, load_gltf_bytes, load_gltf_with, load_model, render, Camera, FileProjection,
-    LoadOptions, Projection, RenderOptions, Scene,
+    load_model, render, Camera, FileProjection, LoadOptions, Projection, RenderOptions, Scene,
 };
 
 use crate::support::TempDir;
@@ -181,7 +181,10 @@ fn a_mesh_used_by_three_nodes_is_three_instances_sharing_one_bvh() {
     for k in [2, 4] {
         assert!(m[0].shares_geometry(&m[k]) && m[1].shares_geometry(&m[k + 1]));
         assert!(
-            std::ptr::eq(m[0].bvh(), m[k].bvh()),
+            std::ptr::eq(
+                softpick::internals::mesh_bvh(&m[0]),
+                softpick::internals::mesh_bvh(&m[k])
+            ),
             "one BVH for every instance"
         );
     }
@@ -207,11 +210,12 @@ fn hits_name_instance_node_primitive_and_global_id_on_every_method() {
         load_gltf_bytes(Path::new("inst.glb"), &d.glb(root), &LoadOptions::default()).unwrap();
     let cam = camera(&scene);
     let frame = render(&scene, &cam, RenderOptions::default()).unwrap();
+    let picks = frame.picks(&scene).unwrap();
     let mut seen = std::collections::BTreeSet::new();
     for y in 0..cam.height as i64 {
         for x in 0..cam.width as i64 {
-            let b = frame.pick(&scene, x, y).unwrap();
-            let d = frame.pick_direct(&scene, x, y).unwrap();
+            let b = picks.at(x, y);
+            let d = picks.with(softpick::PickMethod::Direct).at(x, y);
             assert_eq!(
                 b.as_ref().map(|h| h.global_triangle),
                 d.as_ref().map(|h| h.global_triangle),

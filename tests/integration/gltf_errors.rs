@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use softpick::{load_gltf, load_gltf_bytes, load_model, LoadOptions, ModelErrorKind};
+use softpick::internals::{load_gltf, load_gltf_bytes};
+use softpick::{load_model, LoadOptions, ModelErrorKind};
 
 use crate::gltf::{quad, Doc};
 use crate::support::TempDir;

@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use softpick::{builtin_scene, read_png, render, write_png, Camera, RenderOptions};
+use softpick::internals::read_png;
+use softpick::{builtin_scene, render, write_png, Camera, RenderOptions};
 
 fn golden(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

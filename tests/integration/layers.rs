@@ -11,7 +11,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Layers, lowest first: the first component of a module path → its layer.
+/// Layers, lowest first: a module path → its layer. The longest entry a
+/// module's path starts with decides: `pick::cache` (the pick caches a
+/// frame owns, built from plain inputs) sits in the frame's layer, below
+/// the rest of `pick`.
 const LAYERS: &[(&str, u32)] = &[
     ("limits", 1),
     ("error", 1),
@@ -22,14 +25,16 @@ const LAYERS: &[(&str, u32)] = &[
     ("camera", 3),
     ("raster", 4),
     ("frame", 5),
+    ("pick::cache", 5),
     ("pick", 6),
     ("select", 7),
     ("collide", 7),
-    ("analysis", 7),
+    ("rule_faults", 7),
     ("io", 8),
     ("export", 8),
     ("builtin", 8),
     ("viewer", 9),
+    ("internals", 10),
 ];
 
 fn src() -> PathBuf {
@@ -167,7 +172,11 @@ fn resolve<'a>(path: &[String], mods: &'a BTreeMap<Vec<String>, PathBuf>) -> Opt
 fn layer_of(m: &[String]) -> Option<u32> {
     LAYERS
         .iter()
-        .find(|(name, _)| m.first().is_some_and(|f| f == name))
+        .filter(|(name, _)| {
+            let parts: Vec<&str> = name.split("::").collect();
+            m.len() >= parts.len() && m.iter().zip(&parts).all(|(a, b)| a == b)
+        })
+        .max_by_key(|(name, _)| name.split("::").count())
         .map(|&(_, l)| l)
 }
 
@@ -290,4 +299,10 @@ fn the_layer_reader_sees_imports_and_upward_ones() {
     assert!(p.contains(&s(&["raster", "rules", "snap"])));
     assert!(!p.iter().any(|x| x[0] == "viewer" || x[0] == "pick"));
     assert!(layer_of(&s(&["frame"])) > layer_of(&s(&["raster"])));
+    // a sub-module's own layer: the pick caches below the picks, with the frame
+    assert_eq!(
+        layer_of(&s(&["pick", "cache", "direct_index"])),
+        layer_of(&s(&["frame"]))
+    );
+    assert!(layer_of(&s(&["pick", "direct"])) > layer_of(&s(&["pick", "cache"])));
 }

@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use softpick::{load_obj, read_raw_u32, render, render_2d, Camera, FillRule, RenderOptions};
+use softpick::internals::read_raw_u32;
+use softpick::internals::{load_obj, render_2d};
+use softpick::{render, Camera, FillRule, RenderOptions};
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/llvmpipe")
@@ -42,7 +44,7 @@ fn top_left_matches_llvmpipe_on_2d_fixtures() {
             continue;
         }
         let (w, h, tris) = load_case(&path);
-        let want = read_raw_u32(&path.with_extension("d3d.u32")).unwrap();
+        let want = read_raw_u32(path.with_extension("d3d.u32")).unwrap();
         let f = render_2d(w, h, &tris, FillRule::TopLeft).unwrap();
         let diff = f.ids().iter().zip(&want).filter(|(a, b)| a != b).count();
         let covered = want.iter().filter(|&&i| i != 0).count();
@@ -68,7 +70,7 @@ fn top_left_matches_llvmpipe_on_3d_views() {
     let (scene, _) = load_obj(&dir().join("3d/mesh.obj")).unwrap();
     for view in ["view_a", "view_b"] {
         let cam = Camera::load(
-            &dir().join(format!("3d/{view}.json")),
+            dir().join(format!("3d/{view}.json")),
             &scene.framing_bounds(),
         )
         .unwrap();
@@ -81,7 +83,7 @@ fn top_left_matches_llvmpipe_on_3d_views() {
             },
         )
         .unwrap();
-        let want = read_raw_u32(&dir().join(format!("3d/{view}.d3d.u32"))).unwrap();
+        let want = read_raw_u32(dir().join(format!("3d/{view}.d3d.u32"))).unwrap();
         assert_eq!(want.len(), f.ids().len());
         let same = f.ids().iter().zip(&want).filter(|(a, b)| a == b).count();
         let frac = same as f64 / want.len() as f64;

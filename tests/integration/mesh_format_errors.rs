@@ -5,7 +5,8 @@
 
 use std::time::Instant;
 
-use softpick::{load_ply, ModelErrorKind, ModelFormat};
+use softpick::internals::load_ply;
+use softpick::{ModelErrorKind, ModelFormat};
 
 use crate::mesh_formats::*;
 use crate::support::TempDir;

@@ -11,10 +11,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use glam::Vec3;
+use softpick::internals::{load_obj, load_ply, load_ply_bytes, load_stl, load_stl_bytes};
 use softpick::{
-    load_model, load_model_bytes, load_obj, load_ply, load_ply_bytes, load_stl, load_stl_bytes,
-    palette_color, render, sniff_model_format, Camera, Error, LoadReport, ModelErrorKind,
-    ModelFormat, RenderOptions, Scene,
+    load_model, load_model_bytes, render, Camera, Error, LoadReport, ModelErrorKind, ModelFormat,
+    RenderOptions, Scene,
 };
 
 use crate::support::TempDir;
@@ -320,7 +320,7 @@ fn stl_binary_and_ascii_load_the_objs_triangles_and_render_its_ids() {
     // vertices are shared again (15 distinct positions, one per OBJ `v`)
     let (scene, report) = load_model(&bin).unwrap();
     assert_eq!(scene.meshes()[0].positions().len(), pos.len());
-    assert_eq!(scene.meshes()[0].color(), palette_color(0));
+    assert_eq!(scene.meshes()[0].color(), softpick::Mesh::palette_color(0));
     assert!(report.warnings.is_empty(), "{report:?}");
 }
 
@@ -343,13 +343,103 @@ fn ply_ascii_and_binary_load_the_objs_polygons_and_render_its_ids() {
         let p = dir.write(name, &bytes);
         assert_like_obj(&obj, &p, load_ply(&p).unwrap_or_else(|e| panic!("{e}")));
         let (scene, report) = load_ply_bytes(&p, &bytes).unwrap();
-        assert_eq!(scene.meshes()[0].color(), palette_color(0));
+        assert_eq!(scene.meshes()[0].color(), softpick::Mesh::palette_color(0));
         assert!(report.warnings.is_empty(), "{name}: {report:?}");
     }
     // triangles only, too
     let tri_faces: Vec<Vec<u32>> = fan(&faces).iter().map(|t| t.to_vec()).collect();
     let p = dir.write("tris.ply", ply_binary_le(&pos, &tri_faces));
     assert_like_obj(&obj, &p, load_ply(&p).unwrap());
+}
+
+#[test]
+fn ply_headers_as_other_writers_write_them_load_with_a_warning_naming_the_line() {
+    let dir = TempDir::new("ply-tolerant");
+    let pos = positions();
+    let faces = polygons();
+    let (obj, _) = load_obj(&dir.write("model.obj", obj_text(&pos, &faces))).unwrap();
+    let blender = "Created by Blender3D 247 - www.blender.org, source file: 'untitled.blend'";
+    // (header line 3 is the line after `format …`)
+    let after_format = |s: &str, extra: &str| {
+        let (head, rest) = s.split_once(" 1.0\n").unwrap();
+        format!("{head} 1.0\n{extra}{rest}")
+    };
+    let binary = |extra: &str| {
+        let b = ply_binary_le(&pos, &faces);
+        let at = b.windows(11).position(|w| w == b"end_header\n").unwrap() + 11;
+        let mut out = after_format(&String::from_utf8_lossy(&b[..at]), extra).into_bytes();
+        out.extend_from_slice(&b[at..]);
+        out
+    };
+    let ascii = ply_ascii(&pos, &faces);
+    let blank_warning =
+        |p: &Path, n: usize| format!("{}: header line {n} is blank: ignored", p.display());
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "blender_ascii.ply",
+            after_format(&ascii, &format!("{blender}\n")).into_bytes(),
+        ),
+        ("blender_le.ply", binary(&format!("{blender}\n"))),
+        (
+            "obj_info.ply",
+            after_format(&ascii, "obj_info num_cols 4\nobj_info\n").into_bytes(),
+        ),
+        ("blank.ply", after_format(&ascii, "\n   \n").into_bytes()),
+        ("blank_le.ply", binary("\t\n")),
+        ("cr.ply", ascii.replace('\n', "\r").into_bytes()),
+        (
+            "cr_blender.ply",
+            after_format(&ascii, &format!("{blender}\n"))
+                .replace('\n', "\r")
+                .into_bytes(),
+        ),
+    ];
+    for (name, bytes) in &cases {
+        let p = dir.write(name, bytes);
+        let loaded = load_ply(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let warnings = loaded.1.warnings.clone();
+        assert_like_obj(&obj, &p, loaded);
+        let (_, report) = load_ply_bytes(&p, bytes).unwrap();
+        assert_eq!(
+            report.warnings, warnings,
+            "{name}: the bytes loader warns alike"
+        );
+        let blender_warning = format!(
+            "{}: header line 3 `Created by Blender3D 247 - www.blender.org, source file: 'un…` \
+             does not start with a PLY keyword: ignored",
+            p.display()
+        );
+        let cr_warning = format!(
+            "{}: header line 1 ends with a lone CR (classic Mac OS line ends): read as a line end",
+            p.display()
+        );
+        let want: Vec<String> = match *name {
+            "blender_ascii.ply" | "blender_le.ply" => vec![blender_warning],
+            "obj_info.ply" => vec![],
+            "blank.ply" => vec![blank_warning(&p, 3), blank_warning(&p, 4)],
+            "blank_le.ply" => vec![blank_warning(&p, 3)],
+            "cr.ply" => vec![cr_warning],
+            "cr_blender.ply" => vec![cr_warning, blender_warning],
+            _ => unreachable!(),
+        };
+        assert_eq!(warnings, want, "{name}");
+    }
+    // line numbers stay the file's: a bad face after a blank header line
+    let oob = after_format(&ascii, "\n").replace("\n3 4 5 8\n", "\n3 4 5 99\n");
+    let e = load_ply_bytes(Path::new("oob.ply"), oob.as_bytes()).unwrap_err();
+    assert!(
+        matches!(
+            e.model_kind(),
+            Some(ModelErrorKind::IndexOutOfRange(Some(30), _))
+        ),
+        "{e}"
+    );
+    // a header line the crate refuses still names its line
+    let bad = after_format(&ascii, "element\n");
+    let e = load_ply_bytes(Path::new("bad.ply"), bad.as_bytes())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("bad.ply: ") && e.contains("line 3"), "{e}");
 }
 
 #[test]
@@ -586,7 +676,7 @@ fn load_model_chooses_by_extension_then_by_the_first_bytes() {
     ];
     for (i, (ext, bytes, sniffed)) in kinds.iter().enumerate() {
         assert_eq!(
-            sniff_model_format(bytes, bytes.len() as u64),
+            ModelFormat::sniff(bytes, bytes.len() as u64),
             *sniffed,
             "{i}: {ext}"
         );
@@ -631,19 +721,19 @@ fn sniffing_needs_the_exact_binary_size_and_a_facet_after_solid() {
     let facets = [[[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]];
     let bin = stl_binary(&facets);
     assert_eq!(
-        sniff_model_format(&bin, bin.len() as u64),
+        ModelFormat::sniff(&bin, bin.len() as u64),
         Some(ModelFormat::Stl)
     );
-    assert_eq!(sniff_model_format(&bin, bin.len() as u64 + 1), None);
-    assert_eq!(sniff_model_format(&bin[..83], 83), None);
-    assert_eq!(sniff_model_format(b"solid x\nendsolid x\n", 19), None);
-    assert_eq!(sniff_model_format(b"solidify 1\nfacet", 16), None);
+    assert_eq!(ModelFormat::sniff(&bin, bin.len() as u64 + 1), None);
+    assert_eq!(ModelFormat::sniff(&bin[..83], 83), None);
+    assert_eq!(ModelFormat::sniff(b"solid x\nendsolid x\n", 19), None);
+    assert_eq!(ModelFormat::sniff(b"solidify 1\nfacet", 16), None);
     assert_eq!(
-        sniff_model_format(b"ply\nformat", 10),
+        ModelFormat::sniff(b"ply\nformat", 10),
         Some(ModelFormat::Ply)
     );
-    assert_eq!(sniff_model_format(b"plywood\n", 8), None);
-    assert_eq!(sniff_model_format(b"v 0 0 0\n", 8), None);
+    assert_eq!(ModelFormat::sniff(b"plywood\n", 8), None);
+    assert_eq!(ModelFormat::sniff(b"v 0 0 0\n", 8), None);
     assert_eq!(ModelFormat::from_extension("StL"), Some(ModelFormat::Stl));
     assert_eq!(ModelFormat::from_extension("ply2"), None);
 }

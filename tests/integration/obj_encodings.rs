@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use softpick::{load_obj_bytes, ObjErrorKind, Scene};
+use softpick::internals::load_obj_bytes;
+use softpick::{ModelErrorKind, Scene};
 
 /// A two-mesh file with a material per mesh; `{mat}` is the second
 /// material's name.
@@ -99,7 +100,7 @@ fn a_latin1_material_library_file_matches_its_latin1_usemtl() {
     let obj = dir.join("scene.obj");
     std::fs::write(&obj, latin1(&obj_text("Terraindæk"))).unwrap();
     std::fs::write(dir.join("scene.mtl"), latin1(&mtl_text("Terraindæk"))).unwrap();
-    let result = softpick::load_obj(&obj);
+    let result = softpick::internals::load_obj(&obj);
     std::fs::remove_dir_all(&dir).unwrap();
     let (scene, report) = result.unwrap();
     assert!(report.warnings.is_empty(), "{:?}", report.warnings);
@@ -117,8 +118,8 @@ fn bytes_that_are_not_text_outside_names_still_fail_with_their_line() {
     let lines_before = obj[..at].iter().filter(|&&b| b == b'\n').count();
     let err = load(&obj, mtl.as_bytes()).unwrap_err();
     assert_eq!(
-        err.obj_kind(),
-        Some(&ObjErrorKind::Binary(Some(lines_before + 1))),
+        err.model_kind(),
+        Some(&ModelErrorKind::Binary(Some(lines_before + 1))),
         "{err}"
     );
     assert!(err.to_string().contains("scene.obj"), "{err}");

@@ -8,33 +8,31 @@ use std::path::Path;
 use std::time::Instant;
 
 use glam::Vec3;
-use softpick::{
-    load_obj, load_obj_bytes, palette_color, render, Camera, LoadReport, ObjErrorKind,
-    RenderOptions, Scene,
-};
+use softpick::internals::{load_obj, load_obj_bytes};
+use softpick::{render, Camera, LoadReport, ModelErrorKind, RenderOptions, Scene};
 
 use crate::support::{Rng, TempDir};
 
 /// Loads a file that must fail; checks the kind and that the message names
 /// the file (and `line N` when the kind carries a line).
-fn expect_err(path: &Path) -> (ObjErrorKind, String) {
+fn expect_err(path: &Path) -> (ModelErrorKind, String) {
     let err = match load_obj(path) {
         Ok((_, r)) => panic!("{} loaded ({r:?}), expected an error", path.display()),
         Err(e) => e,
     };
     let msg = err.to_string();
     let kind = err
-        .obj_kind()
-        .unwrap_or_else(|| panic!("not an OBJ error: {err:?}"))
+        .model_kind()
+        .unwrap_or_else(|| panic!("not a model error: {err:?}"))
         .clone();
     assert!(
         msg.contains(&path.display().to_string()),
         "message does not name the file: {msg}"
     );
     let line = match &kind {
-        ObjErrorKind::Binary(l)
-        | ObjErrorKind::Parse(l, _)
-        | ObjErrorKind::IndexOutOfRange(l, _) => *l,
+        ModelErrorKind::Binary(l)
+        | ModelErrorKind::Parse(_, l, _)
+        | ModelErrorKind::IndexOutOfRange(l, _) => *l,
         _ => None,
     };
     if let Some(l) = line {
@@ -51,7 +49,7 @@ fn load_text(dir: &TempDir, name: &str, text: &str) -> (Scene, LoadReport) {
     load_obj(&p).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-fn err_text(dir: &TempDir, name: &str, text: &str) -> (ObjErrorKind, String) {
+fn err_text(dir: &TempDir, name: &str, text: &str) -> (ModelErrorKind, String) {
     expect_err(&dir.write(name, text))
 }
 
@@ -61,14 +59,17 @@ const QUAD: &str = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3\nf 1 3 4\n";
 fn missing_file_and_directory() {
     let dir = TempDir::new("missing");
     let (k, _) = expect_err(&dir.path().join("nope.obj"));
-    assert_eq!(k, ObjErrorKind::NotFound);
+    assert_eq!(k, ModelErrorKind::NotFound);
     let sub = dir.path().join("adir.obj");
     std::fs::create_dir(&sub).unwrap();
     let (k, _) = expect_err(&sub);
-    assert_eq!(k, ObjErrorKind::NotAFile);
+    assert_eq!(k, ModelErrorKind::NotAFile);
     // a device is not a regular file either (and is never read)
     if cfg!(unix) {
-        assert_eq!(expect_err(Path::new("/dev/zero")).0, ObjErrorKind::NotAFile);
+        assert_eq!(
+            expect_err(Path::new("/dev/zero")).0,
+            ModelErrorKind::NotAFile
+        );
     }
 }
 
@@ -81,12 +82,16 @@ fn empty_and_comment_only_files() {
         ("comments.obj", "# just a comment\n# another\n"),
         ("names.obj", "o thing\ng group\nusemtl red\n"),
     ] {
-        assert_eq!(err_text(&dir, name, text).0, ObjErrorKind::Empty, "{name}");
+        assert_eq!(
+            err_text(&dir, name, text).0,
+            ModelErrorKind::Empty("no vertices or faces".into()),
+            "{name}"
+        );
     }
     // vertices but no faces: nothing to draw
     assert_eq!(
         err_text(&dir, "verts.obj", "v 0 0 0\nv 1 0 0\n").0,
-        ObjErrorKind::NoTriangles(0)
+        ModelErrorKind::NoTriangles(0)
     );
 }
 
@@ -96,23 +101,23 @@ fn binary_garbage() {
     // invalid UTF-8 on line 3
     let mut bytes = b"v 0 0 0\nv 1 0 0\nv 1 \xff\xfe 0\nf 1 2 3\n".to_vec();
     let (k, _) = expect_err(&dir.write("utf8.obj", &bytes));
-    assert_eq!(k, ObjErrorKind::Binary(Some(3)));
+    assert_eq!(k, ModelErrorKind::Binary(Some(3)));
     // valid UTF-8 with a NUL byte on line 2
     bytes = b"v 0 0 0\nv 1\x000 0\n".to_vec();
     let (k, _) = expect_err(&dir.write("nul.obj", &bytes));
-    assert_eq!(k, ObjErrorKind::Binary(Some(2)));
+    assert_eq!(k, ModelErrorKind::Binary(Some(2)));
     // random bytes: always a binary error (a NUL or invalid UTF-8 is certain
     // in 4 KiB of noise), never a panic
     let mut rng = Rng::new(7);
     for i in 0..20 {
         let noise: Vec<u8> = (0..4096).map(|_| rng.next_u64() as u8).collect();
         let (k, _) = expect_err(&dir.write(&format!("noise{i}.obj"), &noise));
-        assert!(matches!(k, ObjErrorKind::Binary(Some(_))), "{k:?}");
+        assert!(matches!(k, ModelErrorKind::Binary(Some(_))), "{k:?}");
     }
     // a PNG is binary too
-    let png = softpick::encode_png(4, 4, &[0x00ff_0000; 16]).unwrap();
+    let png = softpick::internals::encode_png(4, 4, &[0x00ff_0000; 16]).unwrap();
     let (k, _) = expect_err(&dir.write("image.obj", png));
-    assert!(matches!(k, ObjErrorKind::Binary(Some(1))), "{k:?}");
+    assert!(matches!(k, ModelErrorKind::Binary(Some(1))), "{k:?}");
 }
 
 #[test]
@@ -133,7 +138,7 @@ fn truncated_and_malformed_lines_name_the_line() {
     for (i, (text, line)) in cases.iter().enumerate() {
         let (k, msg) = err_text(&dir, &format!("t{i}.obj"), text);
         assert!(
-            matches!(&k, ObjErrorKind::Parse(Some(l), _) if l == line),
+            matches!(&k, ModelErrorKind::Parse(_, Some(l), _) if l == line),
             "case {i}: {k:?} ({msg})"
         );
     }
@@ -154,7 +159,7 @@ fn every_truncation_of_a_valid_file_loads_or_fails_cleanly() {
                 assert_eq!(scene.triangle_count() as usize, report.triangles);
             }
             Err(e) => {
-                assert!(e.obj_kind().is_some(), "cut {cut}: {e:?}");
+                assert!(e.model_kind().is_some(), "cut {cut}: {e:?}");
                 assert!(e.to_string().contains(&p.display().to_string()));
             }
         }
@@ -181,13 +186,13 @@ fn out_of_range_and_zero_indices() {
         let text = format!("{head}vt 0 0\nvn 0 0 1\n# face\n{face}\n");
         let (k, msg) = err_text(&dir, &format!("r{i}.obj"), &text);
         assert!(
-            matches!(&k, ObjErrorKind::IndexOutOfRange(Some(7), _)),
+            matches!(&k, ModelErrorKind::IndexOutOfRange(Some(7), _)),
             "{face}: {k:?} ({msg})"
         );
     }
     // a later face's position index refers to a vertex defined after it
     let (k, _) = err_text(&dir, "forward.obj", "v 0 0 0\nv 1 0 0\nf 1 2 3\nv 0 1 0\n");
-    assert!(matches!(k, ObjErrorKind::IndexOutOfRange(Some(3), _)));
+    assert!(matches!(k, ModelErrorKind::IndexOutOfRange(Some(3), _)));
     // texcoord/normal indices in a file without any are ignored (as tobj does)
     let (s, r) = load_text(&dir, "no_vt.obj", &format!("{head}f 1/7/9 2/7/9 3/7/9\n"));
     assert_eq!((r.triangles, s.triangle_count()), (1, 1));
@@ -230,7 +235,7 @@ fn faces_with_one_or_two_vertices_are_skipped_and_counted() {
     assert_eq!(s.meshes()[0].triangle(1)[0], Vec3::new(0.0, 1.0, 0.0));
     // only short faces: nothing usable
     let (k, _) = err_text(&dir, "only_short.obj", "v 0 0 0\nv 1 0 0\nf 1 2\nf 1\n");
-    assert_eq!(k, ObjErrorKind::NoTriangles(2));
+    assert_eq!(k, ModelErrorKind::NoTriangles(2));
 }
 
 #[test]
@@ -250,6 +255,7 @@ fn non_finite_vertices_drop_their_triangles_only() {
     assert_eq!((b.min, b.max), (Vec3::ZERO, Vec3::new(1.0, 1.0, 0.0)));
     let cam = Camera::auto_frame(&b, 64, 48);
     let f = render(&scene, &cam, RenderOptions::default()).unwrap();
+    let picks = f.picks(&scene).unwrap();
     assert_eq!(f.stats().invalid, 3);
     let mut seen = std::collections::BTreeSet::new();
     for y in 0..48 {
@@ -258,9 +264,9 @@ fn non_finite_vertices_drop_their_triangles_only() {
                 seen.insert(t);
             }
             for h in [
-                f.pick(&scene, x, y).unwrap(),
-                f.pick_direct(&scene, x, y).unwrap(),
-                f.pick_ray(&scene, x, y).unwrap(),
+                picks.at(x, y),
+                picks.with(softpick::PickMethod::Direct).at(x, y),
+                picks.with(softpick::PickMethod::Ray).at(x, y),
             ]
             .into_iter()
             .flatten()
@@ -276,7 +282,7 @@ fn non_finite_vertices_drop_their_triangles_only() {
         "all_nan.obj",
         "v nan 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 3 2 1\n",
     );
-    assert_eq!(k, ObjErrorKind::NoTriangles(2));
+    assert_eq!(k, ModelErrorKind::NoTriangles(2));
 }
 
 #[test]
@@ -309,8 +315,16 @@ fn missing_or_broken_mtl_is_a_warning_with_palette_colors() {
         assert_eq!(r.warnings.len(), 1, "{name}: {:?}", r.warnings);
         let w = &r.warnings[0];
         assert!(w.contains(&obj) && w.contains(lib), "{name}: {w}");
-        assert_eq!(s.meshes()[0].color(), palette_color(0), "{name}");
-        assert_eq!(s.meshes()[1].color(), palette_color(1), "{name}");
+        assert_eq!(
+            s.meshes()[0].color(),
+            softpick::Mesh::palette_color(0),
+            "{name}"
+        );
+        assert_eq!(
+            s.meshes()[1].color(),
+            softpick::Mesh::palette_color(1),
+            "{name}"
+        );
     }
     // one library missing, the other fine: materials from the good one
     let (s, r) = load_text(
@@ -354,8 +368,8 @@ fn load_obj_bytes_names_the_given_path() {
     })
     .unwrap_err();
     assert!(matches!(
-        e.obj_kind(),
-        Some(ObjErrorKind::IndexOutOfRange(Some(3), _))
+        e.model_kind(),
+        Some(ModelErrorKind::IndexOutOfRange(Some(3), _))
     ));
     assert!(e.to_string().starts_with("in/memory.obj: "), "{e}");
     assert!(e.to_string().contains("line 3"), "{e}");
@@ -372,7 +386,7 @@ fn files_above_the_size_limits_are_refused_before_reading() {
     let (k, msg) = expect_err(&p);
     assert_eq!(
         k,
-        ObjErrorKind::TooLarge {
+        ModelErrorKind::TooLarge {
             what: "bytes",
             size: (1 << 30) + 1,
             limit: 1 << 30
@@ -392,8 +406,8 @@ fn files_above_the_size_limits_are_refused_before_reading() {
     })
     .unwrap_err();
     assert_eq!(
-        e.obj_kind(),
-        Some(&ObjErrorKind::TooLarge {
+        e.model_kind(),
+        Some(&ModelErrorKind::TooLarge {
             what: "triangles",
             size: (1 << 26) + 1,
             limit: 1 << 26
@@ -404,8 +418,8 @@ fn files_above_the_size_limits_are_refused_before_reading() {
 
 /// A ~100 MB OBJ (a 575 × 575 vertex height field written 4 times as
 /// separate objects: 1.3 M vertices, 2.6 M triangles), generated here: it
-/// loads, renders and picks, within a time budget (about 4 s to load in
-/// release on the 2-core machine, 300 MB peak memory).
+/// loads, renders and picks. The times are printed, not asserted: speed
+/// belongs in benchmarks, and a timed test fails on a loaded host.
 #[test]
 fn a_100_mb_file_loads_renders_and_picks() {
     let dir = TempDir::new("big");
@@ -463,10 +477,12 @@ fn a_100_mb_file_loads_renders_and_picks() {
     let covered = f.ids().iter().filter(|&&i| i != 0).count();
     assert!(covered > 360 * 240 / 10, "covered {covered}");
     for (x, y) in [(180, 120), (90, 100), (270, 140)] {
-        let a = f.pick(&scene, x, y).unwrap().map(|h| h.global_triangle);
+        let a = f.picks(&scene).unwrap().at(x, y).map(|h| h.global_triangle);
         let b = f
-            .pick_direct(&scene, x, y)
+            .picks(&scene)
             .unwrap()
+            .with(softpick::PickMethod::Direct)
+            .at(x, y)
             .map(|h| h.global_triangle);
         assert_eq!(a, b, "({x},{y})");
     }
@@ -476,6 +492,4 @@ fn a_100_mb_file_loads_renders_and_picks() {
         t_load,
         t2.elapsed()
     );
-    // generous: about 4 s on the 2-core machine in release
-    assert!(t_load.as_secs_f32() < 20.0, "loading took {t_load:.2?}");
 }

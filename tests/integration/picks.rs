@@ -4,10 +4,11 @@
 //! panic.
 
 use glam::Vec3;
+use softpick::internals::render_2d;
 use softpick::Error;
 use softpick::{
-    builtin_scene, render, render_2d, Camera, CullMode, DepthTest, FillRule, Frame, Mesh, PickId,
-    PickMethod, Projection, RenderOptions, Renderer, Scene, SelectMode, Transform, NO_TRIANGLE,
+    builtin_scene, render, Camera, CullMode, DepthTest, FillRule, Frame, Mesh, PickId, PickMethod,
+    Projection, RenderOptions, Renderer, Scene, Transform,
 };
 
 use crate::support::Rng;
@@ -19,7 +20,7 @@ pub(crate) fn assert_direct_equals_buffer(scene: &Scene, f: &Frame, what: &str) 
             let a = f
                 .triangle_at(i64::from(x), i64::from(y))
                 .map(|t| (t, f.depth()[(y * f.width() + x) as usize]));
-            let b = f.triangle_at_direct(i64::from(x), i64::from(y));
+            let b = softpick::internals::direct_triangle_at(f, i64::from(x), i64::from(y));
             assert_eq!(a, b, "{what}: pixel ({x},{y})");
             covered += usize::from(a.is_some());
         }
@@ -32,8 +33,11 @@ pub(crate) fn assert_direct_equals_buffer(scene: &Scene, f: &Frame, what: &str) 
     ] {
         let (x, y) = (i64::from(x), i64::from(y));
         assert_eq!(
-            f.pick(scene, x, y).unwrap(),
-            f.pick_direct(scene, x, y).unwrap()
+            f.picks(scene).unwrap().at(x, y),
+            f.picks(scene)
+                .unwrap()
+                .with(softpick::PickMethod::Direct)
+                .at(x, y)
         );
     }
 }
@@ -60,26 +64,34 @@ fn builtin_frame(w: u32, h: u32) -> (Scene, Frame) {
 
 /// Every pick method answers nothing at (x, y).
 pub fn assert_all_none(scene: &Scene, f: &Frame, x: i64, y: i64) {
-    assert!(f.pick(scene, x, y).unwrap().is_none(), "pick ({x},{y})");
+    assert!(f.picks(scene).unwrap().at(x, y).is_none(), "pick ({x},{y})");
     assert!(
-        f.pick_direct(scene, x, y).unwrap().is_none(),
+        f.picks(scene)
+            .unwrap()
+            .with(softpick::PickMethod::Direct)
+            .at(x, y)
+            .is_none(),
         "pick_direct ({x},{y})"
     );
     assert!(
-        f.pick_ray(scene, x, y).unwrap().is_none(),
+        f.picks(scene)
+            .unwrap()
+            .with(softpick::PickMethod::Ray)
+            .at(x, y)
+            .is_none(),
         "pick_ray ({x},{y})"
     );
     assert!(
-        f.pick_all(scene, x, y).unwrap().is_empty(),
+        f.picks(scene).unwrap().all(x, y).is_empty(),
         "pick_all ({x},{y})"
     );
     assert!(
-        f.triangle_at_direct(x, y).is_none(),
+        softpick::internals::direct_triangle_at(f, x, y).is_none(),
         "triangle_at_direct ({x},{y})"
     );
     for m in PickMethod::ALL {
         assert!(
-            f.pick_id_with(m, scene, x, y).unwrap().is_none(),
+            f.picks(scene).unwrap().with(m).id_at(x, y).is_none(),
             "{m:?} ({x},{y})"
         );
     }
@@ -105,7 +117,13 @@ pub fn random_scene(seed: u64, n: usize) -> Scene {
             }
             tris.push([base, base + 1, base + 2]);
         }
-        let mesh = Mesh::new(format!("soup_{m}"), pos, tris, softpick::palette_color(m)).unwrap();
+        let mesh = Mesh::new(
+            format!("soup_{m}"),
+            pos,
+            tris,
+            softpick::Mesh::palette_color(m),
+        )
+        .unwrap();
         s.add_mesh(mesh, Transform::IDENTITY, None);
     }
     s
@@ -224,8 +242,8 @@ fn compact_picks_equal_full_picks_every_method() {
     for (k, m) in PickMethod::ALL.into_iter().enumerate() {
         for y in 0..72 {
             for x in 0..96 {
-                let full = f.pick_with(m, &scene, x, y).unwrap();
-                let id = f.pick_id_with(m, &scene, x, y).unwrap();
+                let full = f.picks(&scene).unwrap().with(m).at(x, y);
+                let id = f.picks(&scene).unwrap().with(m).id_at(x, y);
                 assert_eq!(id.is_some(), full.is_some(), "{m:?} ({x},{y})");
                 let (Some(full), Some(id)) = (full, id) else {
                     continue;
@@ -239,7 +257,7 @@ fn compact_picks_equal_full_picks_every_method() {
                 assert_eq!(id.depth.to_bits(), full.depth.to_bits(), "{m:?} ({x},{y})");
                 if m != PickMethod::Ray {
                     assert_eq!(
-                        f.hit(&scene, id, x, y).unwrap(),
+                        f.picks(&scene).unwrap().hit(id, x, y),
                         Some(full),
                         "{m:?} ({x},{y})"
                     );
@@ -268,21 +286,29 @@ fn compact_picks_equal_full_picks_every_method() {
                 (u32::MAX - 70, 140),
             ] {
                 let mut row = vec![None; len];
-                f.pick_id_span(m, &scene, i64::from(x), i64::from(y), &mut row)
-                    .unwrap();
+                f.picks(&scene)
+                    .unwrap()
+                    .with(m)
+                    .span(i64::from(x), i64::from(y), &mut row);
                 let mut raw = vec![(9u32, 9u32); len];
-                f.pick_id_span_with(m, &scene, i64::from(x), i64::from(y), &mut raw, |p| {
-                    p.map_or((NO_TRIANGLE, 0), |p| {
-                        (p.global_triangle + 1, p.depth.to_bits())
-                    })
-                })
-                .unwrap();
+                f.picks(&scene).unwrap().with(m).span_with(
+                    i64::from(x),
+                    i64::from(y),
+                    &mut raw,
+                    |p| {
+                        p.map_or((Frame::NO_TRIANGLE, 0), |p| {
+                            (p.global_triangle + 1, p.depth.to_bits())
+                        })
+                    },
+                );
                 for (k, (got, raw)) in row.iter().zip(&raw).enumerate() {
                     let want = f
-                        .pick_id_with(m, &scene, i64::from(x) + k as i64, i64::from(y))
-                        .unwrap();
+                        .picks(&scene)
+                        .unwrap()
+                        .with(m)
+                        .id_at(i64::from(x) + k as i64, i64::from(y));
                     assert_eq!(*got, want, "{m:?} span at ({x},{y}) +{k}");
-                    let want_raw = want.map_or((NO_TRIANGLE, 0), |p| {
+                    let want_raw = want.map_or((Frame::NO_TRIANGLE, 0), |p| {
                         (p.global_triangle + 1, p.depth.to_bits())
                     });
                     assert_eq!(*raw, want_raw, "{m:?} span_with at ({x},{y}) +{k}");
@@ -308,14 +334,18 @@ fn compact_picks_equal_full_picks_every_method() {
                 depth: 0.5,
             };
             let mut block = vec![Some(stale); width.max(1) * rows];
-            f.pick_id_block(m, &scene, i64::from(x), i64::from(y), width, &mut block)
-                .unwrap();
+            f.picks(&scene)
+                .unwrap()
+                .with(m)
+                .block(i64::from(x), i64::from(y), width, &mut block);
             for (k, got) in block.iter().enumerate() {
                 let want = (width > 0)
                     .then(|| {
                         let (dx, dy) = ((k % width) as i64, (k / width) as i64);
-                        f.pick_id_with(m, &scene, i64::from(x) + dx, i64::from(y) + dy)
+                        f.picks(&scene)
                             .unwrap()
+                            .with(m)
+                            .id_at(i64::from(x) + dx, i64::from(y) + dy)
                     })
                     .flatten();
                 assert_eq!(*got, want, "{m:?} block at ({x},{y}) +{k}");
@@ -333,7 +363,7 @@ fn out_of_frame_coordinates_are_none_for_every_method() {
     // a covered pixel, to be sure the frame is not empty
     let covered = (0..64i64)
         .flat_map(|y| (0..96i64).map(move |x| (x, y)))
-        .find(|&(x, y)| f.pick(&scene, x, y).unwrap().is_some())
+        .find(|&(x, y)| f.picks(&scene).unwrap().at(x, y).is_some())
         .expect("something is drawn");
     for &x in &EXTREMES {
         for &y in &EXTREMES {
@@ -357,7 +387,7 @@ fn out_of_frame_coordinates_are_none_for_every_method() {
     }
     // the top-left corner is background
     assert!(
-        f.pick(&scene, 0, 0).unwrap().is_none(),
+        f.picks(&scene).unwrap().at(0, 0).is_none(),
         "corner is background"
     );
     // the buffer accessors
@@ -370,19 +400,18 @@ fn out_of_frame_coordinates_are_none_for_every_method() {
         (i64::from(u32::MAX), 0),
     ] {
         assert!(f.triangle_at(x, y).is_none());
-        assert!(f.world_at(x, y).is_none());
         assert!(f.index(x, y).is_none());
     }
 }
 
 /// A frame picked with another scene than the one it rendered, with its
-/// scene after that scene changed, or (2D triangles) with any scene, is an
-/// error from every pick and selection call, never an answer: the frame's
-/// IDs would name triangles of geometry that is not drawn.
+/// scene after that scene changed, or (2D triangles) with any scene, gets
+/// no pick view: [`Frame::picks`] is the one check, so no pick or selection
+/// can answer about geometry that is not drawn.
 #[test]
 fn picking_with_another_or_a_changed_scene_is_an_error() {
     let (scene, f) = builtin_frame(64, 48);
-    assert!(f.check_scene(&scene).is_ok());
+    let picks = f.picks(&scene).expect("the scene it was rendered from");
     let empty = Scene::new();
     let mut smaller = Scene::new();
     smaller.add_mesh(
@@ -399,46 +428,16 @@ fn picking_with_another_or_a_changed_scene_is_an_error() {
     // a copy is another scene too: it may change independently
     let copy = scene.clone();
     let stale = |e: Error| matches!(e, Error::StaleFrame(_));
-    let mut drawn = 0;
-    for y in (0..48i64).step_by(3) {
-        for x in (0..64i64).step_by(3) {
-            drawn += usize::from(f.pick(&scene, x, y).unwrap().is_some());
-            for other in [&empty, &smaller, &copy] {
-                assert!(stale(f.pick(other, x, y).unwrap_err()));
-                assert!(stale(f.pick_id(other, x, y).unwrap_err()));
-                assert!(stale(f.pick_direct(other, x, y).unwrap_err()));
-                assert!(stale(f.pick_ray(other, x, y).unwrap_err()));
-                assert!(stale(f.pick_all(other, x, y).unwrap_err()));
-                assert!(stale(f.pick_near(other, x, y, 3.0).unwrap_err()));
-                assert!(stale(f.pick_stack(other, x, y).unwrap_err()));
-            }
-        }
+    for other in [&empty, &smaller, &copy] {
+        assert!(stale(f.picks(other).unwrap_err()));
     }
+    let drawn = (0..48i64)
+        .flat_map(|y| (0..64i64).map(move |x| (x, y)))
+        .filter(|&(x, y)| picks.at(x, y).is_some())
+        .count();
     assert!(drawn > 0);
-    let mut row = vec![None; 64];
-    assert!(stale(
-        f.pick_id_span(PickMethod::Buffer, &copy, 0, 5, &mut row)
-            .unwrap_err()
-    ));
-    assert!(stale(
-        f.pick_id_block(PickMethod::Ray, &copy, 0, 5, 8, &mut row)
-            .unwrap_err()
-    ));
-    assert!(stale(
-        f.select_rect(&copy, 0, 0, 63, 47, SelectMode::Visible)
-            .unwrap_err()
-    ));
-    assert!(stale(
-        f.select_lasso(
-            &copy,
-            &[[0.0, 0.0], [60.0, 0.0], [0.0, 40.0]],
-            SelectMode::Through
-        )
-        .unwrap_err()
-    ));
-    assert!(stale(f.prepare_rays(&copy).unwrap_err()));
     assert!(
-        f.to_owned().check_scene(&scene).is_ok(),
+        f.to_owned().picks(&scene).is_ok(),
         "a cloned frame keeps its scene"
     );
 
@@ -446,27 +445,27 @@ fn picking_with_another_or_a_changed_scene_is_an_error() {
     let mut moved = scene.clone();
     let cam = Camera::auto_frame(&moved.framing_bounds(), 64, 48);
     let f = render(&moved, &cam, RenderOptions::default()).unwrap();
-    assert!(f.pick(&moved, 32, 24).is_ok());
+    assert!(f.picks(&moved).is_ok());
     let node = moved.mesh_node(0).unwrap();
     moved.translate(node, Vec3::new(0.0, 0.1, 0.0));
-    let err = f.pick(&moved, 32, 24).unwrap_err();
+    let err = f.picks(&moved).unwrap_err();
     assert!(err.to_string().contains("before it changed"), "{err}");
     let f = render(&moved, &cam, RenderOptions::default()).unwrap();
     moved.set_local(node, softpick::Transform::IDENTITY);
-    assert!(stale(f.pick(&moved, 32, 24).unwrap_err()));
+    assert!(stale(f.picks(&moved).unwrap_err()));
     let f = render(&moved, &cam, RenderOptions::default()).unwrap();
     moved.add_node("empty", softpick::Transform::IDENTITY, None);
-    assert!(stale(f.pick(&moved, 32, 24).unwrap_err()));
+    assert!(stale(f.picks(&moved).unwrap_err()));
     let f = render(&moved, &cam, RenderOptions::default()).unwrap();
     moved.add_mesh(
         smaller.meshes()[0].clone(),
         softpick::Transform::IDENTITY,
         None,
     );
-    assert!(stale(f.pick(&moved, 32, 24).unwrap_err()));
+    assert!(stale(f.picks(&moved).unwrap_err()));
     // rendered again, it answers
     let f = render(&moved, &cam, RenderOptions::default()).unwrap();
-    assert!(f.pick(&moved, 32, 24).is_ok());
+    assert!(f.picks(&moved).is_ok());
 
     // a 2D frame was rendered from no scene: IDs answer, scene picks refuse
     let f2 = render_2d(
@@ -477,12 +476,14 @@ fn picking_with_another_or_a_changed_scene_is_an_error() {
     )
     .unwrap();
     assert_eq!(f2.triangle_at(2, 2), Some(0));
-    assert_eq!(f2.triangle_at_direct(2, 2).map(|t| t.0), Some(0));
-    for (x, y) in [(2, 2), (-1, 2), (i64::MAX, 0)] {
-        assert!(stale(f2.pick(&smaller, x, y).unwrap_err()));
-        assert!(stale(f2.pick_direct(&smaller, x, y).unwrap_err()));
-        assert!(stale(f2.pick_ray(&smaller, x, y).unwrap_err()));
-    }
+    assert_eq!(
+        softpick::internals::direct_triangle_at(&f2, 2, 2).map(|t| t.0),
+        Some(0)
+    );
+    assert!(stale(f2.picks(&smaller).unwrap_err()));
+    assert!(stale(
+        Frame::new(4, 4).unwrap().picks(&smaller).unwrap_err()
+    ));
     // render_2d with invalid sizes
     assert!(render_2d(0, 5, &[], FillRule::TopLeft).is_none());
     assert!(render_2d(16385, 5, &[], FillRule::TopLeft).is_none());
@@ -494,11 +495,12 @@ fn pick_all_is_sorted_and_starts_with_the_visible_triangle() {
     let scene = builtin_scene();
     let cam = Camera::auto_frame(&scene.framing_bounds(), 360, 360);
     let f = render(&scene, &cam, RenderOptions::default()).unwrap();
+    let picks = f.picks(&scene).unwrap();
     let mut stacked = 0;
     for y in (0..360).step_by(3) {
         for x in (0..360).step_by(3) {
-            let all = f.pick_all(&scene, x, y).unwrap();
-            let top = f.pick(&scene, x, y).unwrap();
+            let all = picks.all(x, y);
+            let top = picks.at(x, y);
             assert_eq!(
                 all.first().map(|h| h.global_triangle),
                 top.as_ref().map(|h| h.global_triangle)
@@ -518,7 +520,7 @@ fn hit_records_are_consistent() {
     let mut n = 0;
     for y in (0..360).step_by(7) {
         for x in (0..360).step_by(7) {
-            let Some(h) = f.pick(&scene, x, y).unwrap() else {
+            let Some(h) = f.picks(&scene).unwrap().at(x, y) else {
                 continue;
             };
             n += 1;
@@ -577,8 +579,8 @@ fn cull_modes_keep_front_or_back_faces() {
     for y in 0..120 {
         for x in 0..120 {
             let (hb, hf) = (
-                back.pick(&scene, x, y).unwrap(),
-                front.pick(&scene, x, y).unwrap(),
+                back.picks(&scene).unwrap().at(x, y),
+                front.picks(&scene).unwrap().at(x, y),
             );
             assert_eq!(hb.is_some(), hf.is_some(), "same silhouette at ({x},{y})");
             let (Some(hb), Some(hf)) = (hb, hf) else {
@@ -602,8 +604,7 @@ fn direct_matches_buffer_bits(f: &Frame, what: &str) -> usize {
             let a = f
                 .triangle_at(i64::from(x), i64::from(y))
                 .map(|t| (t, f.depth()[(y * f.width() + x) as usize].to_bits()));
-            let b = f
-                .triangle_at_direct(i64::from(x), i64::from(y))
+            let b = softpick::internals::direct_triangle_at(f, i64::from(x), i64::from(y))
                 .map(|(t, z)| (t, z.to_bits()));
             assert_eq!(a, b, "{what}: pixel ({x},{y})");
             covered += usize::from(a.is_some());
@@ -671,7 +672,13 @@ fn direct_equals_buffer_on_equal_depth_stacks() {
                 .collect()
         };
         let tris: Vec<[u32; 3]> = (0..200).map(|t| [3 * t, 3 * t + 1, 3 * t + 2]).collect();
-        let mesh = Mesh::new(format!("layer_{m}"), pos, tris, softpick::palette_color(m)).unwrap();
+        let mesh = Mesh::new(
+            format!("layer_{m}"),
+            pos,
+            tris,
+            softpick::Mesh::palette_color(m),
+        )
+        .unwrap();
         scene.add_mesh(mesh, Transform::IDENTITY, None);
     }
     let ortho = Camera {
@@ -748,8 +755,7 @@ fn direct_picks_from_a_parallel_loop() {
     let direct: Vec<Option<u32>> = (0..w * f.height() as usize)
         .into_par_iter()
         .map(|p| {
-            f.triangle_at_direct((p % w) as i64, (p / w) as i64)
-                .map(|t| t.0)
+            softpick::internals::direct_triangle_at(&f, (p % w) as i64, (p / w) as i64).map(|t| t.0)
         })
         .collect();
     let buffer: Vec<Option<u32>> = (0..w * f.height() as usize)

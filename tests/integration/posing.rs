@@ -10,7 +10,9 @@ use std::path::Path;
 
 use glam::{Mat4, Quat, Vec3};
 use serde_json::json;
-use softpick::{load_gltf_bytes, render, Camera, LoadOptions, Projection, RenderOptions, Scene};
+use softpick::animation::LoopMode;
+use softpick::internals::load_gltf_bytes;
+use softpick::{render, Camera, LoadOptions, Projection, RenderOptions, Scene};
 
 use crate::gltf::Doc;
 
@@ -136,12 +138,13 @@ fn camera() -> Camera {
 /// covered pixel count.
 fn three_methods_agree(scene: &Scene, what: &str) -> usize {
     let f = render(scene, &camera(), RenderOptions::default()).unwrap();
+    let picks = f.picks(scene).unwrap();
     for y in 0..120 {
         for x in 0..120 {
-            let b = f.pick(scene, x, y).unwrap().map(|h| h.global_triangle);
-            let d = f
-                .pick_direct(scene, x, y)
-                .unwrap()
+            let b = picks.at(x, y).map(|h| h.global_triangle);
+            let d = picks
+                .with(softpick::PickMethod::Direct)
+                .at(x, y)
                 .map(|h| h.global_triangle);
             assert_eq!(b, d, "{what} ({x},{y})");
         }
@@ -168,7 +171,7 @@ fn skinned_morphed_and_both_agree_on_every_method_at_several_times() {
         assert_eq!(scene.animations().len(), 1);
         let mut shapes = Vec::new();
         for t in [-1.0, 0.0, 0.3, 0.5, 0.75, 1.0, 5.0] {
-            scene.pose(Some(0), t).unwrap();
+            scene.pose(t, Some(0), LoopMode::Once).unwrap();
             let what = format!("skin {skin} morph {morph} t {t}");
             three_methods_agree(&scene, &what);
             shapes.push(world_vertex(&scene, 9));
@@ -183,7 +186,7 @@ fn skinned_morphed_and_both_agree_on_every_method_at_several_times() {
 #[test]
 fn posed_vertices_are_where_the_formulas_put_them() {
     let mut scene = load(&strip_doc(true, true));
-    scene.pose(Some(0), 1.0).unwrap();
+    scene.pose(1.0, Some(0), LoopMode::Once).unwrap();
     // top right vertex (0.5, 4, 0): morphed to z = 0.5, then turned 90°
     // about z around the knee at (0, 2): (0.5, 2) from the knee → (-2, 0.5)
     let top = world_vertex(&scene, 9);
@@ -197,7 +200,7 @@ fn posed_vertices_are_where_the_formulas_put_them() {
     let foot = world_vertex(&scene, 0);
     assert!(foot.abs_diff_eq(Vec3::new(-0.5, 0.0, 0.5), 1e-5), "{foot}");
     // t = 0.5: a 45° turn and half the morph
-    scene.pose(Some(0), 0.5).unwrap();
+    scene.pose(0.5, Some(0), LoopMode::Once).unwrap();
     let top = world_vertex(&scene, 9);
     let r = Quat::from_rotation_z(std::f32::consts::FRAC_PI_4) * Vec3::new(0.5, 2.0, 0.0);
     assert!(
@@ -210,14 +213,14 @@ fn posed_vertices_are_where_the_formulas_put_them() {
 fn moving_a_node_costs_no_bvh_work_and_deforming_refits() {
     let mut scene = load(&strip_doc(true, false));
     scene.build_bvhs();
-    let before: *const softpick::Bvh = scene.meshes()[0].bvh();
+    let before: *const softpick::internals::Bvh = softpick::internals::mesh_bvh(&scene.meshes()[0]);
     let node = scene.instances()[0].node;
     scene.translate(node, Vec3::new(0.0, 0.5, 0.0));
     assert!(
-        std::ptr::eq(before, scene.meshes()[0].bvh()),
+        std::ptr::eq(before, softpick::internals::mesh_bvh(&scene.meshes()[0])),
         "the same BVH, untouched"
     );
-    let stats = scene.pose(Some(0), 0.4).unwrap();
+    let stats = scene.pose(0.4, Some(0), LoopMode::Once).unwrap();
     assert_eq!((stats.deformed, stats.refitted, stats.rebuilt), (1, 1, 0));
     // the refit BVH answers every pixel's ray as a fresh build does
     let fresh = scene.clone_without_bvhs();
@@ -231,12 +234,16 @@ fn moving_a_node_costs_no_bvh_work_and_deforming_refits() {
     for y in 0..120 {
         for x in 0..120 {
             let a = f1
-                .pick_ray(&scene, x, y)
+                .picks(&scene)
                 .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .at(x, y)
                 .map(|h| (h.global_triangle, h.distance.to_bits()));
             let b = f2
-                .pick_ray(&fresh, x, y)
+                .picks(&fresh)
                 .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .at(x, y)
                 .map(|h| (h.global_triangle, h.distance.to_bits()));
             assert_eq!(a, b, "({x},{y})");
             hits += a.is_some() as usize;

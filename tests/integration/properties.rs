@@ -187,7 +187,7 @@ fn tiled_renderer_equals_reference_rasterizer_on_random_soups() {
             })
             .collect();
         for rule in FillRule::ALL {
-            let f = softpick::render_2d(w, h, &tris, rule).unwrap();
+            let f = softpick::internals::render_2d(w, h, &tris, rule).unwrap();
             let mut want = vec![0u32; (w * h) as usize];
             for (k, t) in tris.iter().enumerate() {
                 for (p, c) in reference_mask(*t, w, h, rule).into_iter().enumerate() {

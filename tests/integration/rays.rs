@@ -2,10 +2,10 @@
 //! with the pick buffer, and the collision utilities.
 
 use glam::{Quat, Vec3};
+use softpick::collision::{ground_height, line_of_sight, plan_sweep, sweep_move};
 use softpick::{
-    builtin_scene, ground_height, line_of_sight, plan_sweep, raycast_all, raycast_first, render,
-    sweep_move, Camera, CullMode, Frame, Mesh, PickMethod, Projection, Ray, RayOptions,
-    RenderOptions, Scene, Transform, NO_TRIANGLE,
+    builtin_scene, render, Camera, CullMode, Frame, Mesh, PickMethod, Projection, Ray, RayCaster,
+    RayOptions, RenderOptions, Scene, Transform,
 };
 
 /// An axis-aligned box mesh centred at the origin with half extents `h`
@@ -36,7 +36,7 @@ fn cube(name: &str, h: Vec3) -> Mesh {
 }
 
 #[test]
-fn raycast_first_and_all_on_stacked_boxes() {
+fn first_and_all_hits_on_stacked_boxes() {
     let mut s = Scene::new();
     for (i, z) in [0.0f32, -3.0, -6.0].iter().enumerate() {
         s.add_mesh(
@@ -46,12 +46,14 @@ fn raycast_first_and_all_on_stacked_boxes() {
         );
     }
     let ray = Ray::new(Vec3::new(0.1, 0.2, 5.0), Vec3::NEG_Z);
-    let first = raycast_first(&s, &ray, &RayOptions::default()).expect("hit");
+    let first = RayCaster::new(&s)
+        .first(&ray, &RayOptions::default())
+        .expect("hit");
     assert_eq!(first.mesh, 0);
     assert!((first.distance - 4.5).abs() < 1e-4, "{}", first.distance);
     assert!(first.front_face);
     assert!((first.normal - Vec3::Z).length() < 1e-5);
-    let all = raycast_all(&s, &ray, &RayOptions::default());
+    let all = RayCaster::new(&s).all(&ray, &RayOptions::default());
     assert_eq!(all.len(), 6, "enter and leave three boxes");
     let d: Vec<f32> = all.iter().map(|h| h.distance).collect();
     for (k, want) in [4.5f32, 5.5, 7.5, 8.5, 10.5, 11.5].iter().enumerate() {
@@ -67,18 +69,21 @@ fn raycast_first_and_all_on_stacked_boxes() {
         far: 10.0,
         ..RayOptions::default()
     };
-    assert_eq!(raycast_all(&s, &ray, &lim).len(), 3);
+    assert_eq!(RayCaster::new(&s).all(&ray, &lim).len(), 3);
     let back = RayOptions {
         cull: CullMode::Back,
         ..RayOptions::default()
     };
-    assert!(raycast_all(&s, &ray, &back).iter().all(|h| h.front_face));
+    assert!(RayCaster::new(&s)
+        .all(&ray, &back)
+        .iter()
+        .all(|h| h.front_face));
     let only2 = |m: u32| m == 2;
     let filt = RayOptions {
         filter: Some(&only2),
         ..RayOptions::default()
     };
-    assert_eq!(raycast_first(&s, &ray, &filt).unwrap().mesh, 2);
+    assert_eq!(RayCaster::new(&s).first(&ray, &filt).unwrap().mesh, 2);
 }
 
 #[test]
@@ -101,8 +106,12 @@ fn transformed_child_of_moved_group_is_hit_where_it_is_drawn() {
     let (mut checked, mut agree) = (0, 0);
     for y in 0..120 {
         for x in 0..160 {
-            let buf = f.pick(&s, x, y).unwrap();
-            let ray = f.pick_ray(&s, x, y).unwrap();
+            let buf = f.picks(&s).unwrap().at(x, y);
+            let ray = f
+                .picks(&s)
+                .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .at(x, y);
             if let Some(b) = &buf {
                 checked += 1;
                 assert_eq!(b.mesh, m);
@@ -142,33 +151,31 @@ fn ray_picks_refuse_a_scene_moved_after_the_render_and_follow_a_new_render() {
         None,
     );
     let cam = Camera::auto_frame(&s.bounds(), 96, 72);
-    let picks = |f: &Frame, s: &Scene| -> Vec<_> {
-        (0..72)
+    let picks = |f: &Frame, s: &Scene| -> Result<Vec<_>, softpick::Error> {
+        let rays = f.picks(s)?.with(softpick::PickMethod::Ray);
+        Ok((0..72)
             .flat_map(|y| (0..96).map(move |x| (x, y)))
-            .map(|(x, y)| f.pick_id_ray(s, x, y))
-            .collect()
+            .map(|(x, y)| rays.id_at(x, y))
+            .collect())
     };
-    let answers = |v: Vec<Result<_, _>>| -> Vec<_> { v.into_iter().map(Result::unwrap).collect() };
+    let answers = |v: Result<Vec<_>, _>| -> Vec<_> { v.unwrap() };
     let before = render(&s, &cam, RenderOptions::default()).unwrap();
     let want = answers(picks(&before, &s));
     let lazy = render(&s, &cam, RenderOptions::default()).unwrap();
     let prepared = render(&s, &cam, RenderOptions::default()).unwrap();
-    prepared.prepare_rays(&s).unwrap();
+    prepared
+        .picks(&s)
+        .unwrap()
+        .with(softpick::PickMethod::Ray)
+        .prepare();
     assert_eq!(
         answers(picks(&prepared, &s)),
         want,
         "prepared before the move"
     );
     s.translate(g, Vec3::new(0.0, 0.7, 0.2));
-    assert!(
-        picks(&lazy, &s).iter().all(Result::is_err),
-        "first ray pick after the move"
-    );
-    assert!(
-        picks(&prepared, &s).iter().all(Result::is_err),
-        "prepared, after the move"
-    );
-    assert!(prepared.prepare_rays(&s).is_err());
+    assert!(picks(&lazy, &s).is_err(), "first ray pick after the move");
+    assert!(picks(&prepared, &s).is_err(), "prepared, after the move");
     let hits = want.iter().flatten().count();
     assert!(hits > 1_000, "{hits}");
     let moved = render(&s, &cam, RenderOptions::default()).unwrap();
@@ -176,7 +183,7 @@ fn ray_picks_refuse_a_scene_moved_after_the_render_and_follow_a_new_render() {
     assert_ne!(after, want, "the move changes the picks");
     // a mesh added after the render: refused as well
     s.add_mesh(cube("c", Vec3::splat(0.1)), Transform::IDENTITY, None);
-    assert!(picks(&moved, &s).iter().all(Result::is_err));
+    assert!(picks(&moved, &s).is_err());
 }
 
 pub(crate) fn agreement(scene: &Scene, f: &Frame) -> (usize, usize) {
@@ -187,7 +194,12 @@ pub(crate) fn agreement(scene: &Scene, f: &Frame) -> (usize, usize) {
         for x in 0..w {
             let Some(t) = id(x, y) else { continue };
             covered += 1;
-            let r = f.pick_ray(scene, x, y).unwrap().map(|h| h.global_triangle);
+            let r = f
+                .picks(scene)
+                .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .at(x, y)
+                .map(|h| h.global_triangle);
             if r == Some(t) {
                 agree += 1;
                 continue;
@@ -245,7 +257,9 @@ fn nan_and_degenerate_rays_hit_nothing() {
     let cam = Camera::auto_frame(&scene.framing_bounds(), 64, 64);
     let opts = RayOptions::default();
     let aimed = cam.ray_for_pixel(32, 50);
-    let hit = raycast_first(&scene, &aimed, &opts).expect("the aimed ray hits the scene");
+    let hit = RayCaster::new(&scene)
+        .first(&aimed, &opts)
+        .expect("the aimed ray hits the scene");
     let rays = [
         cam.ray_through(f32::NAN, 10.0),
         cam.ray_through(10.0, f32::NAN),
@@ -257,18 +271,26 @@ fn nan_and_degenerate_rays_hit_nothing() {
         Ray::new(aimed.origin, Vec3::new(f32::INFINITY, 0.0, 0.0)),
     ];
     for (k, r) in rays.iter().enumerate() {
-        assert!(raycast_first(&scene, r, &opts).is_none(), "ray {k}: {r:?}");
-        assert!(raycast_all(&scene, r, &opts).is_empty(), "ray {k}: {r:?}");
+        assert!(
+            RayCaster::new(&scene).first(r, &opts).is_none(),
+            "ray {k}: {r:?}"
+        );
+        assert!(
+            RayCaster::new(&scene).all(r, &opts).is_empty(),
+            "ray {k}: {r:?}"
+        );
     }
     // directions need not be unit: a short one finds the same hit; one so
     // short its products underflow finds that hit or nothing, never another
     let short = Ray::new(aimed.origin, aimed.direction * 1e-10);
-    let h = raycast_first(&scene, &short, &opts).expect("a short direction hits");
+    let h = RayCaster::new(&scene)
+        .first(&short, &opts)
+        .expect("a short direction hits");
     assert_eq!(h.global_triangle, hit.global_triangle);
     assert!((h.position - hit.position).length() < 1e-4, "{h:?}");
     for scale in [1e-20, 1e-30, f32::MIN_POSITIVE] {
         let tiny = Ray::new(aimed.origin, aimed.direction * scale);
-        if let Some(h) = raycast_first(&scene, &tiny, &opts) {
+        if let Some(h) = RayCaster::new(&scene).first(&tiny, &opts) {
             assert_eq!(h.global_triangle, hit.global_triangle, "scale {scale}");
             assert!(
                 (h.position - hit.position).length() < 1e-3,
@@ -283,8 +305,14 @@ fn nan_and_degenerate_rays_hit_nothing() {
             far,
             ..RayOptions::default()
         };
-        assert!(raycast_first(&scene, &aimed, &o).is_none(), "{near} {far}");
-        assert!(raycast_all(&scene, &aimed, &o).is_empty(), "{near} {far}");
+        assert!(
+            RayCaster::new(&scene).first(&aimed, &o).is_none(),
+            "{near} {far}"
+        );
+        assert!(
+            RayCaster::new(&scene).all(&aimed, &o).is_empty(),
+            "{near} {far}"
+        );
     }
 }
 
@@ -338,7 +366,8 @@ fn hit_normals_of_huge_and_tiny_triangles() {
     for size in [1e-20f32, 1.0, 1e20, 1e30] {
         let s = ground(size);
         let above = Vec3::new(0.0, size.max(1e-3), 0.0);
-        let hit = raycast_first(&s, &Ray::new(above, Vec3::NEG_Y), &RayOptions::default())
+        let hit = RayCaster::new(&s)
+            .first(&Ray::new(above, Vec3::NEG_Y), &RayOptions::default())
             .unwrap_or_else(|| panic!("size {size}: no hit"));
         assert!(hit.front_face, "size {size}");
         assert!(
@@ -363,14 +392,25 @@ fn ray_rows_on_plane(
     let mut hit_mask = Vec::new();
     for y in 0..f.height() {
         let mut row = vec![None; f.width() as usize];
-        f.pick_id_span(PickMethod::Ray, scene, 0, y.into(), &mut row)
-            .unwrap();
+        f.picks(scene)
+            .unwrap()
+            .with(PickMethod::Ray)
+            .span(0, y.into(), &mut row);
         for (x, got) in row.iter().enumerate() {
-            let single = f.pick_id_ray(scene, x as i64, y.into()).unwrap();
+            let single = f
+                .picks(scene)
+                .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .id_at(x as i64, y.into());
             assert_eq!(*got, single, "{what}: row at ({x},{y})");
             hit_mask.push(single.is_some());
             if single.is_some() {
-                let hit = f.pick_ray(scene, x as i64, y.into()).unwrap().unwrap();
+                let hit = f
+                    .picks(scene)
+                    .unwrap()
+                    .with(softpick::PickMethod::Ray)
+                    .at(x as i64, y.into())
+                    .unwrap();
                 assert!(
                     coord(hit.position).abs() < tol,
                     "{what}: ({x},{y}): {hit:?}"
@@ -429,13 +469,17 @@ fn ray_picks_of_a_10e37_long_triangle_lie_on_it_and_agree_in_rows() {
         let f = render(&scene, &cam, RenderOptions::default()).unwrap();
         let w = f.width() as usize;
         let mut block = vec![None; w * f.height() as usize];
-        f.pick_id_block(PickMethod::Ray, &scene, 0, 0, w, &mut block)
-            .unwrap();
+        f.picks(&scene)
+            .unwrap()
+            .with(PickMethod::Ray)
+            .block(0, 0, w, &mut block);
         let hit_mask = ray_rows_on_plane(&f, &scene, |p| p.z, 1e-4, &format!("{eye:?}"));
         for (k, got) in block.iter().enumerate() {
             let single = f
-                .pick_id_ray(&scene, (k % w) as i64, (k / w) as i64)
-                .unwrap();
+                .picks(&scene)
+                .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .id_at((k % w) as i64, (k / w) as i64);
             assert_eq!(*got, single, "block at {eye:?}: ({}, {})", k % w, k / w);
         }
         let hits = hit_mask.iter().filter(|&&h| h).count();
@@ -470,7 +514,7 @@ fn ray_picks_of_grounds_up_to_10e30_wide_hit_them() {
         let f = render(&scene, &cam, RenderOptions::default()).unwrap();
         let hit_mask = ray_rows_on_plane(&f, &scene, |p| p.y, 1e-5, &format!("{size}"));
         // and the buffer holds the ground exactly where the rays hit it
-        let in_buffer: Vec<bool> = f.ids().iter().map(|&i| i != NO_TRIANGLE).collect();
+        let in_buffer: Vec<bool> = f.ids().iter().map(|&i| i != Frame::NO_TRIANGLE).collect();
         assert!(in_buffer == hit_mask, "{size}: buffer and rays differ");
         // the 10^3 ground covers every pixel below the horizon already
         let hits = hit_mask.iter().filter(|&&h| h).count();
@@ -557,11 +601,12 @@ fn pick_id_ray_is_pick_ray_compacted_at_every_pixel() {
             ..RenderOptions::default()
         };
         let f = render(&scene, &cam, opts).unwrap();
+        let picks = f.picks(&scene).unwrap();
         let mut hits = 0;
         for y in -1..73 {
             for x in -1..97 {
-                let full = f.pick_ray(&scene, x, y).unwrap();
-                let id = f.pick_id_ray(&scene, x, y).unwrap();
+                let full = picks.with(softpick::PickMethod::Ray).at(x, y);
+                let id = picks.with(softpick::PickMethod::Ray).id_at(x, y);
                 assert_eq!(full.is_some(), id.is_some(), "({x},{y})");
                 if let (Some(h), Some(i)) = (full, id) {
                     hits += 1;
@@ -571,7 +616,7 @@ fn pick_id_ray_is_pick_ray_compacted_at_every_pixel() {
                         "({x},{y})"
                     );
                     assert!(h.depth > 0.0 && h.depth < 1.0);
-                    assert!(f.hit(&scene, i, x, y).unwrap().is_some(), "({x},{y})");
+                    assert!(picks.hit(i, x, y).is_some(), "({x},{y})");
                 }
             }
         }

@@ -107,7 +107,7 @@ fn a_reused_renderer_answers_for_its_latest_size_only() {
     // a covered pixel of the big frame outside the small one
     let (x, y) = (150..200i64)
         .flat_map(|x| (0..150i64).map(move |y| (x, y)))
-        .find(|&(x, y)| r.frame().pick(&scene, x, y).unwrap().is_some())
+        .find(|&(x, y)| r.frame().picks(&scene).unwrap().at(x, y).is_some())
         .expect("the big frame covers a pixel right of x = 150");
     r.render(&scene, &small).unwrap();
     let f = r.frame();
@@ -119,10 +119,12 @@ fn a_reused_renderer_answers_for_its_latest_size_only() {
         r.render(&scene, &c).unwrap();
         let f = r.frame();
         for (x, y) in [(0, 0), (i64::from(w), 0), (0, i64::from(h)), (-1, -1)] {
-            let a = f.pick(&scene, x, y).unwrap().map(|h| h.global_triangle);
+            let a = f.picks(&scene).unwrap().at(x, y).map(|h| h.global_triangle);
             let b = f
-                .pick_direct(&scene, x, y)
+                .picks(&scene)
                 .unwrap()
+                .with(softpick::PickMethod::Direct)
+                .at(x, y)
                 .map(|h| h.global_triangle);
             assert_eq!(a, b, "{w}x{h} ({x},{y})");
         }

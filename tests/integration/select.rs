@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use glam::Vec3;
-use softpick::rules::snap;
+use softpick::internals::snap;
 use softpick::{
     render, Camera, Frame, Mesh, PickCycle, Projection, RenderOptions, Scene, SelectMode,
     Selection, Transform,
@@ -114,23 +114,21 @@ fn layout_renders_as_designed() {
 fn radius_pick_next_to_a_sliver() {
     let scene = layout();
     let f = frame(&scene);
+    let picks = f.picks(&scene).unwrap();
     // 5 px above the sliver: nothing under the cursor
-    assert!(f.pick(&scene, 150, 95).unwrap().is_none());
+    assert!(picks.at(150, 95).is_none());
     let near = f.nearest_covered(150, 95, 5.0).expect("sliver within 5 px");
     assert_eq!((near.x, near.y, near.distance), (150, 100, 5.0));
-    let hit = f.pick_near(&scene, 150, 95, 5.0).unwrap().expect("sliver");
+    let hit = picks.near(150, 95, 5.0).expect("sliver");
     assert_eq!(hit.mesh, SLIVER);
-    assert_eq!(Some(hit), f.pick(&scene, 150, 100).unwrap());
-    assert!(f.pick_near(&scene, 150, 95, 4.99).unwrap().is_none());
+    assert_eq!(Some(hit), picks.at(150, 100));
+    assert!(picks.near(150, 95, 4.99).is_none());
     // diagonally off the sliver's thin end: the nearest pixel is its first one
     let near = f.nearest_covered(130, 97, 10.0).unwrap();
     assert_eq!((near.x, near.y), (134, 100));
     assert!((near.distance - 5.0).abs() < 1e-6);
     // under the cursor: that hit, distance 0
-    assert_eq!(
-        f.pick_near(&scene, 140, 100, 3.0).unwrap(),
-        f.pick(&scene, 140, 100).unwrap()
-    );
+    assert_eq!(picks.near(140, 100, 3.0), picks.at(140, 100));
     assert_eq!(f.nearest_covered(140, 100, 0.0).unwrap().distance, 0.0);
 }
 
@@ -138,14 +136,14 @@ fn radius_pick_next_to_a_sliver() {
 fn radius_pick_on_empty_background() {
     let scene = layout();
     let f = frame(&scene);
-    assert!(f.pick_near(&scene, 10, 110, 8.0).unwrap().is_none());
-    assert!(f.pick_near(&scene, 195, 5, 15.0).unwrap().is_none());
+    assert!(f.picks(&scene).unwrap().near(10, 110, 8.0).is_none());
+    assert!(f.picks(&scene).unwrap().near(195, 5, 15.0).is_none());
     // the speck covers no pixel centre, so radius picks (ID buffer) do not see it
-    assert!(f.pick_near(&scene, 60, 100, 5.0).unwrap().is_none());
+    assert!(f.picks(&scene).unwrap().near(60, 100, 5.0).is_none());
     // bad radii
     for r in [-1.0, f32::NAN, f32::NEG_INFINITY] {
         assert!(f.nearest_covered(50, 50, r).is_none(), "{r}");
-        assert!(f.pick_near(&scene, 150, 95, r).unwrap().is_none());
+        assert!(f.picks(&scene).unwrap().near(150, 95, r).is_none());
     }
     // infinite radius finds something from anywhere, even far outside
     assert!(f.nearest_covered(-1_000_000, 5, f32::INFINITY).is_some());
@@ -163,7 +161,7 @@ fn radius_ties_go_to_smaller_y_then_smaller_x() {
     let near = f.nearest_covered(100, 40, 30.0).unwrap();
     assert_eq!((near.x, near.y, near.distance), (79, 40, 21.0));
     assert_eq!(
-        f.pick_near(&scene, 100, 40, 30.0).unwrap().unwrap().mesh,
+        f.picks(&scene).unwrap().near(100, 40, 30.0).unwrap().mesh,
         FRONT
     );
 }
@@ -211,12 +209,9 @@ fn meshes(s: &Selection) -> Vec<u32> {
 fn rect_visible_and_through_differ_exactly_on_occluded_meshes() {
     let scene = layout();
     let f = frame(&scene);
-    let vis = f
-        .select_rect(&scene, 25, 25, 75, 75, SelectMode::Visible)
-        .unwrap();
-    let thr = f
-        .select_rect(&scene, 25, 25, 75, 75, SelectMode::Through)
-        .unwrap();
+    let picks = f.picks(&scene).unwrap();
+    let vis = picks.rect(25, 25, 75, 75, SelectMode::Visible);
+    let thr = picks.rect(25, 25, 75, 75, SelectMode::Through);
     assert_eq!(meshes(&vis), vec![FRONT]);
     assert_eq!(vis.triangles, vec![0, 1]);
     assert_eq!(meshes(&thr), vec![FRONT, HIDDEN, UNDER]);
@@ -224,19 +219,11 @@ fn rect_visible_and_through_differ_exactly_on_occluded_meshes() {
     assert_eq!((vis.pixels, thr.pixels), (51 * 51, 51 * 51));
     // corners in any order
     for (a, b, c, d) in [(75, 75, 25, 25), (25, 75, 75, 25), (75, 25, 25, 75)] {
-        assert_eq!(
-            f.select_rect(&scene, a, b, c, d, SelectMode::Through)
-                .unwrap(),
-            thr
-        );
+        assert_eq!(picks.rect(a, b, c, d, SelectMode::Through), thr);
     }
     // the whole frame
-    let vis = f
-        .select_rect(&scene, 0, 0, 10_000, 10_000, SelectMode::Visible)
-        .unwrap();
-    let thr = f
-        .select_rect(&scene, -5, -5, i64::MAX, i64::MAX, SelectMode::Through)
-        .unwrap();
+    let vis = picks.rect(0, 0, 10_000, 10_000, SelectMode::Visible);
+    let thr = picks.rect(-5, -5, i64::MAX, i64::MAX, SelectMode::Through);
     assert_eq!(meshes(&vis), vec![FRONT, SIDE, SLIVER]);
     assert_eq!(
         meshes(&thr),
@@ -245,18 +232,12 @@ fn rect_visible_and_through_differ_exactly_on_occluded_meshes() {
     assert_eq!(vis.pixels, 60 * 60 + 40 * 40 + 46);
     // outside the frame, or a rectangle of background
     assert_eq!(
-        f.select_rect(&scene, -50, -50, -1, -1, SelectMode::Through)
-            .unwrap(),
+        picks.rect(-50, -50, -1, -1, SelectMode::Through),
         Selection::default()
     );
-    assert!(f
-        .select_rect(&scene, 0, 0, 15, 110, SelectMode::Through)
-        .unwrap()
-        .is_empty());
+    assert!(picks.rect(0, 0, 15, 110, SelectMode::Through).is_empty());
     // a one-pixel rectangle over the hidden quads
-    let one = f
-        .select_rect(&scene, 50, 50, 50, 50, SelectMode::Through)
-        .unwrap();
+    let one = picks.rect(50, 50, 50, 50, SelectMode::Through);
     assert_eq!(meshes(&one), vec![FRONT, HIDDEN, UNDER]);
     assert_eq!(one.pixels, 1);
 }
@@ -265,21 +246,18 @@ fn rect_visible_and_through_differ_exactly_on_occluded_meshes() {
 fn subpixel_triangle_is_selected_only_through() {
     let scene = layout();
     let f = frame(&scene);
+    let picks = f.picks(&scene).unwrap();
     let speck = scene.global_triangle(SPECK, 0);
-    let vis = f
-        .select_rect(&scene, 55, 95, 65, 105, SelectMode::Visible)
-        .unwrap();
+    let vis = picks.rect(55, 95, 65, 105, SelectMode::Visible);
     assert!(vis.is_empty());
     assert_eq!(vis.pixels, 0);
-    let thr = f
-        .select_rect(&scene, 55, 95, 65, 105, SelectMode::Through)
-        .unwrap();
+    let thr = picks.rect(55, 95, 65, 105, SelectMode::Through);
     assert_eq!(meshes(&thr), vec![SPECK]);
     assert_eq!(thr.triangles, vec![speck]);
     // the speck spans x 60.6..60.9, y 100.6..100.9: pixel (60, 100) only
     let at = |x0, y0, x1, y1| {
-        f.select_rect(&scene, x0, y0, x1, y1, SelectMode::Through)
-            .unwrap()
+        picks
+            .rect(x0, y0, x1, y1, SelectMode::Through)
             .contains_triangle(speck)
     };
     assert!(at(60, 100, 60, 100));
@@ -294,9 +272,10 @@ fn subpixel_triangle_is_selected_only_through() {
 fn lasso_visible_and_through() {
     let scene = layout();
     let f = frame(&scene);
+    let picks = f.picks(&scene).unwrap();
     let lasso = [[25.0, 25.0], [75.0, 25.0], [50.0, 75.0]];
-    let vis = f.select_lasso(&scene, &lasso, SelectMode::Visible).unwrap();
-    let thr = f.select_lasso(&scene, &lasso, SelectMode::Through).unwrap();
+    let vis = picks.lasso(&lasso, SelectMode::Visible);
+    let thr = picks.lasso(&lasso, SelectMode::Through);
     assert_eq!(meshes(&vis), vec![FRONT]);
     assert_eq!(meshes(&thr), vec![FRONT, HIDDEN, UNDER]);
     assert_eq!(vis.pixels, thr.pixels);
@@ -304,47 +283,31 @@ fn lasso_visible_and_through() {
 
     // a square through pixel centres: left and top edges in, right and bottom out
     let sq = [[30.5, 30.5], [40.5, 30.5], [40.5, 40.5], [30.5, 40.5]];
-    assert_eq!(
-        f.select_lasso(&scene, &sq, SelectMode::Visible)
-            .unwrap()
-            .pixels,
-        100
-    );
+    assert_eq!(picks.lasso(&sq, SelectMode::Visible).pixels, 100);
     let rev: Vec<[f32; 2]> = sq.iter().rev().copied().collect();
-    assert_eq!(
-        f.select_lasso(&scene, &rev, SelectMode::Visible)
-            .unwrap()
-            .pixels,
-        100
-    );
+    assert_eq!(picks.lasso(&rev, SelectMode::Visible).pixels, 100);
 
     // a lasso around the speck: its pixel is background, the speck is inside
     let speck = [[60.0, 100.0], [61.4, 100.0], [60.0, 101.4]];
-    let vis = f.select_lasso(&scene, &speck, SelectMode::Visible).unwrap();
+    let vis = picks.lasso(&speck, SelectMode::Visible);
     assert!(vis.is_empty());
     assert_eq!(
-        meshes(&f.select_lasso(&scene, &speck, SelectMode::Through).unwrap()),
+        meshes(&picks.lasso(&speck, SelectMode::Through)),
         vec![SPECK]
     );
     // a lasso next to it, not overlapping
     let beside = [[61.0, 99.0], [63.0, 99.0], [61.0, 103.0]];
-    assert!(f
-        .select_lasso(&scene, &beside, SelectMode::Through)
-        .unwrap()
-        .is_empty());
+    assert!(picks.lasso(&beside, SelectMode::Through).is_empty());
     // a lasso whose edge crosses the speck, no lasso vertex inside it
     let across = [[55.0, 100.75], [70.0, 100.75], [70.0, 110.0]];
     assert_eq!(
-        meshes(
-            &f.select_lasso(&scene, &across, SelectMode::Through)
-                .unwrap()
-        ),
+        meshes(&picks.lasso(&across, SelectMode::Through)),
         vec![SPECK]
     );
 
     // a self-intersecting bow tie: even-odd, both lobes
     let bow = [[22.0, 22.0], [78.0, 78.0], [78.0, 22.0], [22.0, 78.0]];
-    let s = f.select_lasso(&scene, &bow, SelectMode::Through).unwrap();
+    let s = picks.lasso(&bow, SelectMode::Through);
     assert_eq!(meshes(&s), vec![FRONT, HIDDEN, UNDER]);
 
     // degenerate input selects nothing, never panics
@@ -354,14 +317,11 @@ fn lasso_visible_and_through() {
         vec![[f32::NAN, 1.0], [50.0, 50.0], [1.0, 50.0]],
         vec![[0.0, f32::INFINITY], [50.0, 50.0], [1.0, 50.0]],
     ] {
-        assert_eq!(
-            f.select_lasso(&scene, &bad, SelectMode::Through).unwrap(),
-            Selection::default()
-        );
+        assert_eq!(picks.lasso(&bad, SelectMode::Through), Selection::default());
     }
     // huge coordinates are clamped, not a panic
     let huge = [[-1e30, -1e30], [1e30, -1e30], [1e30, 1e30], [-1e30, 1e30]];
-    let all = f.select_lasso(&scene, &huge, SelectMode::Through).unwrap();
+    let all = picks.lasso(&huge, SelectMode::Through);
     assert_eq!(
         meshes(&all),
         vec![FRONT, HIDDEN, UNDER, SIDE, SLIVER, SPECK]
@@ -374,7 +334,7 @@ fn cycling_follows_pick_all_order_and_wraps() {
     let f = frame(&scene);
     let order: Vec<u32> = {
         let mut seen = Vec::new();
-        for h in f.pick_all(&scene, 50, 50).unwrap() {
+        for h in f.picks(&scene).unwrap().all(50, 50) {
             if !seen.contains(&h.mesh) {
                 seen.push(h.mesh);
             }
@@ -383,8 +343,9 @@ fn cycling_follows_pick_all_order_and_wraps() {
     };
     assert_eq!(order, vec![FRONT, HIDDEN, UNDER]);
     let stack: Vec<u32> = f
-        .pick_stack(&scene, 50, 50)
+        .picks(&scene)
         .unwrap()
+        .stack(50, 50)
         .iter()
         .map(|h| h.mesh)
         .collect();
@@ -393,44 +354,80 @@ fn cycling_follows_pick_all_order_and_wraps() {
     let mut c = PickCycle::new();
     let mut clicks = Vec::new();
     for _ in 0..7 {
-        clicks.push(c.click(&f, &scene, 50, 50).unwrap().unwrap().mesh);
+        clicks.push(c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh);
     }
     assert_eq!(clicks, [FRONT, HIDDEN, UNDER, FRONT, HIDDEN, UNDER, FRONT]);
     assert_eq!(c.position(), Some((0, 3)));
     // the first click's hit is the plain pick's
     let mut fresh = PickCycle::new();
     assert_eq!(
-        fresh.click(&f, &scene, 50, 50).unwrap(),
-        f.pick(&scene, 50, 50).unwrap()
+        fresh.click(f.picks(&scene).unwrap(), 50, 50),
+        f.picks(&scene).unwrap().at(50, 50)
     );
 
     // moving the cursor restarts from the nearest
-    assert_eq!(c.click(&f, &scene, 50, 50).unwrap().unwrap().mesh, HIDDEN);
-    assert_eq!(c.click(&f, &scene, 51, 50).unwrap().unwrap().mesh, FRONT);
-    assert_eq!(c.click(&f, &scene, 50, 50).unwrap().unwrap().mesh, FRONT);
-    assert_eq!(c.click(&f, &scene, 50, 50).unwrap().unwrap().mesh, HIDDEN);
+    assert_eq!(
+        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
+        HIDDEN
+    );
+    assert_eq!(
+        c.click(f.picks(&scene).unwrap(), 51, 50).unwrap().mesh,
+        FRONT
+    );
+    assert_eq!(
+        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
+        FRONT
+    );
+    assert_eq!(
+        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
+        HIDDEN
+    );
     // background resets
-    assert!(c.click(&f, &scene, 5, 5).unwrap().is_none());
+    assert!(c.click(f.picks(&scene).unwrap(), 5, 5).is_none());
     assert_eq!(c.position(), None);
-    assert_eq!(c.click(&f, &scene, 50, 50).unwrap().unwrap().mesh, FRONT);
+    assert_eq!(
+        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
+        FRONT
+    );
     // reset()
-    c.click(&f, &scene, 50, 50).unwrap();
+    c.click(f.picks(&scene).unwrap(), 50, 50);
     c.reset();
-    assert_eq!(c.click(&f, &scene, 50, 50).unwrap().unwrap().mesh, FRONT);
+    assert_eq!(
+        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
+        FRONT
+    );
     // a single mesh wraps onto itself
     for _ in 0..3 {
-        assert_eq!(c.click(&f, &scene, 130, 30).unwrap().unwrap().mesh, SIDE);
+        assert_eq!(
+            c.click(f.picks(&scene).unwrap(), 130, 30).unwrap().mesh,
+            SIDE
+        );
     }
 
     // a new frame with a different stack at the same pixel restarts
-    assert_eq!(c.click(&f, &scene, 50, 50).unwrap().unwrap().mesh, FRONT);
-    assert_eq!(c.click(&f, &scene, 50, 50).unwrap().unwrap().mesh, HIDDEN);
+    assert_eq!(
+        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
+        FRONT
+    );
+    assert_eq!(
+        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
+        HIDDEN
+    );
     let node = scene.mesh_node(HIDDEN).unwrap();
     scene.translate(node, Vec3::new(0.0, 100.0, 0.0));
     let g = frame(&scene);
-    assert_eq!(c.click(&g, &scene, 50, 50).unwrap().unwrap().mesh, FRONT);
-    assert_eq!(c.click(&g, &scene, 50, 50).unwrap().unwrap().mesh, UNDER);
-    assert_eq!(c.click(&g, &scene, 50, 50).unwrap().unwrap().mesh, FRONT);
+    assert_eq!(
+        c.click(g.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
+        FRONT
+    );
+    assert_eq!(
+        c.click(g.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
+        UNDER
+    );
+    assert_eq!(
+        c.click(g.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
+        FRONT
+    );
 }
 
 /// Independent f64 even-odd test (PNPOLY) against the snapped lasso.
@@ -476,6 +473,7 @@ fn brute_visible(f: &Frame, scene: &Scene, inside: impl Fn(u32, u32) -> bool) ->
 fn visible_rect_and_lasso_equal_brute_force_seeded() {
     let scene = random_scene(3, 200);
     let f = render(&scene, &soup_camera(), RenderOptions::default()).unwrap();
+    let picks = f.picks(&scene).unwrap();
     let (w, h) = (f.width() as i64, f.height() as i64);
     let mut rng = Rng::new(17);
     for case in 0..150 {
@@ -486,9 +484,7 @@ fn visible_rect_and_lasso_equal_brute_force_seeded() {
             )
         };
         let ((x0, y0), (x1, y1)) = (c(), c());
-        let got = f
-            .select_rect(&scene, x0, y0, x1, y1, SelectMode::Visible)
-            .unwrap();
+        let got = picks.rect(x0, y0, x1, y1, SelectMode::Visible);
         let want = brute_visible(&f, &scene, |x, y| {
             let (x, y) = (i64::from(x), i64::from(y));
             x0.min(x1) <= x && x <= x0.max(x1) && y0.min(y1) <= y && y <= y0.max(y1)
@@ -510,7 +506,7 @@ fn visible_rect_and_lasso_equal_brute_force_seeded() {
             .iter()
             .map(|p| p.map(|c| snap(c) as f64 / 256.0))
             .collect();
-        let got = f.select_lasso(&scene, &poly, SelectMode::Visible).unwrap();
+        let got = picks.lasso(&poly, SelectMode::Visible);
         let want = brute_visible(&f, &scene, |x, y| {
             pnpoly(&snapped, f64::from(x), f64::from(y))
         });
@@ -522,10 +518,11 @@ fn visible_rect_and_lasso_equal_brute_force_seeded() {
 fn through_rect_equals_coverage_plus_overlap_seeded() {
     let scene = random_scene(23, 300);
     let f = render(&scene, &soup_camera(), RenderOptions::default()).unwrap();
+    let picks = f.picks(&scene).unwrap();
     let (w, h) = (f.width() as i64, f.height() as i64);
     // per triangle, the pixels its set-up pieces cover (depth ignored)
     let mut cover: Vec<Vec<usize>> = vec![Vec::new(); scene.triangle_count() as usize];
-    f.for_each_coverage(|p, t| cover[t as usize].push(p));
+    softpick::internals::for_each_coverage(&f, |p, t| cover[t as usize].push(p));
     let mut rng = Rng::new(29);
     for case in 0..80 {
         let mut c = || {
@@ -537,12 +534,8 @@ fn through_rect_equals_coverage_plus_overlap_seeded() {
         let ((x0, y0), (x1, y1)) = (c(), c());
         let (ax, bx) = (x0.min(x1).max(0), x0.max(x1).min(w - 1));
         let (ay, by) = (y0.min(y1).max(0), y0.max(y1).min(h - 1));
-        let thr = f
-            .select_rect(&scene, x0, y0, x1, y1, SelectMode::Through)
-            .unwrap();
-        let vis = f
-            .select_rect(&scene, x0, y0, x1, y1, SelectMode::Visible)
-            .unwrap();
+        let thr = picks.rect(x0, y0, x1, y1, SelectMode::Through);
+        let vis = picks.rect(x0, y0, x1, y1, SelectMode::Visible);
         assert!(vis.triangles.iter().all(|t| thr.contains_triangle(*t)));
         assert_eq!(vis.pixels, thr.pixels);
         for (mi, m) in scene.meshes().iter().enumerate() {
@@ -552,7 +545,8 @@ fn through_rect_equals_coverage_plus_overlap_seeded() {
                     let (x, y) = ((p as i64) % w, (p as i64) / w);
                     ax <= x && x <= bx && ay <= y && y <= by
                 });
-                let v = m.triangles()[t as usize].map(|i| f.screen_vertex(mi as u32, i).unwrap());
+                let v = m.triangles()[t as usize]
+                    .map(|i| softpick::internals::screen_vertex(&f, mi as u32, i).unwrap());
                 // all in front, inside the depth range and the guard band (a clipped
                 // vertex's window position reads (0, 0, 0))
                 let plain = v.iter().all(|s| {
@@ -618,6 +612,7 @@ fn rect_shaped_lasso_equals_rect_seeded() {
     // edge/centroid overlap test against the rectangle's separating axes)
     let scene = random_scene(41, 300);
     let f = render(&scene, &soup_camera(), RenderOptions::default()).unwrap();
+    let picks = f.picks(&scene).unwrap();
     let (w, h) = (f.width() as i64, f.height() as i64);
     let mut rng = Rng::new(43);
     let mut extra = 0;
@@ -638,16 +633,12 @@ fn rect_shaped_lasso_equals_rect_seeded() {
             poly.reverse();
         }
         for mode in [SelectMode::Visible, SelectMode::Through] {
-            let r = f.select_rect(&scene, x0, y0, x1, y1, mode).unwrap();
-            let l = f.select_lasso(&scene, &poly, mode).unwrap();
+            let r = picks.rect(x0, y0, x1, y1, mode);
+            let l = picks.lasso(&poly, mode);
             assert_eq!(l, r, "case {case} {mode:?}: {poly:?}");
         }
-        let v = f
-            .select_rect(&scene, x0, y0, x1, y1, SelectMode::Visible)
-            .unwrap();
-        let t = f
-            .select_rect(&scene, x0, y0, x1, y1, SelectMode::Through)
-            .unwrap();
+        let v = picks.rect(x0, y0, x1, y1, SelectMode::Visible);
+        let t = picks.rect(x0, y0, x1, y1, SelectMode::Through);
         extra += t.triangles.len() - v.triangles.len();
     }
     assert!(extra > 50, "x-ray found occluded triangles ({extra})");

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use softpick::rules::{snap, FillRule};
+use softpick::internals::snap;
+use softpick::FillRule;
 
 pub use softpick_testkit::Rng;
 
@@ -53,9 +54,9 @@ pub fn reference_mask(t: [[f32; 2]; 3], w: u32, h: u32, rule: FillRule) -> Vec<b
 
 /// Coverage count per pixel of a 2D triangle list under a rule (depth ignored).
 pub fn coverage_counts(w: u32, h: u32, tris: &[[[f32; 2]; 3]], rule: FillRule) -> Vec<u32> {
-    let f = softpick::render_2d(w, h, tris, rule).expect("valid size");
+    let f = softpick::internals::render_2d(w, h, tris, rule).expect("valid size");
     let mut c = vec![0u32; (w * h) as usize];
-    f.for_each_coverage(|p, _| c[p] += 1);
+    softpick::internals::for_each_coverage(&f, |p, _| c[p] += 1);
     c
 }
 

@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
+use softpick::internals::id_color;
 use softpick::{
-    builtin_scene, id_color, render, Camera, Frame, Hit, MeshId, PickMethod, RenderOptions, Scene,
-    SelectMode,
+    builtin_scene, render, Camera, Frame, Hit, MeshId, PickMethod, RenderOptions, Scene, SelectMode,
 };
 
 /// Window and frame size of every scenario.
@@ -157,7 +157,8 @@ impl View {
     fn corners(&self, mesh: MeshId, local: u32) -> [(f32, f32); 3] {
         let tri = self.scene.meshes()[mesh as usize].triangles()[local as usize];
         tri.map(|i| {
-            let v = self.frame.screen_vertex(mesh, i).expect("screen vertex");
+            let v =
+                softpick::internals::screen_vertex(&self.frame, mesh, i).expect("screen vertex");
             assert!(
                 v.w > 0.0,
                 "triangle {local} of mesh {mesh} reaches behind the eye"
@@ -182,9 +183,10 @@ impl View {
                     continue;
                 }
                 let tri = self.scene.meshes()[mesh as usize].triangles()[local as usize];
-                let in_front = tri
-                    .iter()
-                    .all(|&i| self.frame.screen_vertex(mesh, i).is_some_and(|v| v.w > 0.0));
+                let in_front = tri.iter().all(|&i| {
+                    softpick::internals::screen_vertex(&self.frame, mesh, i)
+                        .is_some_and(|v| v.w > 0.0)
+                });
                 if !in_front {
                     continue;
                 }
@@ -221,9 +223,19 @@ impl View {
     pub fn pick(&self, method: PickMethod, (x, y): (u32, u32)) -> Option<Hit> {
         let (x, y) = (i64::from(x), i64::from(y));
         match method {
-            PickMethod::Buffer => self.frame.pick(&self.scene, x, y).unwrap(),
-            PickMethod::Direct => self.frame.pick_direct(&self.scene, x, y).unwrap(),
-            PickMethod::Ray => self.frame.pick_ray(&self.scene, x, y).unwrap(),
+            PickMethod::Buffer => self.frame.picks(&self.scene).unwrap().at(x, y),
+            PickMethod::Direct => self
+                .frame
+                .picks(&self.scene)
+                .unwrap()
+                .with(softpick::PickMethod::Direct)
+                .at(x, y),
+            PickMethod::Ray => self
+                .frame
+                .picks(&self.scene)
+                .unwrap()
+                .with(softpick::PickMethod::Ray)
+                .at(x, y),
         }
     }
 
@@ -234,8 +246,9 @@ impl View {
             (i64::from(b.0), i64::from(b.1)),
         );
         self.frame
-            .select_rect(&self.scene, a.0, a.1, b.0, b.1, mode)
+            .picks(&self.scene)
             .unwrap()
+            .rect(a.0, a.1, b.0, b.1, mode)
             .meshes
     }
 
@@ -247,8 +260,9 @@ impl View {
             .map(|&(x, y)| [x as f32 + 0.5, y as f32 + 0.5])
             .collect();
         self.frame
-            .select_lasso(&self.scene, &poly, mode)
+            .picks(&self.scene)
             .unwrap()
+            .lasso(&poly, mode)
             .meshes
     }
 

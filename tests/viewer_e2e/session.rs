@@ -2,14 +2,14 @@
 //! binary in it, xdotool for the pointer and keys, ImageMagick's `import`
 //! for screenshots, and the viewer's stdout and stderr as line channels.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use softpick::read_png;
+use softpick::internals::read_png;
 
 use crate::expect::{View, H, W};
 
@@ -66,26 +66,16 @@ fn on_path(cmd: &str) -> bool {
     })
 }
 
-/// Whether the tools are installed. Without them a scenario fails when `CI`
-/// is set (CI installs them, so a missing one is a broken setup) and is
-/// skipped, loudly, elsewhere.
-fn tools_present() -> bool {
+/// Panics naming the tools that are missing (the scenarios are
+/// `#[ignore = "needs …"]`: run with `--include-ignored`, they fail, never
+/// pass, without their tools).
+fn require_tools() {
     let missing: Vec<&str> = TOOLS.into_iter().filter(|c| !on_path(c)).collect();
-    if missing.is_empty() {
-        return true;
-    }
-    let msg = format!(
-        "viewer end-to-end test needs {missing:?} (apt-get install {PACKAGES}, \
-         plus libx11-6 libxcursor1 that minifb loads at run time)"
+    assert!(
+        missing.is_empty(),
+        "the viewer end-to-end test needs {missing:?}, which are not on PATH \
+         (apt-get install {PACKAGES}, plus libx11-6 libxcursor1 that minifb loads at run time)"
     );
-    if std::env::var_os("CI").is_some() {
-        panic!("{msg}; CI must not skip it");
-    }
-    // straight to the process's stderr: the test harness captures
-    // `eprintln!` of a passing test, and a skip must be seen
-    let bar = "!".repeat(78);
-    let _ = writeln!(std::io::stderr(), "\n{bar}\n!!! SKIPPED: {msg}\n{bar}\n");
-    false
 }
 
 fn lines_of(r: impl Read + Send + 'static) -> Receiver<String> {
@@ -172,19 +162,17 @@ pub struct Viewer {
 impl Viewer {
     /// Starts the viewer on `view` (its camera file, `--size 320x240`, its
     /// directory as the working directory), waits for the window, checks its
-    /// size and focuses it. `None` only when the tools are missing outside CI.
-    pub fn start(view: &View) -> Option<Viewer> {
+    /// size and focuses it. Panics naming the tools when they are missing.
+    pub fn start(view: &View) -> Viewer {
         let camera = view.camera_file.to_string_lossy().into_owned();
         Viewer::start_with(&["--camera", &camera], &view.dir)
     }
 
     /// Starts `softpick view --size WxH` with the further arguments `args`
     /// in `dir` (see [`Viewer::start`]).
-    pub fn start_with(args: &[&str], dir: &Path) -> Option<Viewer> {
+    pub fn start_with(args: &[&str], dir: &Path) -> Viewer {
         let turn = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
-        if !tools_present() {
-            return None;
-        }
+        require_tools();
         let (display, xvfb) = start_xvfb();
         let child = Command::new(env!("CARGO_BIN_EXE_softpick"))
             .args(["view", "--size", &format!("{W}x{H}")])
@@ -218,7 +206,7 @@ impl Viewer {
         // give the first image a moment to be shown, then focus for the keys
         std::thread::sleep(Duration::from_millis(300));
         v.xdotool(&["windowfocus", "--sync", &v.wid]);
-        Some(v)
+        v
     }
 
     fn xdotool<S: AsRef<str>>(&self, args: &[S]) -> String {

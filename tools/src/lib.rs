@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use softpick::{builtin_scene, load_obj, Mesh, Scene, Transform};
+use softpick::internals::load_obj;
+use softpick::{builtin_scene, Mesh, Scene, Transform};
 
 /// A unit UV sphere (testkit's generator) as a one-mesh scene:
 /// 2·slices·(stacks−1) triangles.

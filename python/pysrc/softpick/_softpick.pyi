@@ -74,8 +74,8 @@ class Scene:
         default the first): node channels, morph weights and skins, with the
         deformed meshes' BVHs refit. `loop` says what a time past the clip's
         end shows: "once" clamps to the last key, "repeat" wraps, "pingpong"
-        mirrors (three.js's and Cesium's modes). Frames rendered before are
-        stale. Returns None."""
+        mirrors (three.js's and Cesium's modes). A scene without animations
+        keeps its shape. Frames rendered before are stale. Returns None."""
 
     @property
     def animations(self) -> List[str]: ...

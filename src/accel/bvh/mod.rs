@@ -57,7 +57,7 @@ use collapse::{collapse, leaf_packs, BinaryNode};
 
 pub(crate) use build::PAR_BUILD_MIN;
 pub(crate) use packet::{Packet8Stack, PacketStack, Rays8};
-pub use refit::Refit;
+pub(crate) use refit::Refit;
 pub(crate) use traverse::{prune_bound, set_bits, MeshStack, Stack};
 
 /// Maximum number of levels of the binary build tree (the root is level 1),
@@ -301,11 +301,13 @@ impl Bvh {
     }
 
     /// Bounds of all indexed triangles ([`Aabb::empty`] for an empty BVH).
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn root_bounds(&self) -> Aabb {
         self.root_bounds
     }
 
     /// Number of nodes in the (4-wide) tree, leaves included (0 when empty).
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn node_count(&self) -> usize {
         if self.is_empty() {
             0
@@ -316,6 +318,7 @@ impl Bvh {
 
     /// Number of levels of the (4-wide) tree, leaves included (0 when empty,
     /// 1 for a single leaf); at most `MAX_DEPTH` (64).
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn depth(&self) -> u32 {
         if self.is_empty() {
             0
@@ -325,6 +328,7 @@ impl Bvh {
     }
 
     /// Number of triangles in the tree (the valid ones).
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn triangle_count(&self) -> usize {
         self.tri_count
     }

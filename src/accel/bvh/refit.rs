@@ -11,24 +11,34 @@ use super::{Bvh, NodeRef};
 use crate::geometry::Aabb;
 use crate::limits::REFIT_AREA_LIMIT;
 
-/// What [`Bvh::refit`] did.
+/// What [`Bvh::refit_or_rebuild`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refit {
+pub(crate) enum Refit {
     /// The boxes now bound the new positions.
     Refitted,
     /// The tree was built again: the set of valid triangles changed (a
     /// vertex became non-finite, or finite again), or the refit boxes'
-    /// total area grew past [`REFIT_AREA_LIMIT`] times the built tree's.
+    /// total area grew past twice the built tree's (a tuning constant,
+    /// `limits::REFIT_AREA_LIMIT`).
     Rebuilt,
 }
 
 impl Bvh {
     /// The tree of `tris` over new `positions` (the same triangles the tree
     /// was built from, their vertices moved): refit when that keeps it
-    /// exact and efficient, otherwise built again (see [`Refit`]). Either
-    /// way every query then answers exactly as a fresh [`Bvh::build`] would
-    /// (ties and all: the triangle tests do not depend on the tree's shape).
-    pub fn refit(&mut self, positions: &[Vec3], tris: &[[u32; 3]]) -> Refit {
+    /// exact and efficient (`true`), otherwise built again (`false`: the set
+    /// of valid triangles changed, a vertex becoming non-finite or finite
+    /// again, or the refit boxes' total area grew past twice the built
+    /// tree's). Either way every query then answers exactly as a fresh
+    /// [`Bvh::build`] would (ties and all: the triangle tests do not depend
+    /// on the tree's shape).
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
+    pub fn refit(&mut self, positions: &[Vec3], tris: &[[u32; 3]]) -> bool {
+        self.refit_or_rebuild(positions, tris) == Refit::Refitted
+    }
+
+    /// [`Bvh::refit`], saying which it did.
+    pub(crate) fn refit_or_rebuild(&mut self, positions: &[Vec3], tris: &[[u32; 3]]) -> Refit {
         if self.try_refit(positions, tris) {
             Refit::Refitted
         } else {

@@ -13,8 +13,9 @@ impl Bvh {
     /// (finite coordinates, in-range indices) appears in exactly one leaf
     /// while no invalid one appears at all; every leaf's packs hold its
     /// triangles' corners (and padding only after them), each pack in one
-    /// leaf.
-    pub fn validate(&self, positions: &[Vec3], tris: &[[u32; 3]]) -> Result<(), String> {
+    /// leaf. (The tests' check of every build and refit.)
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn validate(&self, positions: &[Vec3], tris: &[[u32; 3]]) -> Result<(), String> {
         let valid = |t: &[u32; 3]| {
             t.iter().all(|&i| {
                 positions

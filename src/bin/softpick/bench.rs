@@ -12,7 +12,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use softpick::{Camera, RenderOptions, Renderer, Scene, StageTimes};
 
-use crate::common::{say, say_json_lines, CliError, Res};
+use crate::args::{BenchRenderCmd, PassArg};
+use crate::common::{check_min_time, say, say_json_lines, CliError, Res, Setup};
 
 /// Which passes a render benchmark times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,7 +215,7 @@ impl Timed {
         self.covered = frame
             .ids()
             .iter()
-            .filter(|&&i| i != softpick::NO_TRIANGLE)
+            .filter(|&&i| i != softpick::Frame::NO_TRIANGLE)
             .count() as u64;
         Ok(())
     }
@@ -500,6 +501,27 @@ pub fn print_ceiling(c: &ThreadCeiling, json: bool) -> Res<()> {
         c.memory_ratio_min,
         c.memory_ratio_max
     ))
+}
+
+/// `softpick bench-render`.
+pub fn bench_render_cmd(a: &BenchRenderCmd) -> Res<()> {
+    check_min_time(a.min_time)?;
+    let s = Setup::new(&a.scene, Some(&a.raster))?;
+    let passes = match a.pass {
+        PassArg::Ids => Passes::Ids,
+        PassArg::Color => Passes::Color,
+        PassArg::Both => Passes::Both,
+    };
+    let results = run(
+        &s.scene,
+        &s.camera,
+        s.opts,
+        passes,
+        a.frames,
+        a.min_time,
+        a.against_one_thread,
+    )?;
+    print(&results, a.json)
 }
 
 #[cfg(test)]

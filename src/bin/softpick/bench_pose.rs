@@ -9,7 +9,9 @@
 use std::time::{Duration, Instant};
 
 use glam::Vec3;
-use softpick::{Bvh, PickMethod, Renderer, Scene};
+use softpick::animation::LoopMode;
+use softpick::internals::Bvh;
+use softpick::{PickMethod, Renderer, Scene};
 
 use crate::common::{say, say_json_lines, CliError, Res, Setup};
 use crate::sweep::sweep_into;
@@ -61,12 +63,12 @@ fn wave(rest: &[Vec3], size: f32, t: f32) -> Vec<Vec3> {
         .collect()
 }
 
-/// Runs the benchmark: `frames` frames at `start + k · step` seconds.
+/// Runs the benchmark: `frames` frames at `start + k · step` seconds (past
+/// the animation's end as `looping` says).
 pub fn run(
     s: Setup,
     frames: u32,
-    start: f32,
-    step: f32,
+    (start, step, looping): (f32, f32, LoopMode),
     animation: Option<&str>,
     json: bool,
 ) -> Res<()> {
@@ -104,13 +106,13 @@ pub fn run(
     let mut grid = vec![0u32; camera.width as usize * camera.height as usize];
     let mut t = Times::default();
     let (mut refits, mut rebuilds) = (0, 0);
-    let pose = |scene: &mut Scene, time: f32| -> Res<softpick::PoseStats> {
+    let pose = |scene: &mut Scene, time: f32| -> Res<softpick::animation::PoseStats> {
         match anim {
             Some(a) => scene
-                .pose(Some(a), time)
+                .pose(time, Some(a), looping)
                 .map_err(|e| CliError(format!("{label}: {e}"))),
             None => {
-                let mut all = softpick::PoseStats::default();
+                let mut all = softpick::animation::PoseStats::default();
                 for (m, (r, &size)) in rest.iter().zip(&sizes).enumerate() {
                     let st = scene
                         .set_positions(m as u32, wave(r, size, time))
@@ -132,12 +134,14 @@ pub fn run(
         let t0 = Instant::now();
         let frame = renderer.render(&scene, &camera)?;
         let rendered = t0.elapsed();
+        let picks = frame.picks(&scene)?;
         let t0 = Instant::now();
-        sweep_into(frame, &scene, PickMethod::Buffer, &mut grid, &|_| {})?;
+        sweep_into(picks, &mut grid, &|_| {});
         let buffer = t0.elapsed();
         let t0 = Instant::now();
-        frame.prepare_rays(&scene)?;
-        sweep_into(frame, &scene, PickMethod::Ray, &mut grid, &|_| {})?;
+        let rays = picks.with(PickMethod::Ray);
+        rays.prepare();
+        sweep_into(rays, &mut grid, &|_| {});
         let ray = t0.elapsed();
         if k < 2 {
             continue;
@@ -151,7 +155,7 @@ pub fn run(
         // refit against rebuild of the posed meshes' BVHs, on copies
         let (mut refit, mut rebuild) = (Duration::ZERO, Duration::ZERO);
         for m in scene.meshes() {
-            let mut b: Bvh = m.bvh().clone();
+            let mut b: Bvh = softpick::internals::mesh_bvh(m).clone();
             let t0 = Instant::now();
             let _ = b.refit(m.positions(), m.triangles());
             refit += t0.elapsed();

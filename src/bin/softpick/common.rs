@@ -6,12 +6,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use softpick::animation::LoopMode;
 use softpick::{
     builtin_scene, load_model_with, Camera, CullMode, FileCamera, FillRule, LoadOptions,
     LoadReport, RenderOptions, Scene,
 };
 
-use crate::RasterArgs;
+use crate::args::RasterArgs;
 
 /// The command-line names of the cull modes, in [`CULL_MODES`] order.
 pub const CULL_NAMES: [&str; 3] = ["none", "back", "front"];
@@ -82,6 +83,11 @@ pub struct SceneArgs {
     /// The animation to pose, by index or name [default: the first; with --time 0 when --time is not given]
     #[arg(long, value_name = "N|NAME")]
     pub animation: Option<String>,
+    /// What a --time past the animation's end means: `once` (the first or
+    /// last key holds), `repeat` (wrap around) or `pingpong` (mirror)
+    /// [default: once; the viewer plays with repeat]
+    #[arg(long = "loop", value_name = "MODE", value_parser = LoopMode::ALL.map(LoopMode::name))]
+    pub loop_mode: Option<String>,
     /// Camera JSON (see README, "Conventions"), or `gltf:N` / `gltf:NAME` for a camera of the glTF file [default: automatic framing]
     #[arg(long, value_name = "CAM.json|gltf:N")]
     pub camera: Option<PathBuf>,
@@ -91,6 +97,16 @@ pub struct SceneArgs {
     /// Worker threads [default: all cores]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
+}
+
+impl SceneArgs {
+    /// `--loop`, else `default`.
+    pub fn loop_mode(&self, default: LoopMode) -> LoopMode {
+        self.loop_mode
+            .as_deref()
+            .and_then(LoopMode::from_name)
+            .unwrap_or(default)
+    }
 }
 
 /// A loaded scene, its camera and the render options.
@@ -149,6 +165,7 @@ impl Setup {
                 &mut scene,
                 args.time.unwrap_or(0.0),
                 args.animation.as_deref(),
+                args.loop_mode(LoopMode::Once),
                 &label,
             )?;
         }
@@ -172,8 +189,8 @@ impl Setup {
 
 /// Poses `scene` at `--time t` of `--animation key` (default: the first
 /// animation; a scene without animations stays as it is, the same at
-/// every time).
-pub fn pose(scene: &mut Scene, t: f32, key: Option<&str>, label: &str) -> Res<()> {
+/// every time), a time past the end as `--loop` says.
+pub fn pose(scene: &mut Scene, t: f32, key: Option<&str>, mode: LoopMode, label: &str) -> Res<()> {
     if !t.is_finite() {
         return Err(CliError(format!(
             "--time {t}: must be a finite number of seconds"
@@ -199,9 +216,18 @@ pub fn pose(scene: &mut Scene, t: f32, key: Option<&str>, label: &str) -> Res<()
         None => (!scene.animations().is_empty()).then_some(0),
     };
     scene
-        .pose(anim, t)
+        .pose(t, anim, mode)
         .map_err(|e| CliError(format!("{label}: cannot pose at {t} s: {e}")))?;
     Ok(())
+}
+
+/// What is wrong with a camera, without the library's "invalid camera"
+/// prefix (the option it came from is named instead).
+fn camera_problem(e: softpick::Error) -> String {
+    match e {
+        softpick::Error::InvalidCamera(c) => c.to_string(),
+        e => e.to_string(),
+    }
 }
 
 /// The camera of `--camera`: a camera JSON file, `gltf:N` / `gltf:NAME`
@@ -237,7 +263,7 @@ pub fn scene_camera(
             })?;
             return cam
                 .camera(scene.world_matrix(cam.node), DEFAULT_SIZE.1, size, &bounds)
-                .map_err(|e| CliError(format!("--camera gltf:{key}: {e}")));
+                .map_err(|e| CliError(format!("--camera gltf:{key}: {}", camera_problem(e))));
         }
         (Some(path), None) => Camera::load(path, &bounds)?,
         (None, _) => Camera::auto_frame(&bounds, DEFAULT_SIZE.0, DEFAULT_SIZE.1),
@@ -245,7 +271,7 @@ pub fn scene_camera(
     match size {
         Some((w, h)) => camera
             .try_with_size(w, h)
-            .map_err(|e| CliError(format!("--size {w}x{h}: {e}"))),
+            .map_err(|e| CliError(format!("--size {w}x{h}: {}", camera_problem(e)))),
         None => Ok(camera),
     }
 }
@@ -313,7 +339,7 @@ pub struct Outputs {
 impl Outputs {
     /// Adds a PNG of 0x00RRGGBB pixels.
     pub fn png(&mut self, path: &Path, w: u32, h: u32, px: &[u32]) -> Res<()> {
-        let bytes = softpick::encode_png(w, h, px)
+        let bytes = softpick::internals::encode_png(w, h, px)
             .map_err(|e| CliError(format!("{}: cannot encode PNG: {e}", path.display())))?;
         self.files.push((path.to_path_buf(), bytes));
         Ok(())
@@ -343,7 +369,7 @@ impl Outputs {
             }
         }
         for (p, bytes) in &self.files {
-            if let Err(e) = softpick::write_atomic(p, bytes) {
+            if let Err(e) = softpick::internals::write_atomic(p, bytes) {
                 for q in &self.written {
                     let _ = std::fs::remove_file(q);
                 }
@@ -386,6 +412,16 @@ fn check_writable(p: &Path) -> Res<()> {
         )));
     }
     Ok(())
+}
+
+/// `--min-time` must be a number of seconds in [0, 3600].
+pub fn check_min_time(t: f64) -> Res<()> {
+    if t.is_finite() && (0.0..=3600.0).contains(&t) {
+        return Ok(());
+    }
+    Err(CliError(format!(
+        "--min-time {t}: expected seconds between 0 and 3600"
+    )))
 }
 
 #[cfg(test)]

@@ -1,10 +1,10 @@
 //! `softpick pick`: what is under one pixel.
 
 use serde::Serialize;
-use softpick::{raycast_all, CullMode, Frame, Hit, NearPixel, PickMethod, RayOptions, Scene};
+use softpick::{Hit, NearPixel};
 
+use crate::args::{MethodArg, RasterArgs};
 use crate::common::{say, CliError, Res, SceneArgs, Setup};
-use crate::{MethodArg, RasterArgs};
 
 /// Parses `X,Y` into the pixel containing that point, checked against the frame.
 pub fn parse_at(s: &str, width: u32, height: u32) -> Res<(u32, u32)> {
@@ -174,49 +174,15 @@ fn describe(h: &Hit) -> String {
     )
 }
 
-/// Every triangle under the pixel, near to far: the rasterizer's coverage
-/// for the buffer and direct methods, every ray hit (with the render's cull
-/// mode) for the ray method.
-fn pick_all(
-    method: PickMethod,
-    frame: &Frame,
-    scene: &Scene,
-    cull: CullMode,
-    x: u32,
-    y: u32,
-) -> Res<Vec<Hit>> {
-    let Some(cam) = frame.camera() else {
-        return Ok(Vec::new());
-    };
-    Ok(match method {
-        PickMethod::Buffer | PickMethod::Direct => {
-            frame.pick_all(scene, i64::from(x), i64::from(y))?
-        }
-        PickMethod::Ray => {
-            // the same ray and range as Frame::pick_ray
-            let ray = cam.ray_for_pixel(x, y);
-            let far = (cam.unproject(x as f32 + 0.5, y as f32 + 0.5, 1.0) - ray.origin).length();
-            let opts = RayOptions {
-                near: 0.0,
-                far,
-                cull,
-                filter: None,
-            };
-            let mut hits = raycast_all(scene, &ray, &opts);
-            for h in &mut hits {
-                h.depth = cam.project(h.position).map_or(f32::NAN, |p| p.z);
-            }
-            hits
-        }
-    })
-}
-
 /// `softpick pick`.
 ///
 /// With `--radius N`, a pixel the method finds nothing under is answered
-/// from the nearest covered pixel within N pixels ([`Frame::nearest_covered`];
-/// for the buffer method this is exactly [`Frame::pick_near`]), and the
-/// pixel used and its distance are reported.
+/// from the nearest covered pixel within N pixels
+/// ([`softpick::Frame::nearest_covered`],
+/// as [`softpick::Picks::near`] does), and the pixel used and its distance
+/// are reported. `--all` lists [`softpick::Picks::all`]: the rasterizer's
+/// coverage for the buffer and direct methods, every ray hit for the ray
+/// method.
 pub fn pick_cmd(
     scene_args: &SceneArgs,
     raster: &RasterArgs,
@@ -231,6 +197,7 @@ pub fn pick_cmd(
     let (x, y) = parse_at(at, s.camera.width, s.camera.height)?;
     let method = method.method();
     let frame = s.render_ids()?;
+    let picks = frame.picks(&s.scene)?.with(method);
     let name = method.name();
     // the pixel the answer comes from: (x, y) itself when the method finds
     // something there, else the nearest covered pixel within the radius
@@ -263,11 +230,11 @@ pub fn pick_cmd(
         _ => String::new(),
     };
     if all {
-        let mut hits = pick_all(method, &frame, &s.scene, s.opts.cull, x, y)?;
+        let mut hits = picks.all(i64::from(x), i64::from(y));
         let near = near_of(!hits.is_empty());
         let (fx, fy) = from(&near);
         if (fx, fy) != (x, y) {
-            hits = pick_all(method, &frame, &s.scene, s.opts.cull, fx, fy)?;
+            hits = picks.all(i64::from(fx), i64::from(fy));
         }
         if json_out {
             let j = PickAllJson {
@@ -292,23 +259,14 @@ pub fn pick_cmd(
         }
         return Ok(());
     }
-    let (ix, iy) = (i64::from(x), i64::from(y));
-    let (hit, near) = match (method, radius) {
-        (PickMethod::Buffer, Some(r)) => {
-            let hit = frame.pick_near(&s.scene, ix, iy, r)?;
-            (hit, Some(frame.nearest_covered(ix, iy, r)))
-        }
-        _ => {
-            let hit = frame.pick_with(method, &s.scene, ix, iy)?;
-            let near = near_of(hit.is_some());
-            let (fx, fy) = from(&near);
-            if (fx, fy) == (x, y) {
-                (hit, near)
-            } else {
-                let h = frame.pick_with(method, &s.scene, i64::from(fx), i64::from(fy))?;
-                (h, near)
-            }
-        }
+    // (`Picks::near` gives the same hit; the pixel it came from is reported too)
+    let hit = picks.at(i64::from(x), i64::from(y));
+    let near = near_of(hit.is_some());
+    let (fx, fy) = from(&near);
+    let hit = if (fx, fy) == (x, y) {
+        hit
+    } else {
+        picks.at(i64::from(fx), i64::from(fy))
     };
     if json_out {
         let j = hit.as_ref().map(HitJson::new);

@@ -9,10 +9,11 @@
 //! names the rule and gives the three counts in the same colors.
 
 use serde_json::json;
-use softpick::analysis::{MASK_CLAIM, MASK_DOUBLE, MASK_GAP};
-use softpick::{id_color, RuleReport, Scene};
+use softpick::internals::id_color;
+use softpick::{RuleReport, Scene};
 
-use crate::common::{say, Res};
+use crate::args::RulesCmd;
+use crate::common::{default_output, say, Outputs, Res, Setup};
 use crate::font::{Canvas, GLYPH_H};
 
 /// Gap pixels: inside the silhouette but covered by nobody.
@@ -58,11 +59,11 @@ pub fn compose(scene: &Scene, reports: &[RuleReport], w: u32, h: u32) -> (u32, u
             for x in 0..w {
                 let i = (y * w + x) as usize;
                 let m = r.mask.get(i).copied().unwrap_or(0);
-                let c = if m & MASK_CLAIM != 0 {
+                let c = if m & RuleReport::CLAIM != 0 {
                     CLAIM_COLOR
-                } else if m & MASK_GAP != 0 {
+                } else if m & RuleReport::GAP != 0 {
                     GAP_COLOR
-                } else if m & MASK_DOUBLE != 0 {
+                } else if m & RuleReport::DOUBLE != 0 {
                     DOUBLE_COLOR
                 } else {
                     let id = r.ids.get(i).copied().unwrap_or(0);
@@ -124,6 +125,22 @@ pub fn print_table(reports: &[RuleReport], json_out: bool) -> Res<()> {
             r.double,
             r.false_claims
         ))?;
+    }
+    Ok(())
+}
+
+/// `softpick rules`.
+pub fn rules_cmd(a: &RulesCmd) -> Res<()> {
+    let s = Setup::new(&a.scene, None)?;
+    let reports = softpick::analyze_rules(&s.scene, &s.camera)?;
+    let (w, h, px) = compose(&s.scene, &reports, s.camera.width, s.camera.height);
+    let mut out = Outputs::default();
+    let path = default_output(a.output.as_deref(), "rules.png")?;
+    out.png(&path, w, h, &px)?;
+    out.commit()?;
+    print_table(&reports, a.json)?;
+    if !a.json {
+        say(format_args!("wrote {}", path.display()))?;
     }
     Ok(())
 }

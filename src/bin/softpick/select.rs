@@ -1,11 +1,11 @@
 //! `softpick select`: the meshes (and triangles) in a rectangle or a lasso,
-//! visible only or x-ray (`Frame::select_rect`, `Frame::select_lasso`).
+//! visible only or x-ray (`Picks::rect`, `Picks::lasso`).
 
 use serde::Serialize;
 use softpick::{Scene, SelectMode, Selection};
 
+use crate::args::RasterArgs;
 use crate::common::{say, CliError, Res, SceneArgs, Setup};
-use crate::RasterArgs;
 
 /// The region of a selection, as given on the command line.
 #[derive(Clone, Debug, PartialEq)]
@@ -164,8 +164,8 @@ pub fn select_cmd(
     };
     let frame = s.render_ids()?;
     let sel = match &region {
-        Region::Rect(r) => frame.select_rect(&s.scene, r[0], r[1], r[2], r[3], mode)?,
-        Region::Lasso(p) => frame.select_lasso(&s.scene, p, mode)?,
+        Region::Rect(r) => frame.picks(&s.scene)?.rect(r[0], r[1], r[2], r[3], mode),
+        Region::Lasso(p) => frame.picks(&s.scene)?.lasso(p, mode),
     };
     let name = |m: u32| s.scene.mesh(m).map_or("?", |m| m.name());
     if json_out {

@@ -10,24 +10,21 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
-use softpick::{Camera, Frame, PickId, PickMethod, RenderOptions, Renderer, Scene};
+use softpick::{Camera, PickId, PickMethod, Picks, RenderOptions, Renderer, Scene};
 
-use crate::common::{say, say_json_lines, Res};
+use crate::args::{SweepCmd, SweepMethodArg};
+use crate::common::{check_min_time, say, say_json_lines, Res, Setup};
 
-/// Picks every pixel of `frame` (rows in parallel, as [`pick_rows`]) with
-/// the compact pick, returning per pixel the (mesh, global triangle) of the
-/// hit. `on_rows(n)` is called after each `n` rows.
-pub fn pick_grid(
-    frame: &Frame,
-    scene: &Scene,
-    method: PickMethod,
-    on_rows: &(dyn Fn(u64) + Sync),
-) -> Res<Vec<Option<(u32, u32)>>> {
+/// Picks every pixel of the view's frame (rows in parallel, as
+/// [`pick_rows`]) with the compact pick, returning per pixel the (mesh,
+/// global triangle) of the hit. `on_rows(n)` is called after each `n` rows.
+pub fn pick_grid(picks: Picks<'_>, on_rows: &(dyn Fn(u64) + Sync)) -> Vec<Option<(u32, u32)>> {
+    let frame = picks.frame();
     let mut out = vec![None; frame.width() as usize * frame.height() as usize];
-    pick_rows(frame, scene, method, &mut out, on_rows, |p| {
+    pick_rows(picks, &mut out, on_rows, |p| {
         p.map(|h| (h.mesh, h.global_triangle))
-    })?;
-    Ok(out)
+    });
+    out
 }
 
 /// The timed sweep: every pixel of `frame` picked with the compact pick,
@@ -35,21 +32,15 @@ pub fn pick_grid(
 /// 0 = nothing), the `.u32` the peers' sweeps write (Embree's timed pass
 /// keeps only primID too). `out` is allocated by the caller before the clock
 /// starts, as the peers' output arrays are. The buffer method's picks go
-/// straight into `out` ([`Frame::pick_id_span_with`]): each pixel's ID is
+/// straight into `out` ([`Picks::span_with`]): each pixel's ID is
 /// read, checked and resolved to its mesh, but the depth a pick carries is
 /// not kept, so the compiled loop need not read it (the "Fifteenth round"
 /// of `git show 75449c2:docs/perf-history.md` measures the loop with depth
 /// and mesh kept too).
-pub fn sweep_into(
-    frame: &Frame,
-    scene: &Scene,
-    method: PickMethod,
-    out: &mut [u32],
-    on_rows: &(dyn Fn(u64) + Sync),
-) -> Res<()> {
-    pick_rows(frame, scene, method, out, on_rows, |p| {
-        p.map_or(softpick::NO_TRIANGLE, |h| h.global_triangle + 1)
-    })
+pub fn sweep_into(picks: Picks<'_>, out: &mut [u32], on_rows: &(dyn Fn(u64) + Sync)) {
+    pick_rows(picks, out, on_rows, |p| {
+        p.map_or(softpick::Frame::NO_TRIANGLE, |h| h.global_triangle + 1)
+    });
 }
 
 /// Most repetitions `--min-time` adds to a method (cheap sweeps of tiny
@@ -60,47 +51,42 @@ const MAX_REPS: u32 = 1000;
 /// a tick is an atomic update and a clock read, shared by the threads).
 const ROWS_PER_TASK: usize = 8;
 
-/// Every row of `frame` picked (tasks of [`ROWS_PER_TASK`] rows in
-/// parallel), each pick stored in `out` through `cell`: rays with
-/// [`Frame::pick_id_block`] into one buffer of picks per worker, the other
-/// methods row by row with [`Frame::pick_id_span_with`], without one;
+/// Every row of the view's frame picked with its method (tasks of
+/// [`ROWS_PER_TASK`] rows in parallel), each pick stored in `out` through
+/// `cell`: rays with [`Picks::block`] into one buffer of picks per worker,
+/// the other methods row by row with [`Picks::span_with`], without one;
 /// `on_rows(n)` after each task of `n` rows. The direct method's cell
 /// index is built first, on all threads (a first pick inside the rows
-/// would build it on one). Fails when `frame` was not rendered from
-/// `scene` as it is now, before any row is picked.
+/// would build it on one).
 fn pick_rows<T: Send>(
-    frame: &Frame,
-    scene: &Scene,
-    method: PickMethod,
+    picks: Picks<'_>,
     out: &mut [T],
     on_rows: &(dyn Fn(u64) + Sync),
     cell: impl Fn(Option<PickId>) -> T + Sync,
-) -> Res<()> {
-    frame.check_scene(scene)?;
+) {
+    let method = picks.method();
     if method == PickMethod::Direct {
-        frame.prepare_direct();
+        picks.prepare();
     }
-    let w = frame.width() as usize;
+    let w = picks.frame().width() as usize;
     out.par_chunks_mut(w * ROWS_PER_TASK)
         .enumerate()
-        .for_each_init(Vec::new, |picks, (task, rows)| {
+        .for_each_init(Vec::new, |buf, (task, rows)| {
             let y0 = task * ROWS_PER_TASK;
             if method == PickMethod::Ray {
                 // (rays go in 4×2-pixel blocks, through a buffer of picks)
-                picks.resize(rows.len(), None);
-                // (the scene was checked before the rows: this cannot fail)
-                let _ = frame.pick_id_block(method, scene, 0, y0 as i64, w, picks);
-                for (c, &p) in rows.iter_mut().zip(picks.iter()) {
+                buf.resize(rows.len(), None);
+                picks.block(0, y0 as i64, w, buf);
+                for (c, &p) in rows.iter_mut().zip(buf.iter()) {
                     *c = cell(p);
                 }
             } else {
                 for (k, row) in rows.chunks_mut(w).enumerate() {
-                    let _ = frame.pick_id_span_with(method, scene, 0, (y0 + k) as i64, row, &cell);
+                    picks.span_with(0, (y0 + k) as i64, row, &cell);
                 }
             }
             on_rows((rows.len() / w) as u64);
         });
-    Ok(())
 }
 
 /// The result of one method (also the `--json` line).
@@ -193,7 +179,7 @@ pub fn run(
         progress.bar.set_message(method.name());
         let (mut best_setup, mut best_sweep) = (Duration::MAX, Duration::MAX);
         let mut best_index = Duration::MAX;
-        let mut grid = vec![softpick::NO_TRIANGLE; total as usize];
+        let mut grid = vec![softpick::Frame::NO_TRIANGLE; total as usize];
         let started = Instant::now();
         let mut done = 0u32;
         while done < reps || (started.elapsed().as_secs_f64() < min_time && done < MAX_REPS) {
@@ -208,15 +194,16 @@ pub fn run(
                     let t = Instant::now();
                     let frame = renderer.render(scene, camera)?;
                     let rendered = t.elapsed();
+                    let picks = frame.picks(scene)?.with(method);
                     if method == PickMethod::Direct {
                         // the cell index, otherwise built by the first pick
                         let t = Instant::now();
-                        frame.prepare_direct();
+                        picks.prepare();
                         index = t.elapsed();
                     }
                     setup = rendered + index;
                     let t = Instant::now();
-                    sweep_into(frame, scene, method, &mut grid, &tick)?;
+                    sweep_into(picks, &mut grid, &tick);
                     sweep = t.elapsed();
                 }
                 PickMethod::Ray => {
@@ -224,12 +211,13 @@ pub fn run(
                     // BVH: time building those the ray picks walk
                     let fresh = scene.clone_without_bvhs();
                     let frame = renderer.render(&fresh, camera)?;
+                    let picks = frame.picks(&fresh)?.with(method);
                     let t = Instant::now();
                     fresh.build_bvhs();
-                    frame.prepare_rays(&fresh)?;
+                    picks.prepare();
                     setup = t.elapsed();
                     let t = Instant::now();
-                    sweep_into(frame, &fresh, method, &mut grid, &tick)?;
+                    sweep_into(picks, &mut grid, &tick);
                     sweep = t.elapsed();
                 }
             }
@@ -308,4 +296,18 @@ pub fn print(results: &[SweepResult], json: bool) -> Res<()> {
         ))?;
     }
     Ok(())
+}
+
+/// `softpick sweep`.
+pub fn sweep_cmd(a: &SweepCmd) -> Res<()> {
+    check_min_time(a.min_time)?;
+    let s = Setup::new(&a.scene, Some(&a.raster))?;
+    let methods: Vec<PickMethod> = match a.method {
+        SweepMethodArg::All => PickMethod::ALL.to_vec(),
+        SweepMethodArg::Buffer => vec![PickMethod::Buffer],
+        SweepMethodArg::Direct => vec![PickMethod::Direct],
+        SweepMethodArg::Ray => vec![PickMethod::Ray],
+    };
+    let results = run(&s.scene, &s.camera, s.opts, &methods, a.reps, a.min_time)?;
+    print(&results, a.json)
 }

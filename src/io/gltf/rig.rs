@@ -5,6 +5,7 @@
 
 use glam::{Mat4, Vec3};
 use gltf::animation::{Interpolation as GInterp, Property};
+use gltf::json::validation::Checked;
 use gltf::Semantic;
 
 use super::accessor::read_f32;
@@ -140,9 +141,16 @@ pub(super) fn skin(
     })
 }
 
-/// Animation `a`, keeping the channels whose node is loaded.
+/// Animation `a`, keeping the channels whose node is loaded. `kept` is
+/// the file's index of each of `a`'s channels (the parser skipped those
+/// softpick cannot animate and checked every channel's node), so messages
+/// name a channel as the file numbers it. `json` is `a`'s JSON: the
+/// channel's target is read from it, never through the crate's
+/// `Target::node` and `Target::property`, which unwrap.
 pub(super) fn animation(
     a: &gltf::Animation<'_>,
+    json: &gltf::json::Animation,
+    kept: &[usize],
     node_ids: &[Option<NodeId>],
     buffers: &[Vec<u8>],
 ) -> Result<Animation, Fail> {
@@ -152,9 +160,15 @@ pub(super) fn animation(
             .map_or_else(|| format!("animation{}", a.index()), str::to_string),
         channels: Vec::new(),
     };
-    for (i, c) in a.channels().enumerate() {
+    for (i, (c, cj)) in a.channels().zip(&json.channels).enumerate() {
+        let i = kept.get(i).copied().unwrap_or(i);
         let at = format!("animations[{}].channels[{i}]", a.index());
-        let Some(node) = node_ids[c.target().node().index()] else {
+        // (the parser refused a node past the last one and skipped paths
+        // it does not know; a node outside the loaded scene is not animated)
+        let Some(&Some(node)) = node_ids.get(cj.target.node.value()) else {
+            continue;
+        };
+        let Checked::Valid(property) = cj.target.path else {
             continue;
         };
         let s = c.sampler();
@@ -165,7 +179,7 @@ pub(super) fn animation(
             GInterp::Linear => Interpolation::Linear,
             GInterp::CubicSpline => Interpolation::CubicSpline,
         };
-        let (path, width) = match c.target().property() {
+        let (path, width) = match property {
             Property::Translation => (ChannelPath::Translation, 3),
             Property::Rotation => (ChannelPath::Rotation, 4),
             Property::Scale => (ChannelPath::Scale, 3),

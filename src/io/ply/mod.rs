@@ -13,7 +13,7 @@
 //! Color: when the vertices have `red`, `green` and `blue` (or
 //! `diffuse_red`, …) properties, the mesh color is the average vertex
 //! color (softpick draws one flat color per mesh; integer channels are
-//! 0–255, float channels 0–1); otherwise [`palette_color(0)`](crate::palette_color).
+//! 0–255, float channels 0–1); otherwise [`Mesh::palette_color(0)`](crate::Mesh::palette_color).
 //! Framing bounds: the box of every finite vertex.
 //!
 //! Bad input is refused with the file named, before `ply-rs-bw` is given
@@ -30,13 +30,20 @@
 //! elsewhere they read as 0. The load fails only when every triangle is
 //! unusable.
 //!
+//! Headers as other readers (assimp, Open3D) take them: a line that does
+//! not start with a keyword (Blender 2.47 writes a bare line
+//! `Created by Blender3D 247 - www.blender.org, source file: …`) and a
+//! blank line are ignored with a warning naming the line; `obj_info` lines
+//! are read like comments; lines may end with `\n`, `\r\n` or a lone `\r`
+//! (classic Mac OS; a warning), in the header and in an ASCII body alike.
+//!
 //! Limits: files above [`super::MAX_MODEL_BYTES`] (1 GiB), more than
 //! [`crate::limits::MAX_TRIANGLES`] vertices or triangles.
 
 use std::path::Path;
 
 use ply_rs_bw::parser::{ParseError, Parser, Reader};
-use ply_rs_bw::ply::{ElementDef, Header, PropertyType, ScalarType};
+use ply_rs_bw::ply::{ElementDef, Encoding, Header, PropertyType, ScalarType};
 
 use super::{
     model_err, one_line, preview, read_mesh_file, single_mesh_scene, too_large, LoadReport,
@@ -122,8 +129,11 @@ pub fn load_ply_bytes(path: &Path, bytes: &[u8]) -> Result<(Scene, LoadReport), 
     if bytes.is_empty() {
         return Err(err(path, ModelErrorKind::Empty("0 bytes".into())));
     }
-    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
-    if first.strip_suffix(b"\r").unwrap_or(first).trim_ascii_end() != b"ply" {
+    let first = bytes
+        .split(|&b| b == b'\n' || b == b'\r')
+        .next()
+        .unwrap_or_default();
+    if first.trim_ascii_end() != b"ply" {
         let hint = match bytes.iter().find(|c| !c.is_ascii_whitespace()) {
             Some(b'<') => ": HTML or XML?",
             _ => "",
@@ -139,10 +149,28 @@ pub fn load_ply_bytes(path: &Path, bytes: &[u8]) -> Result<(Scene, LoadReport), 
             ),
         ));
     }
-    let (header, header_len, header_lines) = read_header(path, bytes)?;
-    let data = &bytes[header_len..];
+    let read = read_header(path, bytes)?;
+    let (header, header_lines) = (read.header, read.lines);
+    let data = &bytes[read.len..];
+    // (an ASCII body whose lines end with a lone CR, like its header's:
+    // read with LF line ends; a binary body is never touched)
+    let lf_body: Vec<u8>;
+    let data = if read.lone_cr && header.encoding == Encoding::Ascii {
+        lf_body = data
+            .iter()
+            .map(|&b| if b == b'\r' { b'\n' } else { b })
+            .collect();
+        &lf_body[..]
+    } else {
+        data
+    };
     let plan = plan(path, &header)?;
     let mut report = LoadReport::default();
+    report.warnings.extend(
+        read.warnings
+            .iter()
+            .map(|w| format!("{}: {w}", path.display())),
+    );
     for e in header.elements.values() {
         if e.name == "tristrips" && e.count > 0 {
             report.warnings.push(format!(
@@ -172,38 +200,125 @@ pub fn load_ply_bytes(path: &Path, bytes: &[u8]) -> Result<(Scene, LoadReport), 
     single_mesh_scene(path, PLY, mesh.positions, mesh.triangles, color, report)
 }
 
-/// The header's end: the byte after the `end_header` line, and the number
-/// of lines up to it; `None` when there is no such line.
-fn header_end(bytes: &[u8]) -> Option<(usize, usize)> {
+/// The header's lines, each without its line end (`\n`, `\r\n`, or a lone
+/// `\r` as classic Mac OS writers end lines), up to the `end_header` line;
+/// `None` when there is no such line.
+struct HeaderLines<'a> {
+    lines: Vec<&'a [u8]>,
+    /// The byte after the `end_header` line's end.
+    len: usize,
+    /// The 1-based number of the first line that ends with a lone `\r`.
+    lone_cr: Option<usize>,
+}
+
+fn header_lines(bytes: &[u8]) -> Option<HeaderLines<'_>> {
+    let mut lines = Vec::new();
+    let mut lone_cr = None;
     let mut start = 0;
-    let mut lines = 0;
     while start < bytes.len() {
-        let end = bytes[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |n| start + n + 1);
-        lines += 1;
-        let line = &bytes[start..end];
+        let rest = &bytes[start..];
+        let (line, end) = match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            None => (rest, bytes.len()),
+            Some(n) if rest[n] == b'\n' => (&rest[..n], start + n + 1),
+            Some(n) => {
+                let last = rest[..n].trim_ascii() == b"end_header";
+                // `\r\n` is one line end, but after lone-`\r` lines the
+                // header's last `\r` is its end, whatever byte follows
+                if rest.get(n + 1) == Some(&b'\n') && !(last && lone_cr.is_some()) {
+                    (&rest[..n], start + n + 2)
+                } else {
+                    lone_cr.get_or_insert(lines.len() + 1);
+                    (&rest[..n], start + n + 1)
+                }
+            }
+        };
+        lines.push(line);
         if line.trim_ascii() == b"end_header" {
-            return Some((end, lines));
+            return Some(HeaderLines {
+                lines,
+                len: end,
+                lone_cr,
+            });
         }
         start = end;
     }
     None
 }
 
+/// The header's end: the byte after the `end_header` line, and the number
+/// of lines up to it; `None` when there is no such line.
+#[cfg(test)]
+fn header_end(bytes: &[u8]) -> Option<(usize, usize)> {
+    header_lines(bytes).map(|h| (h.len, h.lines.len()))
+}
+
+/// The words a header line may start with.
+const KEYWORDS: [&str; 7] = [
+    "ply",
+    "format",
+    "comment",
+    "obj_info",
+    "element",
+    "property",
+    "end_header",
+];
+
+/// A header as read: the crate's, its length in bytes and lines, whether
+/// its lines end with a lone `\r`, and the warnings for the lines that were
+/// not read (without the file's name).
+struct ReadHeader {
+    header: Header,
+    len: usize,
+    lines: usize,
+    lone_cr: bool,
+    warnings: Vec<String>,
+}
+
 /// Reads the header with the crate (only the header's bytes: never a
 /// line-read over the binary data), after checking for what it would
-/// misread: repeated element or property names.
-fn read_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize, usize), Error> {
-    let Some((len, lines)) = header_end(bytes) else {
+/// misread (repeated element or property names) and setting aside what
+/// it would refuse though other readers (assimp, Open3D) take it: a line
+/// that does not start with a keyword (Blender 2.47 writes a bare
+/// `Created by Blender3D 247 - www.blender.org, source file: …` line) and
+/// a blank line are read as empty comments, with a warning naming the
+/// line; lines ending with a lone `\r` are read as lines (one warning).
+/// The crate is given the lines trimmed, with `\n` ends, so its line
+/// numbers are the file's.
+fn read_header(path: &Path, bytes: &[u8]) -> Result<ReadHeader, Error> {
+    let Some(found) = header_lines(bytes) else {
         return Err(parse_err(
             path,
             None,
             "the header has no `end_header` line".into(),
         ));
     };
-    let text = String::from_utf8_lossy(&bytes[..len]);
+    let mut warnings = Vec::new();
+    if let Some(n) = found.lone_cr {
+        warnings.push(format!(
+            "header line {n} ends with a lone CR (classic Mac OS line ends): read as a line end"
+        ));
+    }
+    let mut text = String::new();
+    for (i, raw) in found.lines.iter().enumerate() {
+        let line = String::from_utf8_lossy(raw);
+        let line = line.trim();
+        let word = line.split_ascii_whitespace().next().unwrap_or("");
+        if KEYWORDS.contains(&word) {
+            text.push_str(line);
+        } else {
+            warnings.push(if line.is_empty() {
+                format!("header line {} is blank: ignored", i + 1)
+            } else {
+                format!(
+                    "header line {} {} does not start with a PLY keyword: ignored",
+                    i + 1,
+                    quote(line)
+                )
+            });
+            text.push_str("comment");
+        }
+        text.push('\n');
+    }
     let mut elements: Vec<&str> = Vec::new();
     let mut props: Vec<&str> = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -236,7 +351,7 @@ fn read_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize, usize), Erro
             _ => {}
         }
     }
-    let mut reader = Reader::new(&bytes[..len]);
+    let mut reader = Reader::new(text.as_bytes());
     let header = Parser::<Skip>::new()
         .read_header(&mut reader)
         .map_err(|e| {
@@ -257,7 +372,13 @@ fn read_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize, usize), Erro
                 format!("header line{at}: {}", one_line(summary)),
             )
         })?;
-    Ok((header, len, lines))
+    Ok(ReadHeader {
+        header,
+        len: found.len,
+        lines: found.lines.len(),
+        lone_cr: found.lone_cr.is_some(),
+        warnings,
+    })
 }
 
 /// What to take from the elements, as the header declares them.
@@ -416,5 +537,14 @@ mod tests {
         let b = b"ply\r\nformat ascii 1.0\r\nend_header\r\n1 2 3\n";
         assert_eq!(header_end(b), Some((b.len() - 6, 3)));
         assert_eq!(header_end(b"ply\nformat ascii 1.0\n"), None);
+        // lone CRs end lines; after them the last `\r` ends the header
+        // even when the binary data starts with a `\n` byte
+        let b = b"ply\rformat binary_little_endian 1.0\rend_header\r\n\x01";
+        assert_eq!(header_end(b), Some((b.len() - 2, 3)));
+        assert_eq!(header_lines(b).unwrap().lone_cr, Some(1));
+        assert_eq!(
+            header_lines(b"ply\r\nend_header\r\n").unwrap().lone_cr,
+            None
+        );
     }
 }

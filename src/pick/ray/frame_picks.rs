@@ -9,10 +9,9 @@ use super::query::{flat_bvh_for, NearestHit, RayOptions};
 use super::walk::{first_t, first_t_in, RayScratch};
 use super::RayCaster;
 use crate::cpu::Avx2;
-use crate::error::Error;
-use crate::frame::ray_setup::{MeshTransforms, ViewRays};
 use crate::frame::Frame;
 use crate::geometry::Ray;
+use crate::pick::cache::ray_setup::{MeshTransforms, ViewRays};
 use crate::pick::{Hit, PickId};
 use crate::scene::Scene;
 
@@ -80,26 +79,13 @@ impl Frame {
     }
 
     /// Builds now what ray picks on this frame otherwise build on the first
-    /// one: the meshes' transforms as rendered (their inverses and world
+    /// one ([`Picks::prepare`](crate::pick::Picks::prepare) with the ray
+    /// method): the meshes' transforms as rendered (their inverses and world
     /// boxes), the per-pixel ray setup and, unless every mesh was rendered at
     /// the identity (the picks then walk the scene's one BVH over all its
     /// triangles), the top-level BVH over the meshes' world boxes (as
-    /// rendered). The BVHs over the triangles are built by
-    /// [`Scene::build_bvhs`] (or on first use). Optional: for timing and for
-    /// a first pick without the one-off cost.
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
-    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
-    pub fn prepare_rays(&self, scene: &Scene) -> Result<(), Error> {
-        self.check_scene(scene)?;
-        self.prepare_rays_unchecked(scene);
-        Ok(())
-    }
-
-    /// [`Frame::prepare_rays`] without the scene check, for callers that
-    /// rendered the frame from this very scene.
-    pub(crate) fn prepare_rays_unchecked(&self, scene: &Scene) {
+    /// rendered).
+    pub(crate) fn prepare_rays(&self, scene: &Scene) {
         let transforms = self.mesh_transforms(scene);
         if !transforms.identity {
             let _ = transforms.top();
@@ -107,25 +93,14 @@ impl Frame {
         let _ = self.view_rays();
     }
 
-    /// The third pick method: a 3D ray through the centre of pixel (x, y),
-    /// from the near plane to the far plane, with the frame's cull mode and
-    /// the mesh transforms as rendered (like the other two methods; their
-    /// inverses are made at the first ray pick after the render, from the
-    /// world matrices it used). `Hit::depth` is the window depth of the
-    /// hit point. `None` on background or outside the frame (negative or
-    /// too large coordinates included).
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
-    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
-    pub fn pick_ray(&self, scene: &Scene, x: i64, y: i64) -> Result<Option<Hit>, Error> {
-        self.check_scene(scene)?;
-        Ok(self.pick_ray_unchecked(scene, x, y))
-    }
-
-    /// [`Frame::pick_ray`] without the scene check, for callers that
-    /// rendered the frame from this very scene.
-    pub(crate) fn pick_ray_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
+    /// The ray method's full pick at pixel (x, y)
+    /// ([`Picks::at`](crate::pick::Picks::at)): a 3D ray through the centre
+    /// of the pixel, from the near plane to the far plane, with the frame's
+    /// cull mode and the mesh transforms as rendered (like the other two
+    /// methods; their inverses are made at the first ray pick after the
+    /// render, from the world matrices it used). `Hit::depth` is the window
+    /// depth of the hit point. `None` on background or outside the frame.
+    pub(crate) fn ray_hit(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
         let (ray, opts, view) = self.pixel_ray(x, y)?;
         let caster = RayCaster::with_transforms(scene, self.mesh_transforms(scene));
         let nearest = first_t(scene, &caster.transforms, &ray, 0.0, 1.0, &opts)?;
@@ -134,28 +109,48 @@ impl Frame {
         Some(hit)
     }
 
-    /// Like [`Frame::pick_ray`], compactly: the mesh, triangle and window
-    /// depth of the first hit (the same as [`Frame::pick_ray`]'s), without
-    /// building the full hit record.
-    ///
-    /// # Errors
-    /// [`Error::StaleFrame`](crate::Error::StaleFrame) when the frame was not
-    /// rendered from `scene` as it is now (see [`Frame::check_scene`]).
-    pub fn pick_id_ray(&self, scene: &Scene, x: i64, y: i64) -> Result<Option<PickId>, Error> {
-        self.check_scene(scene)?;
-        Ok(self.pick_id_ray_unchecked(scene, x, y))
+    /// The ray method's compact pick at pixel (x, y)
+    /// ([`Picks::id_at`](crate::pick::Picks::id_at)): the mesh, triangle
+    /// and window depth of [`Frame::ray_hit`]'s hit, without building the
+    /// full hit record.
+    pub(crate) fn ray_id(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
+        self.pick_id_ray_in(scene, x, y, &mut RayScratch::new())
     }
 
-    /// [`Frame::pick_id_ray`] without the scene check, for callers that
-    /// rendered the frame from this very scene.
-    pub(crate) fn pick_id_ray_unchecked(&self, scene: &Scene, x: i64, y: i64) -> Option<PickId> {
-        self.pick_id_ray_in(scene, x, y, &mut RayScratch::new())
+    /// Every hit of the ray through the centre of pixel (x, y)
+    /// ([`Picks::all`](crate::pick::Picks::all) with the ray method): the
+    /// camera's ray from the pixel's point on the near plane, unit
+    /// direction, up to its point on the far plane, with the frame's cull
+    /// mode; sorted by distance (ties by mesh, then triangle), each hit's
+    /// depth its window depth. Empty outside the frame or before the first
+    /// render.
+    pub(crate) fn ray_all(&self, scene: &Scene, x: i64, y: i64) -> Vec<Hit> {
+        let (Ok(x), Ok(y)) = (u32::try_from(x), u32::try_from(y)) else {
+            return Vec::new();
+        };
+        let (Some(cam), Some(_)) = (self.camera.as_ref(), self.pixel_index(x, y)) else {
+            return Vec::new();
+        };
+        let ray = cam.ray_for_pixel(x, y);
+        let far = (cam.unproject(x as f32 + 0.5, y as f32 + 0.5, 1.0) - ray.origin).length();
+        let opts = RayOptions {
+            near: 0.0,
+            far,
+            cull: self.cull,
+            filter: None,
+        };
+        let caster = RayCaster::with_transforms(scene, self.mesh_transforms(scene));
+        let mut hits = caster.all_in(&ray, &opts, true);
+        for h in &mut hits {
+            h.depth = cam.project(h.position).map_or(f32::NAN, |p| p.z);
+        }
+        hits
     }
 
     /// The ray picks of the rows from `y` of the pixels `x .. x + width`,
     /// into `out`, which holds them one after another (`out.len() / width`
     /// rows, then a partial one if any), each the same as
-    /// [`Frame::pick_id_ray`]. Inlined into both builds of
+    /// [`Frame::ray_id`]. Inlined into both builds of
     /// `simd::ray_block` (this is the baseline one, with `avx2` `None`).
     ///
     /// Neighbouring pixels' rays walk the BVHs together. Two rows at a
@@ -251,7 +246,7 @@ impl Frame {
         }
     }
 
-    /// [`Frame::pick_id_ray`] for eight pixels at once through the scene's
+    /// [`Frame::ray_id`] for eight pixels at once through the scene's
     /// flat BVH (see `first_t_x8`): `w` (8 or 4) side by side in `8 / w`
     /// rows from `(x, y)`, in the lane order of [`ViewRays::rays8`]; `None`
     /// when the scene's picks cannot use that BVH or a pixel is outside the
@@ -277,7 +272,7 @@ impl Frame {
         Some(out)
     }
 
-    /// [`Frame::pick_id_ray`] for the four pixels `(x .. x + 4, y)` at once
+    /// [`Frame::ray_id`] for the four pixels `(x .. x + 4, y)` at once
     /// (one walk of the BVHs for the four rays, see `first_t_x4`), into
     /// `out[..4]`; `false` (nothing written) when one of them is outside the
     /// frame or the frame has no ray setup, for the caller to pick them one
@@ -314,7 +309,7 @@ impl Frame {
         true
     }
 
-    /// [`Frame::pick_id_ray`] with the traversal stacks given (a row of
+    /// [`Frame::ray_id`] with the traversal stacks given (a row of
     /// picks sets them up once).
     #[inline(always)]
     pub(crate) fn pick_id_ray_in(

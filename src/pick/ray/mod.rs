@@ -34,8 +34,8 @@ use glam::Vec3;
 use crate::accel::bvh::Bvh;
 use crate::accel::top::BoxRay;
 use crate::accel::triangle::TriHit;
-use crate::frame::ray_setup::{MeshTransform, MeshTransforms};
 use crate::geometry::Ray;
+use crate::pick::cache::ray_setup::{MeshTransform, MeshTransforms};
 use crate::pick::{face_normal, Hit};
 use crate::scene::{Mesh, MeshId, Scene};
 pub use batch::{FirstHits, RayHit};
@@ -100,12 +100,29 @@ fn enter(
     Some(local)
 }
 
-/// Ray queries against one state of a scene: each mesh's world matrix and
-/// its inverse are computed once, when the caster is made, and reused for
-/// every ray (make a new caster after moving nodes); so is a BVH over the
-/// meshes' world boxes (built at the first query), through which a ray
-/// visits only the meshes whose boxes it crosses, nearest first.
-/// [`raycast_first`] and [`raycast_all`] make a one-shot caster.
+/// Ray queries against one state of a scene, the one way to cast world
+/// rays: [`RayCaster::first`] (the nearest hit), [`RayCaster::all`] (every
+/// hit, sorted) and [`RayCaster::first_hits`] (compact nearest hits of many
+/// rays). Each mesh's world matrix and its inverse are computed once, when
+/// the caster is made, and reused for every ray (make a new caster after
+/// moving nodes); so is a BVH over the meshes' world boxes (built at the
+/// first query that needs it), through which a ray visits only the meshes
+/// whose boxes it crosses, nearest first. When every mesh sits at the
+/// identity (an OBJ file's meshes), first hits walk the scene's one BVH over
+/// all its triangles instead. `Hit::depth` is NaN (there is no camera);
+/// distances are along `ray.direction` in world units.
+///
+/// ```
+/// use glam::Vec3;
+/// use softpick::{builtin_scene, Ray, RayCaster, RayOptions};
+///
+/// let scene = builtin_scene();
+/// let caster = RayCaster::new(&scene);
+/// let down = Ray::new(Vec3::new(0.0, 10.0, 0.0), Vec3::NEG_Y);
+/// let hit = caster.first(&down, &RayOptions::default()).expect("the scene is below");
+/// let all = caster.all(&down, &RayOptions::default());
+/// assert_eq!(all.first().map(|h| h.global_triangle), Some(hit.global_triangle));
+/// ```
 #[derive(Clone, Debug)]
 pub struct RayCaster<'a> {
     scene: &'a Scene,
@@ -135,11 +152,11 @@ impl<'a> RayCaster<'a> {
         }
     }
 
-    /// The nearest hit of a world-space ray (see [`raycast_first`]): the
-    /// top-level BVH is traversed front to back, each mesh's BVH is asked
-    /// for hits up to the closest one so far, and equal distances go to the
-    /// lower mesh id, so the answer is that of a loop over all meshes in
-    /// order.
+    /// The nearest hit of a world-space ray within `opts.near ..= opts.far`,
+    /// or `None`: the top-level BVH is traversed front to back, each mesh's
+    /// BVH is asked for hits up to the closest one so far, and equal
+    /// distances go to the lower mesh id, so the answer is that of a loop
+    /// over all meshes in order.
     #[must_use]
     pub fn first(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
         let nearest = first_in(self.scene, &self.transforms, ray, opts)?;
@@ -184,7 +201,9 @@ impl<'a> RayCaster<'a> {
         out
     }
 
-    /// Every hit of a world-space ray, sorted (see [`raycast_all`]).
+    /// Every hit of a world-space ray within `opts.near ..= opts.far`,
+    /// sorted by distance (ties by mesh, then triangle): the Papervision3D
+    /// `collideRayToMesh` list.
     #[must_use]
     pub fn all(&self, ray: &Ray, opts: &RayOptions<'_>) -> Vec<Hit> {
         self.all_in(ray, opts, false)
@@ -234,8 +253,10 @@ impl<'a> RayCaster<'a> {
     }
 
     /// [`RayCaster::first`] as a loop over every mesh in order, without the
-    /// top-level BVH (one-shot queries, where building it would cost more
-    /// than it saves; the reference the tests compare against).
+    /// top-level BVH: for the crate's one-shot queries (a caster made for
+    /// one ray: the collision queries, the viewer's checks), where building
+    /// that BVH would cost more than it saves, and the reference the tests
+    /// compare against.
     pub(crate) fn first_brute(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
         let mut best: Option<NearestHit> = None;
         let len = ray.direction.length();
@@ -263,22 +284,6 @@ impl<'a> RayCaster<'a> {
         }
         best.map(|nearest| self.expand(ray, nearest))
     }
-}
-
-/// The nearest hit of a world-space ray, or `None`. `Hit::depth` is NaN
-/// (there is no camera); distances are along `ray.direction` in world units.
-/// For many rays against one scene state, make a [`RayCaster`] once (it
-/// also builds a BVH over the meshes, which a one-shot query skips).
-#[must_use]
-pub fn raycast_first(scene: &Scene, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
-    RayCaster::new(scene).first_brute(ray, opts)
-}
-
-/// Every hit of a world-space ray, sorted by distance (ties by mesh, then
-/// triangle): the Papervision3D `collideRayToMesh` list.
-#[must_use]
-pub fn raycast_all(scene: &Scene, ray: &Ray, opts: &RayOptions<'_>) -> Vec<Hit> {
-    RayCaster::new(scene).all_in(ray, opts, true)
 }
 
 #[cfg(test)]

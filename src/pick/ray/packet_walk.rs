@@ -16,8 +16,8 @@ use crate::accel::bvh::{prune_bound, set_bits, Bvh, Packet8Stack, PacketStack, R
 use crate::accel::top::{BoxRay, BoxRay4};
 use crate::accel::triangle::{precedes, RayPrecomp, TriHit};
 use crate::cpu::Avx2;
-use crate::frame::ray_setup::MeshTransforms;
 use crate::geometry::{CullMode, Ray};
+use crate::pick::cache::ray_setup::MeshTransforms;
 use crate::scene::{MeshId, Scene};
 
 /// A top-level node still to visit by the four-ray walk: the rays that

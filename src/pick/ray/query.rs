@@ -6,8 +6,8 @@ use glam::Vec3;
 
 use crate::accel::bvh::Bvh;
 use crate::accel::triangle::{RayPrecomp, TriHit};
-use crate::frame::ray_setup::{MeshTransform, MeshTransforms};
 use crate::geometry::{CullMode, Ray};
+use crate::pick::cache::ray_setup::{MeshTransform, MeshTransforms};
 use crate::scene::{MeshId, Scene};
 
 /// Options of a ray query.

@@ -158,6 +158,7 @@ fn ray_rows_and_blocks_equal_single_ray_picks() {
         })
         .unwrap();
         let f = r.render(&s, &cam).unwrap();
+        let picks = f.picks(&s).unwrap();
         // blocks of rows (4×2-pixel walks in the AVX2 build): the whole
         // frame, odd row counts, widths not a multiple of four, and
         // blocks running over the frame's right and bottom edges
@@ -170,22 +171,19 @@ fn ray_rows_and_blocks_equal_single_ray_picks() {
             (2, 55, 11, 2),
         ] {
             let mut block = vec![None; width * rows];
-            f.pick_id_block(
-                crate::pick::PickMethod::Ray,
-                &s,
+            picks.with(crate::pick::PickMethod::Ray).block(
                 i64::from(x0),
                 i64::from(y0),
                 width,
                 &mut block,
-            )
-            .unwrap();
+            );
             let mut base = vec![None; width * rows];
             f.ray_block(&s, (x0, y0, width), &mut base, None);
             assert_eq!(block, base, "round {round} block at ({x0},{y0})");
             for (k, got) in block.iter().enumerate() {
                 let x = i64::from(x0) + (k % width) as i64;
                 let y = i64::from(y0) + (k / width) as i64;
-                let want = f.pick_id_ray(&s, x, y).unwrap();
+                let want = picks.with(crate::pick::PickMethod::Ray).id_at(x, y);
                 assert_eq!(*got, want, "round {round} block ({x},{y})");
                 hits += usize::from(want.is_some());
             }
@@ -193,14 +191,11 @@ fn ray_rows_and_blocks_equal_single_ray_picks() {
         for y in (0..56).step_by(3) {
             for (x0, len) in [(0u32, 80usize), (1, 79), (37, 6), (74, 9), (78, 3)] {
                 let mut row = vec![None; len];
-                f.pick_id_span(
-                    crate::pick::PickMethod::Ray,
-                    &s,
+                picks.with(crate::pick::PickMethod::Ray).span(
                     i64::from(x0),
                     i64::from(y),
                     &mut row,
-                )
-                .unwrap();
+                );
                 // the baseline build of the row equals the one run
                 // (the AVX2 build where the CPU has it)
                 let mut base = vec![None; len];
@@ -208,7 +203,9 @@ fn ray_rows_and_blocks_equal_single_ray_picks() {
                 assert_eq!(row, base, "round {round} row {y} from {x0}");
                 for (k, got) in row.iter().enumerate() {
                     let x = i64::from(x0) + k as i64;
-                    let want = f.pick_id_ray(&s, x, i64::from(y)).unwrap();
+                    let want = picks
+                        .with(crate::pick::PickMethod::Ray)
+                        .id_at(x, i64::from(y));
                     assert_eq!(*got, want, "round {round} ({x},{y})");
                     hits += usize::from(want.is_some());
                 }

@@ -11,8 +11,8 @@ use super::query::{
 use crate::accel::bvh::{prune_bound, MeshStack, Stack};
 use crate::accel::top::BoxRay;
 use crate::accel::triangle::precedes;
-use crate::frame::ray_setup::MeshTransforms;
 use crate::geometry::Ray;
+use crate::pick::cache::ray_setup::MeshTransforms;
 use crate::scene::Scene;
 
 /// A top-level node still to visit, and the distance at which the ray

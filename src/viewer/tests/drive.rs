@@ -8,7 +8,7 @@ use glam::Quat;
 
 use super::*;
 use crate::geometry::Ray;
-use crate::pick::ray::{raycast_first, RayOptions};
+use crate::pick::ray::{RayCaster, RayOptions};
 use crate::scene::Transform;
 use crate::viewer::drive::{
     forward, world_box, Drive, DriveInput, ACCEL, MAX_SPEED, MAX_TICK, TURN_RATE,
@@ -70,7 +70,9 @@ fn surfaces_cross(scene: &Scene, a: MeshId, b: MeshId) -> bool {
                     filter: Some(&only),
                     ..RayOptions::default()
                 };
-                raycast_first(scene, &Ray::new(p, (q - p) / len), &opts).is_some()
+                RayCaster::new(scene)
+                    .first(&Ray::new(p, (q - p) / len), &opts)
+                    .is_some()
             })
         })
     })
@@ -402,12 +404,20 @@ fn a_step_higher_than_max_step_up_stops_a_ground_follower() {
 #[test]
 fn the_camera_check_finds_walls_and_insides() {
     let scene = collide_scene();
+    let a = collide_mesh("sphere_a").unwrap();
+    let b = collide_mesh("sphere_b").unwrap();
     let mut c = BuiltinScene::Collide.camera(&scene, 320, 240);
-    assert_eq!(camera_view(&scene, &c), CameraView::Clear);
-    // behind the thin wall, looking at a point in front of it
-    c.target = Vec3::new(-5.0, 1.0, 2.0);
+    assert_eq!(camera_view(&scene, &c, &[a]), CameraView::Clear);
+    // behind the thin wall, following sphere_a in front of it (the target
+    // does not matter)
+    c.target = Vec3::new(20.0, 5.0, -9.0);
     c.eye = Vec3::new(3.0, 1.0, 2.0);
-    let v = camera_view(&scene, &c);
+    assert_eq!(
+        camera_view(&scene, &c, &[]),
+        CameraView::Clear,
+        "nothing followed"
+    );
+    let v = camera_view(&scene, &c, &[a]);
     assert_eq!(
         v,
         CameraView::Blocked {
@@ -423,11 +433,9 @@ fn the_camera_check_finds_walls_and_insides() {
         )
     );
     assert!(v.flag().contains("wall"));
-    // the eye inside sphere_a
+    // the eye inside sphere_a, following sphere_b
     c.eye = Vec3::new(-7.0, 1.2, 2.1);
-    c.target = Vec3::new(0.0, 1.0, -3.0);
-    let v = camera_view(&scene, &c);
-    let a = collide_mesh("sphere_a").unwrap();
+    let v = camera_view(&scene, &c, &[b]);
     assert_eq!(
         v,
         CameraView::Inside {
@@ -438,6 +446,56 @@ fn the_camera_check_finds_walls_and_insides() {
     assert!(v.line().ends_with(" inside=yes"));
     assert_eq!(CameraView::Clear.line(), "camera clear");
     assert!(CameraView::Clear.flag().is_empty());
+}
+
+/// `softpick view MODEL`: the orbit target is the model's centre, inside
+/// it, so the model always lies between target and eye; the camera check
+/// follows the driven meshes only, so the view is clear until a mesh is
+/// driven, and a driven mesh hidden behind another is blocked by that one,
+/// not by itself.
+#[test]
+fn a_model_viewed_without_driving_is_never_blocked() {
+    // a closed "model" whose box centre the automatic camera orbits
+    let mut scene = spheres(&[(Vec3::new(0.0, 0.0, 0.0), true)]);
+    let model = 0;
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 320, 240);
+    assert!(
+        crate::collide::first_blocker(&scene, cam.target, cam.eye, &RayOptions::default())
+            .is_some(),
+        "the model stands between its centre and the eye"
+    );
+    let mut s = ViewerState::new(
+        cam,
+        &scene.framing_bounds(),
+        FillRule::TopLeft,
+        PickMethod::Buffer,
+    );
+    assert_eq!(s.check_camera(&scene), Some("camera clear".to_string()));
+    assert_eq!(s.check_camera(&scene), None, "printed when it changes");
+    assert!(!s.title().contains("CAMERA"), "{}", s.title());
+    // driving the model itself: still clear (it does not hide itself)
+    assert!(s.drive.toggle(&scene, model).is_some());
+    assert_eq!(s.check_camera(&scene), None);
+    // a second sphere between the eye and the model, then driven alone:
+    // the model hides nothing, the driven one is in sight
+    let mid = cam.eye * 0.5 + cam.target * 0.5;
+    let t = Transform {
+        translation: mid,
+        ..Transform::IDENTITY
+    };
+    let front = scene.add_mesh(sphere("front", 0.5, 16, 10, [0, 0, 255]), t, None);
+    assert_eq!(
+        s.check_camera(&scene),
+        Some(format!("camera blocked mesh={front} name=front"))
+    );
+    assert!(
+        s.title().contains("CAMERA BLOCKED by front"),
+        "{}",
+        s.title()
+    );
+    assert!(s.drive.toggle(&scene, model).is_some());
+    assert!(s.drive.toggle(&scene, front).is_some());
+    assert_eq!(s.check_camera(&scene), Some("camera clear".to_string()));
 }
 
 #[test]
@@ -498,6 +556,7 @@ fn keys_and_clicks_of_the_driving_set() {
     let scene = collide_scene();
     let cam = BuiltinScene::Collide.camera(&scene, 320, 240);
     let frame = crate::frame::render::render(&scene, &cam, RenderOptions::default()).unwrap();
+    let picks = frame.picks(&scene).unwrap();
     let a = collide_mesh("sphere_a").unwrap();
     let p = cam.project(SPHERE_CENTRES_A).unwrap();
     let (x, y) = (p.x as i64, p.y as i64);
@@ -513,7 +572,7 @@ fn keys_and_clicks_of_the_driving_set() {
     press(&mut s, x as f32 + 0.5, y as f32 + 0.5);
     let a1 = poll(&mut s, x as f32 + 0.5, y as f32 + 0.5, false, false);
     assert_eq!(a1, [Action::DriveClick { x, y }]);
-    let line = s.drive_click(&frame, &scene, x, y);
+    let line = s.drive_click(picks, x, y);
     assert_eq!(
         line,
         format!("drive add mesh={a} name=sphere_a forward=(1.000000,0.000000,0.000000)")
@@ -540,10 +599,10 @@ fn keys_and_clicks_of_the_driving_set() {
     assert_eq!(key(&mut s, Key::B), [Action::DriveSelection]);
     // the second click removes it; background says so
     assert_eq!(
-        s.drive_click(&frame, &scene, x, y),
+        s.drive_click(picks, x, y),
         format!("drive remove mesh={a} name=sphere_a")
     );
-    assert_eq!(s.drive_click(&frame, &scene, 0, 0), "drive none x=0 y=0");
+    assert_eq!(s.drive_click(picks, 0, 0), "drive none x=0 y=0");
     // W steps the picked mesh again; V back to picking
     assert!(matches!(key(&mut s, Key::W).as_slice(), [Action::Move(_)]));
     assert_eq!(key(&mut s, Key::V), [Action::Say("set drive=off".into())]);

@@ -389,17 +389,19 @@ fn select_region_equals_the_library() {
     let (scene, frame, mut s) = scene_state();
     let region = SelectRegion::Rect([0, 0, 319, 239]);
     let vis = frame
-        .select_rect(&scene, 0, 0, 319, 239, SelectMode::Visible)
-        .unwrap();
+        .picks(&scene)
+        .unwrap()
+        .rect(0, 0, 319, 239, SelectMode::Visible);
     let thr = frame
-        .select_rect(&scene, 0, 0, 319, 239, SelectMode::Through)
-        .unwrap();
+        .picks(&scene)
+        .unwrap()
+        .rect(0, 0, 319, 239, SelectMode::Through);
     assert_ne!(vis.meshes, thr.meshes, "x-ray finds hidden meshes");
-    let line = s.select_region(&frame, &scene, &region, SelectOp::Replace);
+    let line = s.select_region(frame.picks(&scene).unwrap(), &region, SelectOp::Replace);
     assert_eq!(line, select_line(SelectMode::Visible, &vis.meshes, &scene));
     assert_eq!(s.selection, vis.meshes);
     key(&mut s, Key::X);
-    let line = s.select_region(&frame, &scene, &region, SelectOp::Replace);
+    let line = s.select_region(frame.picks(&scene).unwrap(), &region, SelectOp::Replace);
     assert_eq!(line, select_line(SelectMode::Through, &thr.meshes, &scene));
     assert!(
         line.starts_with("select mode=through meshes=[0:floor,"),
@@ -412,10 +414,15 @@ fn select_region_equals_the_library() {
     // lasso: the library's select_lasso; Ctrl removes exactly those meshes
     let poly = vec![[40.5, 30.5], [280.5, 60.5], [160.5, 220.5]];
     let las = frame
-        .select_lasso(&scene, &poly, SelectMode::Through)
-        .unwrap();
+        .picks(&scene)
+        .unwrap()
+        .lasso(&poly, SelectMode::Through);
     assert!(!las.meshes.is_empty());
-    s.select_region(&frame, &scene, &SelectRegion::Lasso(poly), SelectOp::Remove);
+    s.select_region(
+        frame.picks(&scene).unwrap(),
+        &SelectRegion::Lasso(poly),
+        SelectOp::Remove,
+    );
     let want: Vec<MeshId> = thr
         .meshes
         .iter()
@@ -425,8 +432,7 @@ fn select_region_equals_the_library() {
     assert_eq!(s.selection, want);
     // empty background replaces the selection with nothing
     let line = s.select_region(
-        &frame,
-        &scene,
+        frame.picks(&scene).unwrap(),
         &SelectRegion::Rect([1000, 1000, 2000, 2000]),
         SelectOp::Replace,
     );
@@ -440,7 +446,7 @@ fn repeated_clicks_cycle_through_the_stack() {
     let (x, y, stack) = (0..320 * 240)
         .map(|i| (i % 320, i / 320))
         .find_map(|(x, y)| {
-            let st = frame.pick_stack(&scene, x, y).unwrap();
+            let st = frame.picks(&scene).unwrap().stack(x, y);
             (st.len() >= 2).then_some((x, y, st))
         })
         .expect("overlapping meshes in the built-in scene");
@@ -449,13 +455,13 @@ fn repeated_clicks_cycle_through_the_stack() {
         PickMethod::Buffer,
         x,
         y,
-        frame.pick(&scene, x, y).unwrap().as_ref(),
+        frame.picks(&scene).unwrap().at(x, y).as_ref(),
     );
-    assert_eq!(s.click(&frame, &scene, x, y), first);
+    assert_eq!(s.click(frame.picks(&scene).unwrap(), x, y), first);
     assert!(!first.contains("cycle="));
     assert!(s.title().contains(&format!("1 of {n} under the cursor")));
     for (k, h) in stack.iter().enumerate().skip(1) {
-        let line = s.click(&frame, &scene, x, y);
+        let line = s.click(frame.picks(&scene).unwrap(), x, y);
         assert_eq!(
             line,
             format!(
@@ -468,10 +474,10 @@ fn repeated_clicks_cycle_through_the_stack() {
     }
     // wraps to the nearest, answered by the method again
     assert_eq!(
-        s.click(&frame, &scene, x, y),
+        s.click(frame.picks(&scene).unwrap(), x, y),
         format!("{first} cycle=1/{n}")
     );
-    assert_eq!(s.click(&frame, &scene, x, y), {
+    assert_eq!(s.click(frame.picks(&scene).unwrap(), x, y), {
         let h = &stack[1];
         format!(
             "{} cycle=2/{n}",
@@ -481,22 +487,24 @@ fn repeated_clicks_cycle_through_the_stack() {
     // a single mesh under the pixel: nothing to cycle, no field
     let single = (0..320 * 240)
         .map(|i| (i % 320, i / 320))
-        .find(|&(a, b)| frame.pick_stack(&scene, a, b).unwrap().len() == 1)
+        .find(|&(a, b)| frame.picks(&scene).unwrap().stack(a, b).len() == 1)
         .unwrap();
     for _ in 0..3 {
         assert!(!s
-            .click(&frame, &scene, single.0, single.1)
+            .click(frame.picks(&scene).unwrap(), single.0, single.1)
             .contains("cycle="));
     }
     // another pixel restarts the cycle; so does background
     let other = (0..320 * 240)
         .map(|i| (i % 320, i / 320))
-        .find(|&(a, b)| (a, b) != (x, y) && frame.pick(&scene, a, b).unwrap().is_some())
+        .find(|&(a, b)| (a, b) != (x, y) && frame.picks(&scene).unwrap().at(a, b).is_some())
         .unwrap();
-    assert!(!s.click(&frame, &scene, other.0, other.1).contains("cycle="));
-    assert_eq!(s.click(&frame, &scene, x, y), first);
+    assert!(!s
+        .click(frame.picks(&scene).unwrap(), other.0, other.1)
+        .contains("cycle="));
+    assert_eq!(s.click(frame.picks(&scene).unwrap(), x, y), first);
     assert!(s
-        .click(&frame, &scene, x, y)
+        .click(frame.picks(&scene).unwrap(), x, y)
         .ends_with(&format!(" cycle=2/{n}")));
     // M restarts it, and the new method answers the first click
     key(&mut s, Key::M);
@@ -504,20 +512,25 @@ fn repeated_clicks_cycle_through_the_stack() {
         PickMethod::Direct,
         x,
         y,
-        frame.pick_direct(&scene, x, y).unwrap().as_ref(),
+        frame
+            .picks(&scene)
+            .unwrap()
+            .with(crate::pick::PickMethod::Direct)
+            .at(x, y)
+            .as_ref(),
     );
-    assert_eq!(s.click(&frame, &scene, x, y), direct);
+    assert_eq!(s.click(frame.picks(&scene).unwrap(), x, y), direct);
     assert!(s
-        .click(&frame, &scene, x, y)
+        .click(frame.picks(&scene).unwrap(), x, y)
         .ends_with(&format!(" cycle=2/{n}")));
     // so do camera changes, rule changes and moves
     s.handle(Event::Wheel(1.0));
     assert_eq!(s.cycle.position(), None);
-    assert_eq!(s.click(&frame, &scene, x, y), direct);
+    assert_eq!(s.click(frame.picks(&scene).unwrap(), x, y), direct);
     key(&mut s, Key::T);
-    assert_eq!(s.click(&frame, &scene, x, y), direct);
+    assert_eq!(s.click(frame.picks(&scene).unwrap(), x, y), direct);
     s.scene_changed();
-    assert_eq!(s.click(&frame, &scene, x, y), direct);
+    assert_eq!(s.click(frame.picks(&scene).unwrap(), x, y), direct);
     assert!(s.render_dirty);
 }
 

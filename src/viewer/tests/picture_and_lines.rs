@@ -123,8 +123,9 @@ fn compose_tints_the_selection_and_draws_the_band() {
     let mut plain = Vec::new();
     compose(&frame, &scene, &mesh_of, &Overlay::default(), &mut plain);
     let sel = frame
-        .select_rect(&scene, 0, 0, 319, 239, SelectMode::Visible)
-        .unwrap();
+        .picks(&scene)
+        .unwrap()
+        .rect(0, 0, 319, 239, SelectMode::Visible);
     let (picked, chosen) = (sel.meshes[0], sel.meshes[1..].to_vec());
     let ov = Overlay {
         selection: sel.meshes.clone(),

@@ -1,13 +1,13 @@
 //! Direct picks on one scene and size: the render, the direct picks' cell
-//! index (built by `prepare_direct`) and a serial sweep of
-//! `triangle_at_direct` over every pixel, each the best of 5, plus the
+//! index (built by `Picks::prepare`) and a serial sweep of the direct
+//! method's `Picks::id_at` over every pixel, each the best of 5, plus the
 //! render's counters and the index's summary from the frame's `Debug` form.
 //! `cargo run --release --manifest-path tools/Cargo.toml --bin direct_stats -- [SCENE] [SIZE] [THREADS]`
 //! SCENE: builtin (default), sphere70k, sphere100k, sphere1m or FILE.obj;
 //! SIZE: WxH (default 360x360), 360 or 1080.
 use std::time::Instant;
 
-use softpick::{Camera, RenderOptions, Renderer};
+use softpick::{Camera, PickMethod, RenderOptions, Renderer};
 use softpick_tools::{scene_arg, size_arg};
 
 fn main() {
@@ -31,14 +31,15 @@ fn main() {
         let t = Instant::now();
         let f = r.render(&scene, &cam).unwrap();
         best_r = best_r.min(t.elapsed().as_secs_f64());
+        let direct = f.picks(&scene).unwrap().with(PickMethod::Direct);
         let t = Instant::now();
-        f.prepare_direct();
+        direct.prepare();
         best_i = best_i.min(t.elapsed().as_secs_f64());
         let t = Instant::now();
         let mut n = 0u64;
         for y in 0..i64::from(h) {
             for x in 0..i64::from(w) {
-                n += u64::from(f.triangle_at_direct(x, y).is_some());
+                n += u64::from(direct.id_at(x, y).is_some());
             }
         }
         best_s = best_s.min(t.elapsed().as_secs_f64());

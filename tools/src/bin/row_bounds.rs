@@ -15,9 +15,8 @@
 //! placed with identity transforms, as all of these are); SIZE: 360
 //! (default), 1080 or WxH.
 use rayon::prelude::*;
-use softpick::{
-    Camera, Frame, Mesh, MeshId, RenderOptions, Renderer, Scene, ScreenVertex, Transform,
-};
+use softpick::internals::ScreenVertex;
+use softpick::{Camera, Frame, Mesh, MeshId, RenderOptions, Renderer, Scene, Transform};
 use softpick_tools::{env_usize, scene_arg, size_arg};
 use std::time::Instant;
 
@@ -57,7 +56,7 @@ fn kept(scene: &Scene, frame: &Frame, visible: bool) -> Vec<bool> {
     for (mi, m) in scene.meshes().iter().enumerate() {
         for t in m.triangles() {
             if !keep[g] {
-                let v = t.map(|i| frame.screen_vertex(mi as u32, i).unwrap());
+                let v = t.map(|i| softpick::internals::screen_vertex(frame, mi as u32, i).unwrap());
                 keep[g] = if v.iter().any(|v| v.w <= 0.0 || !v.x.is_finite()) {
                     true
                 } else {

@@ -4,7 +4,7 @@
 //! through pixel centres; `scripts/gen_builtin.py` uses the result.
 //! `cargo run --release --manifest-path tools/Cargo.toml --bin tune_builtin`
 use glam::Vec3;
-use softpick::{builtin_scene, rules, Camera};
+use softpick::{builtin_scene, Camera};
 
 fn main() {
     let scene = builtin_scene();
@@ -17,7 +17,7 @@ fn main() {
             let zf: f32 = z.parse().ok()?;
             let on_centre = xs.iter().all(|&x| {
                 cam.project(Vec3::new(x, 0.0, zf))
-                    .is_some_and(|p| rules::snap(p.y) % 256 == 0)
+                    .is_some_and(|p| softpick::internals::snap(p.y) % 256 == 0)
             });
             on_centre.then_some(z)
         });

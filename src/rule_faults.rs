@@ -32,23 +32,26 @@ pub struct RuleReport {
     pub double: usize,
     /// Pixels claimed by zero-area triangles.
     pub false_claims: usize,
-    /// Per pixel: 1 gap, 2 double cover, 4 false claim (bit set).
+    /// Per pixel, row-major: the bits [`RuleReport::GAP`],
+    /// [`RuleReport::DOUBLE`] and [`RuleReport::CLAIM`] of what the pixel is.
     pub mask: Vec<u8>,
     /// The ID buffer of the rule's render.
     pub ids: Vec<u32>,
 }
 
-/// Mask bit of a gap pixel.
-pub const MASK_GAP: u8 = 1;
-/// Mask bit of a double-covered pixel.
-pub const MASK_DOUBLE: u8 = 2;
-/// Mask bit of a false claim.
-pub const MASK_CLAIM: u8 = 4;
+impl RuleReport {
+    /// [`RuleReport::mask`] bit of a gap pixel.
+    pub const GAP: u8 = 1;
+    /// [`RuleReport::mask`] bit of a double-covered pixel.
+    pub const DOUBLE: u8 = 2;
+    /// [`RuleReport::mask`] bit of a pixel a zero-area triangle claims.
+    pub const CLAIM: u8 = 4;
+}
 
 impl Frame {
     /// Calls `f(pixel index, global triangle)` for every pixel centre every
     /// set-up triangle covers (depth ignored), in draw order per tile.
-    pub fn for_each_coverage(&self, mut f: impl FnMut(usize, u32)) {
+    pub(crate) fn for_each_coverage(&self, mut f: impl FnMut(usize, u32)) {
         let w = self.width as usize;
         for chunk in &self.chunks {
             for t in chunk.iter() {
@@ -123,7 +126,7 @@ fn pairs_tile(scene: &Scene, frame: &Frame, ids: &[u32]) -> bool {
 /// Global indices of the triangles whose snapped window area is zero in `frame`
 /// (only triangles with all vertices in front of the near plane).
 #[must_use]
-pub fn zero_area_triangles(scene: &Scene, frame: &Frame) -> Vec<u32> {
+fn zero_area_triangles(scene: &Scene, frame: &Frame) -> Vec<u32> {
     let mut out = Vec::new();
     for (mi, m) in scene.meshes().iter().enumerate() {
         for (t, tri) in m.triangles().iter().enumerate() {
@@ -142,14 +145,19 @@ pub fn zero_area_triangles(scene: &Scene, frame: &Frame) -> Vec<u32> {
     out
 }
 
-/// Renders `scene` with every rule and counts gaps, double cover and false claims.
+/// Renders `scene` with every rule and counts gaps, double cover and false
+/// claims (the experiment behind `softpick rules`; the definitions are
+/// those of docs/cli.md, `softpick rules`).
+///
+/// # Errors
+/// As [`render`] (an invalid camera).
 pub fn analyze_rules(scene: &Scene, camera: &Camera) -> Result<Vec<RuleReport>, Error> {
     analyze_rules_with(scene, camera, RenderOptions::default())
 }
 
 /// [`analyze_rules`] with other options (cull mode, depth test, threads);
 /// the rule and the color flag of `base` are ignored.
-pub fn analyze_rules_with(
+fn analyze_rules_with(
     scene: &Scene,
     camera: &Camera,
     base: RenderOptions,
@@ -176,22 +184,22 @@ pub fn analyze_rules_with(
         let mut mask = vec![0u8; lists.len()];
         for (p, l) in lists.iter().enumerate() {
             if l.is_empty() && inside[p] {
-                mask[p] |= MASK_GAP;
+                mask[p] |= RuleReport::GAP;
             }
             if pairs_tile(scene, &frame, l) {
-                mask[p] |= MASK_DOUBLE;
+                mask[p] |= RuleReport::DOUBLE;
             }
             if l.iter().any(|id| zero.contains(id)) {
-                mask[p] |= MASK_CLAIM;
+                mask[p] |= RuleReport::CLAIM;
             }
         }
         let count = |bit| mask.iter().filter(|&&m| m & bit != 0).count();
         out.push(RuleReport {
             rule,
             covered: frame.ids.iter().filter(|&&i| i != 0).count(),
-            gaps: count(MASK_GAP),
-            double: count(MASK_DOUBLE),
-            false_claims: count(MASK_CLAIM),
+            gaps: count(RuleReport::GAP),
+            double: count(RuleReport::DOUBLE),
+            false_claims: count(RuleReport::CLAIM),
             mask,
             ids: frame.ids.clone(),
         });

@@ -1,5 +1,5 @@
 //! The screen-space index of the direct picks, built once per frame (on the
-//! first direct pick after a render, or by `Frame::prepare_direct`). It is
+//! first direct pick after a render, or by `Picks::prepare`). It is
 //! built from the frame's setup chunks alone; the picks live in `pick::direct`.
 //!
 //! Per 64×64 tile, the set-up triangles of the tile's bins become compact

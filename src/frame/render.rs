@@ -662,8 +662,8 @@ mod tests {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/models");
         for name in ["bunny_3k.obj", "snowden_bust.obj", "city_san_francisco.obj"] {
             let path = dir.join(name);
-            let (scene, _) =
-                crate::load_obj(&path).unwrap_or_else(|e| panic!("needs {}: {e}", path.display()));
+            let (scene, _) = crate::io::obj::load_obj(&path)
+                .unwrap_or_else(|e| panic!("needs {}: {e}", path.display()));
             same_hashes_both_ways(&scene, &[(640, 480), (1920, 1080)]);
         }
     }

@@ -51,6 +51,7 @@ unsafe fn run_avx2<R>(work: impl FnOnce(Option<Avx2>) -> R, avx2: Avx2) -> R {
 /// Most vertices a mesh may have for [`triage_avx2`]: its 32-bit gather
 /// offsets (six per vertex record) stay below 2^31. Larger meshes take
 /// the portable triage.
+#[cfg(target_arch = "x86_64")]
 const AVX2_MAX_VERTS: usize = 1 << 28;
 
 /// [`batch::triage`] of a batch, eight lanes at once with AVX2 when

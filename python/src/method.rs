@@ -15,6 +15,16 @@ use crate::spare;
 /// Rows of ray picks per parallel task of a ray-cast frame.
 const RAY_BAND: usize = 8;
 
+/// Triangles per pixel above which `method="auto"` casts rays (BVHs
+/// built): where a ray-cast frame of ids and depth took as long as a
+/// raster frame on the project's 2-core machine, 2 threads, with the
+/// batched triangle triage of the rasterizer (sphere1m at 400×300, 8.3 per
+/// pixel: ray/raster 0.96–1.10; city_san_francisco at 200×150, 8.9: 1.00).
+/// Below it the raster frame won (sphere1m 640×480, 3.3 per pixel: rays
+/// 1.20× slower; city 320×240, 3.5: 1.62×), above it the rays (city
+/// 160×120, 14: 0.77; sphere1m 256×192, 20: 0.29).
+const RAY_TRIANGLES_PER_PIXEL: u64 = 8;
+
 /// The method a render with `method` uses, and why (`"asked for"` unless
 /// `method="auto"`): `ValueError` for an unknown method or `"ray"` with
 /// color.
@@ -38,8 +48,8 @@ pub(crate) fn choose(
 
 /// What `method="auto"` chooses, and why: rays when every pixel's ray is
 /// cheap against drawing every triangle, that is when the BVHs are built
-/// already and the scene has more triangles than the image has pixels;
-/// rasterization otherwise (and always for color).
+/// already and the scene has more than [`RAY_TRIANGLES_PER_PIXEL`]
+/// triangles per pixel; rasterization otherwise (and always for color).
 fn auto_method(
     triangles: u64,
     pixels: u64,
@@ -55,15 +65,16 @@ fn auto_method(
             "no BVH built yet (building one costs more than a render)".into(),
         );
     }
-    if triangles > pixels {
+    let k = RAY_TRIANGLES_PER_PIXEL;
+    if triangles > pixels.saturating_mul(k) {
         (
             "ray",
-            format!("BVH built and {triangles} triangles > {pixels} pixels"),
+            format!("BVH built and {triangles} triangles > {k} x {pixels} pixels"),
         )
     } else {
         (
             "raster",
-            format!("{triangles} triangles <= {pixels} pixels"),
+            format!("{triangles} triangles <= {k} x {pixels} pixels"),
         )
     }
 }

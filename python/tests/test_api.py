@@ -155,6 +155,9 @@ def test_method_auto_is_reported() -> None:
     second = scene.render(small, method="auto")
     assert second.method == "ray" and "triangles" in second.method_reason
     assert (second.ids == first.ids).mean() > 0.95
+    # the switch at 8 triangles per pixel: 80,000 > 8 x 9,900; 80,000 <= 8 x 10,000
+    assert scene.render(small.with_size(110, 90), method="auto").method == "ray"
+    assert scene.render(small.with_size(100, 100), method="auto").method == "raster"
     assert scene.render(small.with_size(640, 480), method="auto").method == "raster"
     assert scene.render(small, method="auto", color=True).method == "raster"
 

@@ -12,14 +12,16 @@
 use glam::{DMat4, DVec4, Mat4, Vec3, Vec4};
 use rayon::prelude::*;
 
+use super::batch::{padded, Front, LANES};
 use super::clip::{clip_plane, Guard, CLIP_MASK, FRUSTUM_MASK, MAX_POLY, OUT_INVALID};
 use super::rules::{snap, FillRule, GUARD_BAND_PX, TILE_ORDER};
-use super::setup::{self, Rejected, SetupRecord, SmallTri, Tri, TriSetup, WinVertex};
+use super::setup::{self, small_record, Rejected, SetupRecord, SmallTri, Tri, TriSetup, WinVertex};
 use super::shade;
+use super::simd;
 use super::stats::Stats;
 use super::vertex::{clip_of, win_vertex, SetupVertex};
 use crate::camera::Camera;
-use crate::cpu::prefetch;
+use crate::cpu::{prefetch, Avx2};
 use crate::geometry::{ClipPlanes, CullMode};
 use crate::limits::{
     EARLY_EMPTY_TRIS_PER_PIXEL, PREFETCH_TRIS, SCATTERED_JUMP, SCATTER_SAMPLES, TILE_SORT_MIN_TRIS,
@@ -274,6 +276,22 @@ impl EarlyEmpty {
     }
 }
 
+/// How the triangles reach setup: in batches triaged side by side
+/// ([`super::batch`], always), or one at a time (the loop before it, kept
+/// for the tests as the reference the batches must equal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FrontEnd {
+    /// [`LANES`] triangles at a time, in the AVX2 build when the CPU has
+    /// it ([`simd`]).
+    Batches,
+    /// The same in the baseline build.
+    #[cfg(test)]
+    BaselineBatches,
+    /// One triangle at a time (baseline build).
+    #[cfg(test)]
+    PerTriangle,
+}
+
 /// A mesh's matrices for [`Guard::clip`], made at its first clipped
 /// triangle ([`BinStage::clip_matrices`]).
 #[derive(Clone, Copy, Debug)]
@@ -312,6 +330,8 @@ pub(crate) struct BinStage<'a> {
     /// under a rule that draws no zero-area lines; see
     /// [`crate::limits::EARLY_EMPTY_TRIS_PER_PIXEL`]).
     pub early_empty: bool,
+    /// How triangles reach setup.
+    pub front_end: FrontEnd,
     /// User clip planes (world space).
     pub clip: Option<&'a ClipPlanes>,
 }
@@ -332,10 +352,17 @@ impl BinStage<'_> {
     pub(crate) fn run(&self, chunks: &mut Vec<BinnedChunk>) -> Stats {
         let nchunks = (self.scene.triangle_count() as usize).div_ceil(self.per_chunk);
         chunks.resize_with(nchunks, BinnedChunk::default);
-        chunks
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(ci, chunk)| self.bin_chunk(ci, chunk));
+        #[cfg(test)]
+        let baseline = self.front_end != FrontEnd::Batches;
+        #[cfg(not(test))]
+        let baseline = false;
+        chunks.par_iter_mut().enumerate().for_each(|(ci, chunk)| {
+            simd::dispatch(
+                baseline,
+                #[inline(always)]
+                |avx2| self.bin_chunk(ci, chunk, avx2),
+            )
+        });
         let mut stats = Stats::default();
         for c in chunks.iter() {
             stats.add(&c.stats);
@@ -344,8 +371,11 @@ impl BinStage<'_> {
     }
 
     /// Chunk `ci`: its triangles culled, clipped, set up, binned (and
-    /// shaded), its records sorted by tile where that pays.
-    fn bin_chunk(&self, ci: usize, chunk: &mut BinnedChunk) {
+    /// shaded), its records sorted by tile where that pays. (Inlined into
+    /// both builds of [`simd::dispatch`].)
+    /// `avx2`: in the AVX2 build, whose triangle batches use it.
+    #[inline(always)]
+    pub(crate) fn bin_chunk(&self, ci: usize, chunk: &mut BinnedChunk, avx2: Option<Avx2>) {
         chunk.tris.clear();
         chunk.small.clear();
         chunk.sort.restart();
@@ -368,12 +398,20 @@ impl BinStage<'_> {
         for (m, mesh, range) in spans {
             let tris = &mesh.triangles()[range.clone()];
             let first = offs[m] as usize + range.start;
+            // a mesh with user clip planes takes the one-at-a-time loop
+            // (the batches' triage knows the frustum only)
             if let Some(user) = self.user_planes(m) {
                 self.mesh_triangles::<false, true>(m, tris, first, chunk, &mut st, Some(&user));
-            } else if scattered(tris) {
-                self.mesh_triangles::<true, false>(m, tris, first, chunk, &mut st, None);
-            } else {
-                self.mesh_triangles::<false, false>(m, tris, first, chunk, &mut st, None);
+                continue;
+            }
+            let scattered = scattered(tris);
+            match self.front_end {
+                #[cfg(test)]
+                FrontEnd::PerTriangle => {
+                    self.mesh_triangles::<false, false>(m, tris, first, chunk, &mut st, None);
+                }
+                _ if scattered => self.mesh_batches::<true>(m, tris, first, chunk, &mut st, avx2),
+                _ => self.mesh_batches::<false>(m, tris, first, chunk, &mut st, avx2),
             }
         }
         if self.color {
@@ -402,7 +440,88 @@ impl BinStage<'_> {
     }
 
     /// Sets up and bins `tris`, triangles of mesh `m` whose first is global
-    /// triangle `first`. `PREFETCH` (a mesh whose draw order jumps around
+    /// triangle `first`, [`LANES`] at a time: each batch is triaged side by
+    /// side ([`triage`]), its counters added, and the triangles it leaves
+    /// for setup handled in draw order: the small ones get their depth
+    /// plane and are stored, the others are clipped or set up one by one.
+    /// `PREFETCH` (a mesh whose draw order jumps around its vertices,
+    /// [`scattered`]): each batch first asks for the vertex records of the
+    /// triangles [`PREFETCH_TRIS`] ahead of its own (the next batch), so
+    /// that their cache misses overlap instead of each stalling the batch
+    /// in turn.
+    #[inline(always)]
+    fn mesh_batches<const PREFETCH: bool>(
+        &self,
+        m: usize,
+        tris: &[[u32; 3]],
+        first: usize,
+        chunk: &mut BinnedChunk,
+        st: &mut Stats,
+        avx2: Option<Avx2>,
+    ) {
+        let at = self.offsets[m] as usize;
+        let verts = &self.verts[at..at + self.scene.meshes()[m].positions().len()];
+        if verts.is_empty() {
+            return;
+        }
+        let (w, h) = (self.camera.width, self.camera.height);
+        let front = Front::new(self.rule, self.cull, w, h);
+        // the mesh's matrices for clipping, made at its first clipped triangle
+        let mut clip_mats = None;
+        for (b, block) in tris.chunks(LANES).enumerate() {
+            if PREFETCH {
+                for tri in tris.iter().skip(b * LANES + PREFETCH_TRIS).take(LANES) {
+                    for &i in tri {
+                        if let Some(v) = verts.get(i as usize) {
+                            prefetch(v);
+                        }
+                    }
+                }
+            }
+            let (batch, used) = match <&[[u32; 3]; LANES]>::try_from(block) {
+                Ok(full) => (*full, (1 << LANES) - 1),
+                Err(_) => padded(block),
+            };
+            let t = simd::triage(avx2, &batch, used, verts, &front);
+            let count = |m: u32| u64::from(m.count_ones());
+            st.triangles += block.len() as u64;
+            st.invalid += count(t.invalid);
+            st.frustum_culled += count(t.frustum);
+            st.empty += count(t.empty);
+            st.zero_area += count(t.zero);
+            st.face_culled += count(t.culled);
+            let mut todo = t.clip | t.general | t.small;
+            while todo != 0 {
+                let l = todo.trailing_zeros() as usize;
+                todo &= todo - 1;
+                let bit = 1u32 << l;
+                let tri = &block[l];
+                let id = (first + b * LANES + l) as u32;
+                if t.small & bit != 0 {
+                    let v = tri.map(|i| &verts[i as usize].win);
+                    let at = (t.x0[l], t.y0[l]);
+                    let rec = small_record(v, t.swap & bit != 0, at, u64::from(t.mask[l]), id);
+                    push_small(chunk, rec, self.grid, st);
+                } else if t.general & bit != 0 {
+                    let v = tri.map(|i| &verts[i as usize].win);
+                    if self.early_empty {
+                        self.setup_and_push::<true>([v[0], v[1], v[2]], id, chunk, st);
+                    } else {
+                        self.setup_and_push::<false>([v[0], v[1], v[2]], id, chunk, st);
+                    }
+                } else {
+                    let or = tri.iter().fold(0, |c, &i| c | verts[i as usize].code);
+                    st.clipped += 1;
+                    let clipping = (&mut clip_mats, or as u16 & CLIP_MASK, (&[][..], 0));
+                    self.clip_and_emit(m, tri, id, clipping, chunk, st);
+                }
+            }
+        }
+    }
+
+    /// [`BinStage::mesh_batches`] one triangle at a time: the loop before
+    /// the batches, and the reference they are tested against; meshes with
+    /// user clip planes take it. `PREFETCH` (a mesh whose draw order jumps around
     /// its vertices, [`scattered`]): each triangle first asks for the
     /// vertex records of the one [`PREFETCH_TRIS`] ahead, so that their
     /// cache misses overlap instead of each stalling setup in turn.
@@ -433,12 +552,12 @@ impl BinStage<'_> {
             }
             let v = tri.map(|i| &verts[i as usize]);
             st.triangles += 1;
-            let or = v[0].code | v[1].code | v[2].code;
+            let or = (v[0].code | v[1].code | v[2].code) as u16;
             if or & OUT_INVALID != 0 {
                 st.invalid += 1;
                 continue;
             }
-            if v[0].code & v[1].code & v[2].code & FRUSTUM_MASK != 0 {
+            if (v[0].code & v[1].code & v[2].code) as u16 & FRUSTUM_MASK != 0 {
                 st.frustum_culled += 1;
                 continue;
             }
@@ -668,23 +787,27 @@ fn push_setup(
             }
             st.setups += 1;
         }
-        Ok(SetupRecord::Small(s)) => {
-            let idx = chunk.small.len();
-            chunk.small.push(s);
-            if let Some(s) = chunk.small.last() {
-                let entry = idx as u32 | BinnedChunk::SMALL;
-                st.bin_entries += u64::from(bin_small(s, entry, grid, &mut chunk.bins));
-                chunk
-                    .sort
-                    .count_stored(RecordForm::Small, small_tile(grid, s));
-            }
-            st.setups += 1;
-            st.small += 1;
-        }
+        Ok(SetupRecord::Small(s)) => push_small(chunk, s, grid, st),
         Err(Rejected::ZeroArea) => st.zero_area += 1,
         Err(Rejected::Culled) => st.face_culled += 1,
         Err(Rejected::Empty) => st.empty += 1,
     }
+}
+
+/// Bins and stores a small record.
+#[inline(always)]
+fn push_small(chunk: &mut BinnedChunk, s: SmallTri, grid: TileGrid, st: &mut Stats) {
+    let idx = chunk.small.len();
+    chunk.small.push(s);
+    if let Some(s) = chunk.small.last() {
+        let entry = idx as u32 | BinnedChunk::SMALL;
+        st.bin_entries += u64::from(bin_small(s, entry, grid, &mut chunk.bins));
+        chunk
+            .sort
+            .count_stored(RecordForm::Small, small_tile(grid, s));
+    }
+    st.setups += 1;
+    st.small += 1;
 }
 
 /// Stores a chunk's records tile by tile (by the tile of each box corner,

@@ -17,11 +17,13 @@
 //! All conventions live in [`rules`]; what a render counts and how long
 //! its stages took, in [`stats`].
 
+pub(crate) mod batch;
 pub(crate) mod bin;
 pub(crate) mod clip;
 pub mod rules;
 pub(crate) mod setup;
 pub(crate) mod shade;
+pub(crate) mod simd;
 pub(crate) mod stats;
 pub(crate) mod tile;
 pub(crate) mod vertex;

@@ -9,6 +9,7 @@ use crate::geometry::CullMode;
 /// A window-space vertex ready for setup: f32 window position and depth,
 /// and its snapped fixed-point position (|fx|, |fy| < 2^24 inside the guard band).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub(crate) struct WinVertex {
     pub x: f32,
     pub y: f32,
@@ -416,6 +417,40 @@ pub(crate) fn setup<const DENSE: bool>(
         id: s.id,
         color: s.color,
     }))
+}
+
+/// The record [`setup`] makes of a triangle the front end
+/// ([`super::batch`]) found to be small, with coverage `mask` in the box
+/// whose corner is (`x0`, `y0`): the vertices `v` in draw order, `swap`
+/// when their snapped area is negative (so that setup orders them 0, 2,
+/// 1). Only the depth plane is left to make, from the same corners and
+/// corner pixel as `setup`'s, so the record is the one `setup` returns.
+#[inline(always)]
+pub(crate) fn small_record(
+    v: [&WinVertex; 3],
+    swap: bool,
+    (x0, y0): (i32, i32),
+    mask: u64,
+    id: u32,
+) -> SmallTri {
+    let mut win = [*v[0], *v[1], *v[2]];
+    if swap {
+        win.swap(1, 2);
+    }
+    let geo = OrderedCorners {
+        p: win.map(|q| [i64::from(q.fx), i64::from(q.fy)]),
+        z: win.map(|q| q.z),
+        win,
+        line: false,
+    };
+    SmallTri {
+        mask,
+        x0: x0 as u16,
+        y0: y0 as u16,
+        plane: depth([x0, y0, x0, y0], &geo),
+        id,
+        color: 0,
+    }
 }
 
 /// The edge-function form of [`setup`], whatever the size.

@@ -29,12 +29,16 @@ pub struct ScreenVertex {
 
 /// What setup reads per vertex: 24 bytes (the triangles of a mesh gather
 /// them by index, so their size is memory traffic). Clip coordinates are
-/// recomputed for the few triangles that need clipping.
+/// recomputed for the few triangles that need clipping. In C layout with
+/// no padding: the AVX2 triangle batches read the snapped position and
+/// the outcode of eight vertices at a time by their offsets
+/// (`raster::simd`).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub(crate) struct SetupVertex {
     pub win: WinVertex,
-    /// Outcode ([`Guard::outcode`]).
-    pub code: u16,
+    /// Outcode ([`Guard::outcode`]), widened to fill the record.
+    pub code: u32,
 }
 
 /// The vertex stage of one render: the meshes, their world matrices and
@@ -145,7 +149,10 @@ fn vertex_of(clip: Vec4, guard: &Guard, w: f32, h: f32) -> SetupVertex {
     } else {
         WinVertex::default()
     };
-    SetupVertex { win, code }
+    SetupVertex {
+        win,
+        code: u32::from(code),
+    }
 }
 
 /// Clip coordinates of a model-space point (the vertex stage's, recomputed

@@ -280,10 +280,26 @@ test('glTF inspector: the Fox paused at a time, the hovered triangle is the core
     await page.waitForSelector('body[data-errors="2"]');
     assert.match(await text(page, '#error'), /notes\.txt: choose a \.glb or \.gltf file/);
 
+    // a drop of a .gltf with its .bin
+    await page.evaluate(async () => {
+      const dt = new DataTransfer();
+      for (const f of ['AnimatedMorphCube.gltf', 'AnimatedMorphCube.bin']) {
+        const bytes = await (await fetch(`/web/test/fixtures/AnimatedMorphCube/${f}`)).arrayBuffer();
+        dt.items.add(new File([bytes], f));
+      }
+      document.getElementById('view').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    });
+    await page.waitForSelector('body[data-loads="2"]');
+    assert.equal(await page.evaluate(() => document.body.dataset.model), 'AnimatedMorphCube.gltf');
+    await page.selectOption('#sample', { index: 0 });
+    await page.waitForSelector('body[data-loads="3"]');
+    assert.equal(await page.evaluate(() => document.body.dataset.model), 'Fox.gltf');
+
     // and another model loads after the errors, from a file with its buffer beside it
     const dir = join(WEB, 'test', 'fixtures', 'AnimatedMorphCube');
     await page.setInputFiles('#file', [join(dir, 'AnimatedMorphCube.gltf'), join(dir, 'AnimatedMorphCube.bin')]);
-    await page.waitForSelector('body[data-model="AnimatedMorphCube.gltf"]');
+    await page.waitForSelector('body[data-loads="4"]');
+    assert.equal(await page.evaluate(() => document.body.dataset.model), 'AnimatedMorphCube.gltf');
     assert.equal(await page.locator('#error').isHidden(), true);
     await page.mouse.move(gl.x + 5, gl.y + 5);
     await page.mouse.move(gl.x + gl.width / 2, gl.y + gl.height / 2);
@@ -377,6 +393,36 @@ test('collision playground: select a sphere, hold W until it meets the wall and 
     const b1 = await at('sphere_b');
     await page.mouse.click(gl.x + b1.x, gl.y + b1.y);
     assert.equal((await state())[1].selected, false, 'a second click releases sphere_b');
+    assert.equal(await page.locator('#error').isHidden(), true);
+  } finally {
+    await page.close();
+  }
+});
+
+test('collision playground: ground following carries a sphere up the ramp and along the step', async () => {
+  const page = await open('playground');
+  try {
+    const gl = await page.locator('#gl').boundingBox();
+    const b0 = await page.evaluate(() => window.playground.screenOf('sphere_b'));
+    await page.mouse.click(gl.x + b0.x, gl.y + b0.y);
+    await page.keyboard.press('KeyU');
+    assert.equal(await page.locator('#ground').isChecked(), true);
+    // A: left of forward (+X) is −Z, into the ramp's lane (z = −3)
+    let s = await holdUntil(page, 'KeyA', (st) => st[1].centre[2] <= -2.6);
+    await page.keyboard.press('KeyG');
+    await page.waitForTimeout(300);
+    s = await page.evaluate(() => window.playground.state());
+    const z = s[1].centre[2];
+    assert.ok(z < -2 && z > -4, `sphere_b is at z = ${z}, not in the ramp's lane`);
+    assert.ok(Math.abs(s[1].centre[1] - 1.05) < 0.06, `on the floor the sphere stays about two skins above it: y = ${s[1].centre[1]}`);
+    // W: up the ramp (x −10 → −6, y 0 → 1) onto the step (1 high, x −6 → −2)
+    const path = [];
+    s = await holdUntil(page, 'KeyW', (st) => { path.push(st[1].centre.slice()); return st[1].centre[0] >= -3.5 || st[1].latched; });
+    assert.ok(!s[1].latched, `the ramp stopped sphere_b at ${s[1].centre}`);
+    const y = s[1].centre[1];
+    assert.ok(y > 1.95 && y < 2.1, `on the step the sphere's centre is at y = ${y}, not one radius above its top`);
+    const onRamp = path.filter((c) => c[0] > -9.5 && c[0] < -7);
+    assert.ok(onRamp.length > 0 && onRamp.every((c) => c[1] > 1.05 && c[1] < 2.1), `the sphere did not climb the ramp: ${JSON.stringify(onRamp)}`);
     assert.equal(await page.locator('#error').isHidden(), true);
   } finally {
     await page.close();

@@ -404,6 +404,10 @@ function frame() {
     $('time-label').textContent = `${time.toFixed(3)} s`;
     const posed = lastPose !== poseVersion;
     if (posed) {
+      // the bone matrices three.js draws with (its render would update them
+      // only after this frame's picks): every picker sees the same pose
+      model.root.updateMatrixWorld(true);
+      for (const m of model.meshes) if (m.isSkinnedMesh) m.skeleton.update();
       const t0 = performance.now();
       picker.update(model.root);
       updateUs.push((performance.now() - t0) * 1000);

@@ -67,6 +67,7 @@ async function open(name, query = '') {
  * written as a PNG of at most 100 KB (the README's pictures).
  */
 async function shot(page, name, scale = 0.5) {
+  await page.evaluate(() => window.scrollTo(0, 0));
   const png = (await page.screenshot({ type: 'png' })).toString('base64');
   const small = await page.evaluate(async ({ png, scale }) => {
     const img = new Image();
@@ -127,8 +128,10 @@ test('pick test page: each fill rule shows the gaps and double claims `softpick 
 
     // hovering a covered pixel names a triangle
     const box = await page.locator('#pickmap').boundingBox();
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    assert.match(await text(page, '#hover'), /pixel \(180, 180\): object \d+, triangle \d+, distance [\d.]+, picked in [\d.]+ µs/);
+    await page.mouse.move(box.x + 180.5, box.y + 330.5);
+    assert.match(await text(page, '#hover'), /pixel \(18\d, 33\d\): object \d+, triangle \d+, distance [\d.]+, picked in [\d.]+ µs/);
+    await page.mouse.move(box.x + 180.5, box.y + 180.5);
+    assert.match(await text(page, '#hover'), /pixel \(18\d, 18\d\): nothing/);
 
     await page.locator('#sweep').click();
     await page.waitForSelector('body[data-sweep="done"]', { timeout: 120_000 });
@@ -143,6 +146,7 @@ test('pick test page: each fill rule shows the gaps and double claims `softpick 
       else assert.equal(agree, 360 * 360, `${method} agrees at ${agree} pixels`);
     }
     assert.equal(await page.locator('#error').isHidden(), true);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await shot(page, 'picktest');
   } finally {
     await page.close();

@@ -384,6 +384,24 @@ test('collision playground: select a sphere, hold W until it meets the wall and 
     await page.waitForTimeout(300);
     assert.deepEqual((await state())[0].centre, after, 'a stopped sphere stays');
 
+    // Space lifts it, Ctrl brings it down until the floor stops it
+    const y0 = (await state())[0].centre[1];
+    await page.keyboard.down('Space');
+    await page.waitForTimeout(500);
+    await page.keyboard.up('Space');
+    await page.keyboard.press('KeyG');
+    const y1 = (await state())[0].centre[1];
+    assert.ok(y1 > y0 + 0.1, `Space lifted sphere_a from y = ${y0} to ${y1} only`);
+    const aheadDown = new Set();
+    s = await holdUntil(page, 'ControlLeft', (st) => {
+      if (st[0].speed > 0 && st[0].ahead) aheadDown.add(st[0].ahead.name);
+      return st[0].latched;
+    });
+    assert.ok(s[0].latched, 'the floor stops sphere_a');
+    assert.deepEqual([...aheadDown], ['floor'], 'moving down, the red line points at the floor');
+    assert.ok(s[0].centre[1] >= 1 && s[0].centre[1] < 1.05, `sphere_a stopped at y = ${s[0].centre[1]}, not just above the floor`);
+    await page.keyboard.press('KeyG');
+
     // select sphere_b too: both move; sphere_b stops at sphere_a
     const b0 = await at('sphere_b');
     await page.mouse.click(gl.x + b0.x, gl.y + b0.y);

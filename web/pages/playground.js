@@ -28,7 +28,8 @@ const MAX_STEP_UP = 0.4;   // the highest step climbed, a fraction of the height
 const FORWARD_LINE = 1.5;  // the blue line, in radii
 const MOTION_LINE_SECONDS = 1; // the green line: the distance travelled in this long
 
-// --- the collide scene (src/viewer/playground.rs, point for point) ----------
+// --- the collide scene (src/viewer/playground.rs, point for point; the page
+// test compares it with the core's, web/examples/collide_scene.rs) ----------
 const V = (x, y, z) => new THREE.Vector3(x, y, z);
 
 /** `t` or its reverse, whichever has its normal pointing away from `inside` (outward for a convex solid). */
@@ -413,6 +414,17 @@ window.playground = {
     });
   },
   log: () => [...log],
+  /** Every mesh as softpick was given it: name, world positions (flat), triangles (flat vertex indices). */
+  meshes() {
+    return meshes.map((m) => {
+      const p = m.geometry.attributes.position;
+      const v = V(0, 0, 0);
+      const positions = [];
+      for (let i = 0; i < p.count; i++) positions.push(...v.fromBufferAttribute(p, i).applyMatrix4(m.matrixWorld).toArray());
+      const triangles = m.geometry.index ? Array.from(m.geometry.index.array) : Array.from({ length: p.count }, (_, i) => i);
+      return { name: m.name, positions, triangles };
+    });
+  },
 };
 
 requestAnimationFrame(frame);

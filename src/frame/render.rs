@@ -687,10 +687,11 @@ mod tests {
 
     /// [`model_hashes_equal_the_reference_path`] on the shared models
     /// (`../shared/models`: city_san_francisco, snowden_bust, bunny_3k)
-    /// at 640×480 and 1920×1080.
-    #[cfg(feature = "obj")]
+    /// at 640×480 and 1920×1080. Like tests/shared_models.rs, it is built
+    /// only with the `shared-models` feature (`cargo test --release --lib
+    /// --features shared-models`), so the required tests never need them.
+    #[cfg(all(feature = "obj", feature = "shared-models"))]
     #[test]
-    #[ignore = "needs ../shared/models (city_san_francisco.obj, snowden_bust.obj, bunny_3k.obj)"]
     fn shared_model_hashes_equal_the_reference_path() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/models");
         for name in ["bunny_3k.obj", "snowden_bust.obj", "city_san_francisco.obj"] {

@@ -117,8 +117,8 @@ impl<'a> RayCaster<'a> {
     /// local ray, the cull mode stays, the facing is not flipped and the
     /// global triangle index is the one the walk returns. The ray and
     /// range checks of the two-level path are the precomputed ray's
-    /// validity and the walk's own (the same conditions), so the answers
-    /// are the same.
+    /// validity and the walk's own (the same conditions), and clip planes
+    /// narrow the range as there, so the answers are the same.
     #[inline]
     fn first_flat(
         &self,
@@ -133,6 +133,12 @@ impl<'a> RayCaster<'a> {
             return None;
         }
         let (t_min, t_max) = (opts.near / len, opts.far / len);
+        // clip planes of every mesh narrow the ray first, as in the
+        // two-level walk (`flat_bvh_for` rules out planes of one mesh)
+        let (t_min, t_max) = match opts.clip {
+            Some(c) => c.narrow_all(ray, t_min, t_max)?,
+            None => (t_min, t_max),
+        };
         let pre = RayPrecomp::new(ray.origin, ray.direction);
         let (global, hit) =
             bvh.first_hit_on(isa, &pre, t_min, t_max, opts.cull, &mut scratch.mesh)?;

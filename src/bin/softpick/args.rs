@@ -5,9 +5,54 @@ use std::path::PathBuf;
 
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use softpick::{FillRule, PickMethod};
+use softpick::animation::LoopMode;
+use softpick::{CullMode, FillRule, PickMethod};
 
-use crate::common::{self, SceneArgs};
+/// The command-line names of the cull modes, in [`CULL_MODES`] order.
+pub const CULL_NAMES: [&str; 3] = ["none", "back", "front"];
+/// The cull modes.
+pub const CULL_MODES: [CullMode; 3] = [CullMode::None, CullMode::Back, CullMode::Front];
+
+/// The model, camera and thread options shared by the commands.
+#[derive(Args, Debug, Clone)]
+pub struct SceneArgs {
+    /// Model file: OBJ, STL, PLY, glTF or GLB, by extension (else by content) [default: the built-in 362-triangle scene]
+    #[arg(value_name = "MODEL")]
+    pub model: Option<PathBuf>,
+    /// The glTF scene to load, by index or name [default: the file's default scene]
+    #[arg(long, value_name = "N|NAME")]
+    pub scene: Option<String>,
+    /// Pose the scene at this time, in seconds, of its animation (glTF; times outside the keys clamp)
+    #[arg(long, value_name = "T")]
+    pub time: Option<f32>,
+    /// The animation to pose, by index or name [default: the first; with --time 0 when --time is not given]
+    #[arg(long, value_name = "N|NAME")]
+    pub animation: Option<String>,
+    /// What a --time past the animation's end means: `once` (the first or
+    /// last key holds), `repeat` (wrap around) or `pingpong` (mirror)
+    /// [default: once; the viewer plays with repeat]
+    #[arg(long = "loop", value_name = "MODE", value_parser = LoopMode::ALL.map(LoopMode::name))]
+    pub loop_mode: Option<String>,
+    /// Camera JSON (see README, "Conventions"), or `gltf:N` / `gltf:NAME` for a camera of the glTF file [default: automatic framing]
+    #[arg(long, value_name = "CAM.json|gltf:N")]
+    pub camera: Option<PathBuf>,
+    /// Frame size; overrides the camera file's size [default: 360x360]
+    #[arg(long, value_name = "WxH")]
+    pub size: Option<String>,
+    /// Worker threads [default: all cores]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+}
+
+impl SceneArgs {
+    /// `--loop`, else `default`.
+    pub fn loop_mode(&self, default: LoopMode) -> LoopMode {
+        self.loop_mode
+            .as_deref()
+            .and_then(LoopMode::from_name)
+            .unwrap_or(default)
+    }
+}
 
 /// A CPU rasterizer with a pick buffer: renders, pick maps, picks and pick timings.
 #[derive(Parser, Debug)]
@@ -62,7 +107,7 @@ pub struct RasterArgs {
     pub rule: String,
     /// Faces to drop
     #[arg(long, default_value = "none", value_name = "MODE",
-          value_parser = PossibleValuesParser::new(common::CULL_NAMES))]
+          value_parser = PossibleValuesParser::new(CULL_NAMES))]
     pub cull: String,
 }
 
@@ -337,7 +382,7 @@ mod tests {
 
     #[test]
     fn cull_names_match_the_library() {
-        for (name, mode) in common::CULL_NAMES.iter().zip(common::CULL_MODES) {
+        for (name, mode) in CULL_NAMES.iter().zip(CULL_MODES) {
             assert_eq!(*name, mode.name());
         }
     }

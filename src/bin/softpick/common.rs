@@ -1,23 +1,18 @@
-//! What every command shares: the scene/camera options, loading, the error
+//! What every command shares: loading the scene and camera (options in
+//! `args`), the error
 //! type, stdout lines and all-or-nothing output files.
 
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use clap::Args;
 use softpick::animation::LoopMode;
 use softpick::{
     builtin_scene, load_model_with, Camera, CullMode, FileCamera, FillRule, LoadOptions,
     LoadReport, RenderOptions, Scene,
 };
 
-use crate::args::RasterArgs;
-
-/// The command-line names of the cull modes, in [`CULL_MODES`] order.
-pub const CULL_NAMES: [&str; 3] = ["none", "back", "front"];
-/// The cull modes.
-pub const CULL_MODES: [CullMode; 3] = [CullMode::None, CullMode::Back, CullMode::Front];
+use crate::args::{RasterArgs, SceneArgs, CULL_MODES, CULL_NAMES};
 
 /// The default frame size.
 pub const DEFAULT_SIZE: (u32, u32) = (360, 360);
@@ -65,47 +60,6 @@ pub fn say(args: fmt::Arguments<'_>) -> Res<()> {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
         Err(e) => Err(CliError(format!("stdout: {e}"))),
-    }
-}
-
-/// The model, camera and thread options shared by the commands.
-#[derive(Args, Debug, Clone)]
-pub struct SceneArgs {
-    /// Model file: OBJ, STL, PLY, glTF or GLB, by extension (else by content) [default: the built-in 362-triangle scene]
-    #[arg(value_name = "MODEL")]
-    pub model: Option<PathBuf>,
-    /// The glTF scene to load, by index or name [default: the file's default scene]
-    #[arg(long, value_name = "N|NAME")]
-    pub scene: Option<String>,
-    /// Pose the scene at this time, in seconds, of its animation (glTF; times outside the keys clamp)
-    #[arg(long, value_name = "T")]
-    pub time: Option<f32>,
-    /// The animation to pose, by index or name [default: the first; with --time 0 when --time is not given]
-    #[arg(long, value_name = "N|NAME")]
-    pub animation: Option<String>,
-    /// What a --time past the animation's end means: `once` (the first or
-    /// last key holds), `repeat` (wrap around) or `pingpong` (mirror)
-    /// [default: once; the viewer plays with repeat]
-    #[arg(long = "loop", value_name = "MODE", value_parser = LoopMode::ALL.map(LoopMode::name))]
-    pub loop_mode: Option<String>,
-    /// Camera JSON (see README, "Conventions"), or `gltf:N` / `gltf:NAME` for a camera of the glTF file [default: automatic framing]
-    #[arg(long, value_name = "CAM.json|gltf:N")]
-    pub camera: Option<PathBuf>,
-    /// Frame size; overrides the camera file's size [default: 360x360]
-    #[arg(long, value_name = "WxH")]
-    pub size: Option<String>,
-    /// Worker threads [default: all cores]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub threads: Option<u32>,
-}
-
-impl SceneArgs {
-    /// `--loop`, else `default`.
-    pub fn loop_mode(&self, default: LoopMode) -> LoopMode {
-        self.loop_mode
-            .as_deref()
-            .and_then(LoopMode::from_name)
-            .unwrap_or(default)
     }
 }
 
@@ -300,11 +254,11 @@ pub fn parse_size(s: &str) -> Res<(u32, u32)> {
     Ok((w, h))
 }
 
-fn parse_rule(s: &str) -> Res<FillRule> {
+pub fn parse_rule(s: &str) -> Res<FillRule> {
     FillRule::from_name(s).ok_or_else(|| CliError(format!("--rule {s:?}: unknown fill rule")))
 }
 
-fn parse_cull(s: &str) -> Res<CullMode> {
+pub fn parse_cull(s: &str) -> Res<CullMode> {
     CULL_NAMES
         .iter()
         .position(|n| *n == s)

@@ -1,7 +1,7 @@
 //! `softpick`: the command line of the softpick library.
 //!
 //! Every subcommand takes an optional OBJ model (default: the built-in
-//! 362-triangle scene) and the common options of `common::SceneArgs`. Errors are
+//! 362-triangle scene) and the common options of `args::SceneArgs`. Errors are
 //! one line on stderr, `softpick: <file or option>: <problem>`, exit code 2.
 //!
 //! This file parses the arguments (`args`) and dispatches to the commands,

@@ -3,8 +3,9 @@
 use serde::Serialize;
 use softpick::{Hit, NearPixel};
 
+use crate::args::SceneArgs;
 use crate::args::{MethodArg, RasterArgs};
-use crate::common::{say, CliError, Res, SceneArgs, Setup};
+use crate::common::{say, CliError, Res, Setup};
 
 /// Parses `X,Y` into the pixel containing that point, checked against the frame.
 pub fn parse_at(s: &str, width: u32, height: u32) -> Res<(u32, u32)> {

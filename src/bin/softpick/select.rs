@@ -5,7 +5,8 @@ use serde::Serialize;
 use softpick::{Scene, SelectMode, Selection};
 
 use crate::args::RasterArgs;
-use crate::common::{say, CliError, Res, SceneArgs, Setup};
+use crate::args::SceneArgs;
+use crate::common::{say, CliError, Res, Setup};
 
 /// The region of a selection, as given on the command line.
 #[derive(Clone, Debug, PartialEq)]

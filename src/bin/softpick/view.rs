@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use softpick::animation::LoopMode;
-use softpick::FillRule;
 
 use crate::args::ViewCmd;
 use crate::common::{self, CliError, Res};
@@ -16,13 +15,8 @@ pub fn view_cmd(a: &ViewCmd) -> Res<ExitCode> {
         Some(s) => common::parse_size(s)?,
         None => (DEFAULT_WIDTH, DEFAULT_HEIGHT),
     };
-    let rule = FillRule::from_name(&a.raster.rule)
-        .ok_or_else(|| CliError(format!("--rule {:?}: unknown fill rule", a.raster.rule)))?;
-    let cull = common::CULL_NAMES
-        .iter()
-        .position(|n| *n == a.raster.cull)
-        .map(|i| common::CULL_MODES[i])
-        .ok_or_else(|| CliError(format!("--cull {:?}: unknown cull mode", a.raster.cull)))?;
+    let rule = common::parse_rule(&a.raster.rule)?;
+    let cull = common::parse_cull(&a.raster.cull)?;
     let builtin = match a.builtin.as_deref() {
         None => BuiltinScene::default(),
         Some(n) => BuiltinScene::from_name(n)

@@ -7,8 +7,6 @@ use std::collections::HashMap;
 
 use softpick::ClipPlanes;
 
-use crate::world::MeshRef;
-
 /// The planes as given, and the softpick planes made of them.
 #[derive(Default)]
 pub(crate) struct Clipping {
@@ -102,15 +100,19 @@ impl Clipping {
         self.made = None;
     }
 
-    /// The softpick planes of the built scene's meshes (`None`: no plane).
-    pub(crate) fn planes(&mut self, meshes: &[MeshRef]) -> Option<&ClipPlanes> {
+    /// The softpick planes of the built scene's meshes, given as each
+    /// mesh's (object, primitive) in mesh order (`None`: no plane).
+    pub(crate) fn planes(
+        &mut self,
+        meshes: impl IntoIterator<Item = (u32, u32)>,
+    ) -> Option<&ClipPlanes> {
         let (all, objects) = (&self.all, &self.objects);
         self.made
             .get_or_insert_with(|| {
                 // (every set was checked when given)
                 let mut c = ClipPlanes::new(all).ok()?;
-                for (m, r) in meshes.iter().enumerate() {
-                    if let Some(p) = objects.get(&r.object).and_then(|o| o.get(r.prim as usize)) {
+                for (m, (object, prim)) in meshes.into_iter().enumerate() {
+                    if let Some(p) = objects.get(&object).and_then(|o| o.get(prim as usize)) {
                         if !p.is_empty() {
                             c = c.with_mesh(m as u32, p).ok()?;
                         }

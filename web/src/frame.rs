@@ -78,7 +78,11 @@ impl RawFrame {
             color,
             ..self.renderer.options()
         });
-        let clip = scene.world.clipping.planes(&scene.world.meshes).cloned();
+        let world = &mut scene.world;
+        let clip = world
+            .clipping
+            .planes(world.meshes.iter().map(|r| (r.object, r.prim)))
+            .cloned();
         self.renderer.set_clip_planes(clip);
         self.renderer
             .render(scene.world.core.scene(), &camera.cam)

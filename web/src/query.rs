@@ -185,7 +185,7 @@ pub(crate) fn with_query<R>(
         ..
     } = world;
     let refs: &[MeshRef] = meshes;
-    let clip = clipping.planes(refs);
+    let clip = clipping.planes(refs.iter().map(|r| (r.object, r.prim)));
     let m = mask.map(|objects| Mask { refs, objects });
     let filter = m.as_ref().map(|m| move |id| m.passes(id));
     let filter = filter

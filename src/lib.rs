@@ -53,6 +53,7 @@ pub mod internals;
 mod io;
 pub mod limits;
 mod pick;
+mod pick_cache;
 mod raster;
 mod rule_faults;
 mod scene;

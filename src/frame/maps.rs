@@ -10,7 +10,7 @@ use super::Frame;
 use crate::camera::{Camera, Projection};
 use crate::error::Error;
 use crate::geometry::{ClipPlanes, CullMode};
-use crate::pick::cache::ray_setup::ViewRays;
+use crate::pick_cache::ray_setup::ViewRays;
 use crate::raster::tile::NO_TRIANGLE;
 use crate::scene::{MeshId, Scene};
 

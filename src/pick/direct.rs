@@ -1,12 +1,12 @@
 //! Direct picks: no ID buffer. The pixel centre is tested against the
 //! set-up triangles near it (found through the frame's cell index, see
-//! `crate::pick::cache::direct_index`), with the same integer edge functions, depth plane,
+//! `crate::pick_cache::direct_index`), with the same integer edge functions, depth plane,
 //! depth test and draw-order ties as the rasterizer, so the answer equals
 //! the ID buffer's at every pixel.
 
 use crate::frame::Frame;
-use crate::pick::cache::direct_index::DirectIndex;
 use crate::pick::{Hit, PickId};
+use crate::pick_cache::direct_index::DirectIndex;
 use crate::raster::bin::TileGrid;
 use crate::raster::rules::DepthTest;
 use crate::scene::Scene;

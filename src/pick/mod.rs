@@ -14,7 +14,6 @@
 //! view ([`Picks`], `view`) through which every pick is asked.
 
 pub(crate) mod buffer;
-pub(crate) mod cache;
 pub(crate) mod direct;
 pub mod ray;
 pub(crate) mod simd;

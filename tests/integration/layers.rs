@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Layers, lowest first: a module path → its layer. The longest entry a
-/// module's path starts with decides: `pick::cache` (the pick caches a
-/// frame owns, built from plain inputs) sits in the frame's layer, below
-/// the rest of `pick`.
+/// module's path starts with decides (`pick_cache`, the pick caches a
+/// frame owns, built from plain inputs, sits in the frame's layer, below
+/// `pick`).
 const LAYERS: &[(&str, u32)] = &[
     ("limits", 1),
     ("error", 1),
@@ -25,7 +25,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("camera", 3),
     ("raster", 4),
     ("frame", 5),
-    ("pick::cache", 5),
+    ("pick_cache", 5),
     ("pick", 6),
     ("select", 7),
     ("collide", 7),
@@ -299,10 +299,10 @@ fn the_layer_reader_sees_imports_and_upward_ones() {
     assert!(p.contains(&s(&["raster", "rules", "snap"])));
     assert!(!p.iter().any(|x| x[0] == "viewer" || x[0] == "pick"));
     assert!(layer_of(&s(&["frame"])) > layer_of(&s(&["raster"])));
-    // a sub-module's own layer: the pick caches below the picks, with the frame
+    // the pick caches below the picks, with the frame
     assert_eq!(
-        layer_of(&s(&["pick", "cache", "direct_index"])),
+        layer_of(&s(&["pick_cache", "direct_index"])),
         layer_of(&s(&["frame"]))
     );
-    assert!(layer_of(&s(&["pick", "direct"])) > layer_of(&s(&["pick", "cache"])));
+    assert!(layer_of(&s(&["pick", "direct"])) > layer_of(&s(&["pick_cache"])));
 }

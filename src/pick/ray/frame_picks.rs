@@ -11,8 +11,8 @@ use super::RayCaster;
 use crate::cpu::Avx2;
 use crate::frame::Frame;
 use crate::geometry::Ray;
-use crate::pick::cache::ray_setup::{MeshTransforms, ViewRays};
 use crate::pick::{Hit, PickId};
+use crate::pick_cache::ray_setup::{MeshTransforms, ViewRays};
 use crate::scene::Scene;
 
 /// The compact pick of a pixel ray's first hit, its depth that of the hit

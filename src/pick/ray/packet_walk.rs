@@ -17,7 +17,7 @@ use crate::accel::top::{BoxRay, BoxRay4};
 use crate::accel::triangle::{precedes, RayPrecomp, TriHit};
 use crate::cpu::Avx2;
 use crate::geometry::{prune_bound, CullMode, Ray};
-use crate::pick::cache::ray_setup::MeshTransforms;
+use crate::pick_cache::ray_setup::MeshTransforms;
 use crate::scene::{MeshId, Scene};
 
 /// A top-level node still to visit by the four-ray walk: the rays that

@@ -3,8 +3,8 @@
 //! (`direct_index`) and the ray picks' mesh transforms and per-pixel ray
 //! setup (`ray_setup`).
 //!
-//! They live beside the picks that read them, but sit one layer lower, in
-//! the frame's (tests/integration/layers.rs): they are built from plain
+//! A module of their own beside `pick`, one layer lower, in the frame's
+//! (tests/integration/layers.rs): they are built from plain
 //! inputs (set-up chunks, a scene, world matrices, a camera) and import
 //! nothing of the frame or the picks, so the `Frame` can own them without
 //! depending on the pick methods.

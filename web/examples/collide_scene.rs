@@ -1,16 +1,16 @@
 //! What the collision playground page is checked against: the collide
-//! scene of `softpick view --builtin collide` (`softpick::internals::
-//! playground::collide_scene`), as one JSON array of its meshes in mesh-id order, each
+//! scene of `softpick view --builtin collide` (`softpick::viewer::
+//! BuiltinScene::Collide`), as one JSON array of its meshes in mesh-id order, each
 //! with its name, its world-space vertex positions (x, y, z flat) and its
 //! triangles (vertex indices, flat).
 //! `cargo run --release -p softpick-web --example collide_scene`
 
 use std::fmt::Write;
 
-use softpick::internals::playground::collide_scene;
+use softpick::viewer::BuiltinScene;
 
 fn main() {
-    let scene = collide_scene();
+    let scene = BuiltinScene::Collide.scene();
     let mut out = String::from("[");
     for (id, mesh) in scene.meshes().iter().enumerate() {
         let world = scene.mesh_world(id as softpick::MeshId);

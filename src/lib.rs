@@ -27,7 +27,8 @@
 //! docs/conventions.md.
 
 // Safe Rust throughout, except `cpu` (CPU-feature checks, prefetch and
-// huge-page hints), `pick::simd` (the AVX2 build of a block of ray
+// huge-page hints; `cpu::lanes`, the AVX2 build of the BVH walks'
+// eight-lane arithmetic), `pick::simd` (the AVX2 build of a block of ray
 // picks, run after checking the CPU) and `raster::simd` (the AVX2 build
 // of the triangle batches of setup, the same way: eight triangles per
 // instruction instead of four, which `#[target_feature]` alone gives);

@@ -8,8 +8,10 @@
 //! 3. [`setup`]: per triangle, integer edges, bbox, depth plane, fill-rule bias;
 //! 4. [`bin`]: triangles into 64×64 tile bins, in draw order, in fixed-size
 //!    chunks set up in parallel (the chunking depends on the triangle count
-//!    only, never on the thread count); with color, [`shade`] then colors
-//!    each chunk's set-up triangles;
+//!    only, never on the thread count), each mesh's triangles reaching
+//!    setup through the front end [`front`] (batches of triage, clipping,
+//!    user clip planes); with color, [`shade`] then colors each chunk's
+//!    set-up triangles;
 //! 5. [`tile`]: bands of tiles rasterized in parallel, one writer per band,
 //!    each tile's part of a band cleared right before its triangles are
 //!    drawn if the previous render may have drawn there.
@@ -20,6 +22,7 @@
 pub(crate) mod batch;
 pub(crate) mod bin;
 pub(crate) mod clip;
+mod front;
 pub mod rules;
 pub(crate) mod setup;
 pub(crate) mod shade;

@@ -378,7 +378,7 @@ pub(crate) fn holds_no_centre(v: [&WinVertex; 3], width: u32, height: u32) -> bo
 ///
 /// Inlined where it is called, so that the render stores the record
 /// straight from registers (returned through memory, its copy stalls:
-/// see `BinStage::setup_and_push` in `bin`).
+/// see `BinStage::setup_and_push` in `front`).
 #[inline(always)]
 pub(crate) fn setup<const DENSE: bool>(
     v: [&WinVertex; 3],

@@ -161,27 +161,14 @@ fn sweep(
     });
 }
 
-/// 100k seeded random rays through the scene's box, as
+/// `n` seeded random rays through the scene's box, as
 /// `scripts/bench_python.py` casts them: from a sphere of twice the box's
-/// half-diagonal toward random points of the box.
+/// half-diagonal toward random points of the box (testkit's `box_rays`).
 fn random_rays(scene: &Scene, n: usize) -> Vec<Ray> {
     let b = scene.bounds();
-    let (c, r) = ((b.min + b.max) / 2.0, (b.max - b.min).length());
-    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-    let mut unit = move || {
-        // (xorshift64*: a fixed, dependency-free sequence)
-        seed ^= seed >> 12;
-        seed ^= seed << 25;
-        seed ^= seed >> 27;
-        (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40) as f32 / (1u64 << 24) as f32
-    };
-    (0..n)
-        .map(|_| {
-            let d = Vec3::new(unit() - 0.5, unit() - 0.5, unit() - 0.5).normalize_or(Vec3::X);
-            let o = c + r * d;
-            let to = b.min + (b.max - b.min) * Vec3::new(unit(), unit(), unit());
-            Ray::new(o, to - o)
-        })
+    softpick_testkit::box_rays(b.min, b.max, n)
+        .into_iter()
+        .map(|(o, d)| Ray::new(o, d))
         .collect()
 }
 

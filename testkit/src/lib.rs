@@ -1,6 +1,7 @@
 //! Seeded, deterministic test data for softpick: one random number
-//! generator ([`Rng`]), a jittered height-field grid ([`grid`]) and a UV
-//! sphere ([`uv_sphere`]).
+//! generator ([`Rng`]), a jittered height-field grid ([`grid`]), a UV
+//! sphere ([`uv_sphere`]) and the random rays of the ray benchmarks
+//! ([`box_rays`]).
 //!
 //! Everything here returns plain data (glam vectors and index triples), so
 //! softpick's unit tests, its integration tests, benches, examples and tools
@@ -198,4 +199,31 @@ mod tests {
             assert!((b - a).cross(c - a).dot(a + b + c) > 0.0, "{tri:?}");
         }
     }
+}
+
+/// `n` seeded random rays through the box `min..max`, as `(origin,
+/// direction)`: from a sphere around the box's centre of twice its
+/// half-diagonal toward random points of the box, the rays that the `rays`
+/// bench, the `rays_random` tool and `scripts/bench_python.py` cast. The
+/// numbers come from xorshift64* (a fixed sequence of its own, not
+/// [`Rng`]'s), so the rays never change; a direction is the target minus
+/// the origin (not normalized).
+pub fn box_rays(min: Vec3, max: Vec3, n: usize) -> Vec<(Vec3, Vec3)> {
+    let (c, r) = ((min + max) / 2.0, (max - min).length());
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut unit = move || {
+        // (xorshift64*: a fixed, dependency-free sequence)
+        seed ^= seed >> 12;
+        seed ^= seed << 25;
+        seed ^= seed >> 27;
+        (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40) as f32 / (1u64 << 24) as f32
+    };
+    (0..n)
+        .map(|_| {
+            let d = Vec3::new(unit() - 0.5, unit() - 0.5, unit() - 0.5).normalize_or(Vec3::X);
+            let o = c + r * d;
+            let to = min + (max - min) * Vec3::new(unit(), unit(), unit());
+            (o, to - o)
+        })
+        .collect()
 }

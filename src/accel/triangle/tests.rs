@@ -1,5 +1,6 @@
+use super::watertight::FAR_CORNER_RATIO;
 use super::*;
-
+use crate::geometry::CullMode;
 use crate::test_util::{grid, Rng};
 
 fn hit(o: Vec3, d: Vec3, t: [Vec3; 3], cull: CullMode) -> Option<TriHit> {

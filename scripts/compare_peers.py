@@ -324,19 +324,27 @@ def run_all(args):
                     for d in got:
                         if w == 360:
                             ray_ms[(name, 1)] = d["sweep_ms"]
-            # --- same picture? softpick's ID buffer against Embree's (untimed)
-            spimg = img + "_softpick.u32"
-            p = subprocess.run([sp, "render", m, "--size", size, "--no-color", "--ids-raw", spimg],
-                               capture_output=True, text=True)
-            if p.returncode == 0 and os.path.exists(img + "_embree.u32"):
-                c = subprocess.run([py, os.path.join(PEERS, "raycast", "compare_u32.py"), spimg,
-                                    img + "_embree.u32", str(w), str(h), "--json"],
-                                   capture_output=True, text=True)
-                for ln in c.stdout.splitlines():
-                    if ln.startswith("{"):
-                        r.write({"tool": "agreement", "model": name, "size": size,
-                                 "data": json.loads(ln)})
-            for f in (spimg, img + "_embree.u32", img + "_embree1.u32", img + "_three.u32"):
+            # --- same picture? softpick's ID buffer and its ray picks against Embree's
+            # (untimed; compare_u32.py with the model and camera also counts the pixels
+            # where the two triangles lie at equal depth: coplanar overlaps, whose order
+            # is each tool's own)
+            spimg, rayimg = img + "_softpick.u32", img + "_softpick_ray.u32"
+            for tool, made, cmd in (
+                    ("agreement", spimg, [sp, "render", m, "--size", size, "--no-color",
+                                          "--ids-raw", spimg]),
+                    ("agreement-ray", rayimg, [sp, "pickmap", m, "--size", size, "--method",
+                                               "ray", "--ids-raw", rayimg])):
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                if p.returncode == 0 and os.path.exists(img + "_embree.u32"):
+                    c = subprocess.run([py, os.path.join(PEERS, "raycast", "compare_u32.py"), made,
+                                        img + "_embree.u32", str(w), str(h), "--json",
+                                        "--obj", m, "--camera", cam],
+                                       capture_output=True, text=True)
+                    for ln in c.stdout.splitlines():
+                        if ln.startswith("{"):
+                            r.write({"tool": tool, "model": name, "size": size,
+                                     "data": json.loads(ln)})
+            for f in (spimg, rayimg, img + "_embree.u32", img + "_embree1.u32", img + "_three.u32"):
                 if os.path.exists(f):
                     os.remove(f)
     thread_ceiling_at("end")
@@ -403,7 +411,7 @@ def build_rows(records):
     idx = index(records)
     models = []
     for rec in records:
-        if rec.get("tool") not in ("meta", "meta-end", "agreement", "thread-ceiling") and rec["model"] not in models:
+        if rec.get("tool") not in ("meta", "meta-end", "agreement", "agreement-ray", "thread-ceiling") and rec["model"] not in models:
             models.append(rec["model"])
     models.sort(key=lambda m: tri_count(idx, m))
     sizes = [f"{w}x{h}" for w, h in SIZES]
@@ -543,13 +551,20 @@ def thread_ceiling(records):
     return out + "\n"
 
 
-def agreement(records):
+def agreement(records, tool="agreement"):
+    """One line per frame of a comparison with Embree's IDs: pixels that differ, those
+    inside a triangle (not on an ID boundary), and those where the two triangles tie in
+    depth (coplanar overlaps)."""
     lines = []
     for rec in records:
-        if rec.get("tool") == "agreement":
+        if rec.get("tool") == tool:
             d = rec["data"]
+            hits = max(d.get("hit_pixels_a", 0), d.get("hit_pixels_b", 0), 1)
+            tie = d.get("tri_vs_tri_depth_tie")
             lines.append(f"{rec['model']} {rec['size']}: {d.get('differ')} px differ "
-                         f"({d.get('differ_interior')} interior)")
+                         f"({d.get('differ_interior')} interior"
+                         + (f", {tie} at equal depth" if tie is not None else "")
+                         + f"; {100 * (1 - d.get('differ', 0) / hits):.3f} % of hits agree)")
     return lines
 
 
@@ -590,6 +605,10 @@ def main():
     body = head + "\n" + summary(rows) + "\n" + (ceiling + "\n" if ceiling else "") + text
     if agree:
         body += "\nsoftpick ID buffer vs Embree 2T IDs (compare_u32.py): " + "; ".join(agree) + "\n"
+    agree_ray = agreement(records, "agreement-ray")
+    if agree_ray:
+        body += ("\nsoftpick ray picks (`pickmap --method ray`) vs Embree 2T IDs (compare_u32.py): "
+                 + "; ".join(agree_ray) + "\n")
     if failures:
         body += "\nFailed or skipped:\n" + "".join(f"- {f}\n" for f in failures)
     if total is not None:

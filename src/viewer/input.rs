@@ -21,6 +21,7 @@ use crate::select::{PickCycle, SelectMode};
 
 use super::drive::Drive;
 use super::navigation::{move_delta, orbit, zoom, ORBIT_RAD_PER_PX};
+use super::section::Section;
 use super::sight::CameraView;
 
 /// A left press becomes a box or lasso drag once the pointer is farther
@@ -205,8 +206,14 @@ pub(super) struct ViewerState {
     pub(super) through: bool,
     /// Click-cycling through the meshes under the last clicked pixel.
     pub(super) cycle: PickCycle,
-    /// World distance of one `W/A/S/D/Q/E` step.
+    /// World distance of one `W/A/S/D/Q/E` step (and of one `,` / `.`
+    /// move of the section plane).
     pub(super) step: f32,
+    /// The centre of the scene's framing bounds, where `C` puts the
+    /// section plane.
+    pub(super) centre: Vec3,
+    /// The section plane (`C`), if on.
+    pub(super) section: Option<Section>,
     /// The driven meshes and their motion.
     pub(super) drive: Drive,
     /// Drive mode (`V`): a click adds or removes a driven mesh instead of picking.
@@ -256,6 +263,12 @@ impl ViewerState {
             through: false,
             cycle: PickCycle::new(),
             step,
+            centre: if bounds.min.x <= bounds.max.x {
+                (bounds.min + bounds.max) * 0.5
+            } else {
+                Vec3::ZERO
+            },
+            section: None,
             // speeds scale with the scene; contacts stop a tenth of a step short
             drive: Drive::new(if r.is_finite() && r > 0.0 { r } else { 1.0 }, step * 0.1),
             drive_clicks: false,
@@ -568,6 +581,9 @@ impl ViewerState {
                 let s = if self.drive_clicks { "on" } else { "off" };
                 out.push(Action::Say(format!("set drive={s}")));
             }
+            Key::C if edge => self.toggle_section(out),
+            Key::Comma => self.move_section(-self.step, out),
+            Key::Period => self.move_section(self.step, out),
             Key::B if edge => out.push(Action::DriveSelection),
             Key::G if edge => out.push(Action::StopAll),
             // (with a driving set, Space moves the driven meshes up instead)

@@ -30,6 +30,8 @@
 //! | `G` | stop every driven mesh |
 //! | `L` | show / hide the driven meshes' three lines |
 //! | `U` | toggle ground following for the driven meshes |
+//! | `C` | toggle a section plane through the middle of the scene, facing the camera: the half nearer the eye is cut away, and the picture, picks, hover and selections all honour it ([`crate::ClipPlanes`]) |
+//! | `,` / `.` | move the section plane toward the eye / away, one move step |
 //! | `P` | save `output/view_color.png` and `output/view_pickmap.png` |
 //! | `Esc`, window close | exit |
 //!
@@ -55,7 +57,10 @@
 //! ascending (`mode` is the mode that box or lasso used).
 //!
 //! plus `set rule=…`, `set method=…`, `set view=…`, `set hover=…`,
-//! `set through=…`, `camera reset|frame` and `move …` lines (moves go
+//! `set through=…`, `set section=on plane=(a,b,c,d)` / `set section=off`
+//! and `section plane=(a,b,c,d)` (the plane as [`crate::ClipPlanes`] takes
+//! it, each value printed so that it reads back exactly), `camera
+//! reset|frame` and `move …` lines (moves go
 //! through [`crate::collision::sweep_move`], so a move stops at a collision and says
 //! so), and the driving lines:
 //!
@@ -194,11 +199,13 @@ mod drive;
 mod input;
 mod input_drive;
 mod input_picks;
+mod input_section;
 mod lines;
 mod navigation;
 mod overlay;
 pub(crate) mod playground;
 mod report;
+mod section;
 mod sight;
 mod title;
 mod window;

@@ -1,6 +1,7 @@
 //! The window title of [`ViewerState`]: the view mode, fill rule, pick
 //! method, hover and selection state, the last pick, the box or lasso being
-//! dragged, the driven meshes, the animation and the camera check.
+//! dragged, the section plane, the driven meshes, the animation and the
+//! camera check.
 
 use super::input::{SelectRegion, ViewerState};
 use super::report::select_mode_name;
@@ -38,13 +39,18 @@ impl ViewerState {
             None => String::new(),
         };
         format!(
-            "softpick view | {} | rule {} | pick {} | hover {} | select {} ({}) | {}{}{}{}{}{}",
+            "softpick view | {} | rule {} | pick {} | hover {} | select {} ({}){} | {}{}{}{}{}{}",
             self.mode.name(),
             self.rule.name(),
             self.method.name(),
             if self.hover { "on" } else { "off" },
             select_mode_name(self.select_mode()),
             self.selection.len(),
+            if self.section.is_some() {
+                " | section"
+            } else {
+                ""
+            },
             sel,
             cycle,
             band,

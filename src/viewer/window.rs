@@ -192,6 +192,7 @@ pub(super) fn show(
                 rule: state.rule,
                 ..renderer.options()
             });
+            renderer.set_clip_planes(state.clip_planes());
             renderer.render(&scene, &state.camera)?;
             state.render_dirty = false;
             state.view_dirty = true;

@@ -17,6 +17,7 @@
 mod animation;
 mod drive;
 mod expect;
+mod section;
 mod session;
 
 use softpick::{Frame, PickMethod, SelectMode};

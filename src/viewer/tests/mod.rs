@@ -732,3 +732,4 @@ fn moves_are_camera_relative() {
 
 mod drive;
 mod picture_and_lines;
+mod section;

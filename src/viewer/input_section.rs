@@ -1,0 +1,52 @@
+//! The section-plane keys of [`ViewerState`]: `C` places one user clip
+//! plane through the middle of the scene, facing the camera, and takes it
+//! away again; `,` and `.` move it toward the eye and away. The window loop
+//! hands [`ViewerState::clip_planes`] to the renderer, which carries them
+//! into the frame, so the picture, every pick method, the hover and the box
+//! and lasso selections all answer about what the plane keeps: a click on
+//! the cut face picks what is drawn there, behind the part cut away.
+
+use crate::geometry::ClipPlanes;
+
+use super::input::{Action, ViewerState};
+use super::section::Section;
+
+impl ViewerState {
+    /// The clip planes of the render: the section plane, if on.
+    #[must_use]
+    pub(super) fn clip_planes(&self) -> Option<ClipPlanes> {
+        self.section.as_ref().and_then(Section::clip_planes)
+    }
+
+    /// `C`: a section plane through the middle of the scene facing the
+    /// camera, or none again.
+    pub(super) fn toggle_section(&mut self, out: &mut Vec<Action>) {
+        self.section = match self.section {
+            Some(_) => None,
+            None => Section::facing(&self.camera, self.centre),
+        };
+        self.section_changed();
+        out.push(Action::Say(match &self.section {
+            Some(s) => format!("set section=on {}", s.field()),
+            None => "set section=off".into(),
+        }));
+    }
+
+    /// `,` / `.`: the section plane `by` world units farther from the eye
+    /// (negative: nearer), one move step per key press or repeat.
+    pub(super) fn move_section(&mut self, by: f32, out: &mut Vec<Action>) {
+        if let Some(s) = &mut self.section {
+            s.offset += by;
+            let line = format!("section {}", s.field());
+            self.section_changed();
+            out.push(Action::Say(line));
+        }
+    }
+
+    /// What a new section plane invalidates: the render, and the stack of
+    /// meshes a repeated click cycles through.
+    fn section_changed(&mut self) {
+        self.render_dirty = true;
+        self.cycle.reset();
+    }
+}

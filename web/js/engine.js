@@ -15,6 +15,14 @@ export class Engine {
     this.toMirror = [];
     this.frame = null;
     this.frameKey = null;
+    /** One more than the largest wasm object id in use (the length of an object mask). */
+    this.maskLength = 0;
+    this.maskStale = false;
+    // reused by every query: the object mask and the packed hits (a ray
+    // query allocates nothing on this side, so it adds no garbage to
+    // collect in an app's frame)
+    this.maskBuffer = new Uint8Array(0);
+    this.out = new Float64Array(4 * S);
     /** BVHs built again by a pose instead of refit (their boxes grew too much). */
     this.rebuilt = 0;
   }
@@ -63,6 +71,7 @@ export class Engine {
       case 'addObject': {
         const id = s.addObject(this.#geo(c.geometry), c.matrix, c.instances ?? undefined, c.sides);
         this.objects.set(c.id, id);
+        this.maskLength = Math.max(this.maskLength, id + 1);
         this.toMirror[id] = c.id;
         break;
       }
@@ -71,7 +80,7 @@ export class Engine {
       case 'setVisible': s.setVisible(this.#obj(c.id), c.visible); break;
       case 'removeObject': {
         const id = this.objects.get(c.id);
-        if (id !== undefined) { s.removeObject(id); this.objects.delete(c.id); this.toMirror[id] = undefined; }
+        if (id !== undefined) { s.removeObject(id); this.objects.delete(c.id); this.toMirror[id] = undefined; this.maskStale = true; }
         break;
       }
       case 'setClipPlanes': s.setClipPlanes(c.planes); break;
@@ -81,14 +90,21 @@ export class Engine {
     }
   }
 
-  /** A wasm object mask from mirror ids (undefined: every object). */
+  /** A wasm object mask from mirror ids (undefined: every object), in the reused buffer (the wasm call copies it). */
   #mask(ids) {
     if (ids === null || ids === undefined) return undefined;
-    let n = 0;
-    for (const id of this.objects.values()) n = Math.max(n, id + 1);
-    const m = new Uint8Array(n);
-    for (const id of ids) {
-      const w = this.objects.get(id);
+    if (this.maskStale) {
+      let n = 0;
+      for (const id of this.objects.values()) n = Math.max(n, id + 1);
+      this.maskLength = n;
+      this.maskStale = false;
+    }
+    const n = this.maskLength;
+    let m = this.maskBuffer;
+    if (m.length !== n) m = this.maskBuffer = new Uint8Array(n);
+    else m.fill(0);
+    for (let k = 0; k < ids.length; k++) {
+      const w = this.objects.get(ids[k]);
       if (w !== undefined) m[w] = 1;
     }
     return m;
@@ -100,13 +116,28 @@ export class Engine {
     return p;
   }
 
-  /** The nearest hit (`all`: every hit) of a ray, packed, in mirror ids. */
-  raycast(origin, direction, near, far, ids, all) {
+  /**
+   * The nearest hit (`all`: every hit) of a ray, packed in mirror ids into
+   * `this.out` (grown when needed); the number of hits.
+   */
+  raycastShared(origin, direction, near, far, ids, all) {
     const m = this.#mask(ids);
-    const p = all
-      ? this.scene.raycastAll(origin, direction, near, far, m)
-      : this.scene.raycast(origin, direction, near, far, m);
-    return this.#translate(p);
+    let n = this.scene.raycastInto(origin, direction, near, far, m, all, this.out);
+    if (n * S > this.out.length) {
+      // (more hits than room: the same query again, into room for them all)
+      this.out = new Float64Array(2 * n * S);
+      n = this.scene.raycastInto(origin, direction, near, far, m, all, this.out);
+    }
+    const p = this.out;
+    const t = this.toMirror;
+    for (let o = 0; o < n * S; o += S) p[o] = t[p[o]] ?? -1;
+    return n;
+  }
+
+  /** The nearest hit (`all`: every hit) of a ray, packed, in mirror ids (a copy of its own). */
+  raycast(origin, direction, near, far, ids, all) {
+    const n = this.raycastShared(origin, direction, near, far, ids, all);
+    return this.out.slice(0, n * S);
   }
 
   /** The nearest hits of many rays: { object (mirror ids, −1: none), instance, index, distance }. */

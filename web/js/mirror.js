@@ -14,9 +14,11 @@ const _dir = new Vector3();
 const EMPTY64 = new Float64Array(0);
 const EMPTY32 = new Float32Array(0);
 const EMPTY_U32 = new Uint32Array(0);
+const NO_IDS = Object.freeze([]);
 
 /** three.js Planes as four values each: normal x, y, z, constant (what is kept: normal · p + constant >= 0). */
 function planeValues(planes) {
+  if (planes.length === 0) return EMPTY32;
   const out = new Float32Array(planes.length * 4);
   planes.forEach((p, i) => {
     if (!p?.isPlane) throw new Error(`softpick: clipping plane ${i} is not a three.js Plane`);
@@ -54,6 +56,20 @@ function sideCode(material) {
   return material ? material.side : 0;
 }
 
+/** An object's material sides, one per primitive (one for a single material): `prev` when they are its values (no new array per frame). */
+function sidesOf(o, prims, prev) {
+  const multi = Array.isArray(o.material);
+  const n = multi ? prims.length : 1;
+  if (prev && prev.length === n) {
+    let same = true;
+    for (let i = 0; same && i < n; i++) {
+      if (prev[i] !== sideCode(multi ? o.material[prims[i].materialIndex] : o.material)) same = false;
+    }
+    if (same) return prev;
+  }
+  return multi ? Uint8Array.from(prims, (p) => sideCode(o.material[p.materialIndex])) : new Uint8Array([sideCode(o.material)]);
+}
+
 /** What softpick is told of one object; the commands go to a backend. */
 export class Mirror {
   constructor({ copy = false } = {}) {
@@ -71,6 +87,9 @@ export class Mirror {
     this.retired = new Set();
     this.clipAll = EMPTY32;
     this.localClipping = false;
+    this.one = [0];
+    /** Whether a geometry may have lost its last user (then sync looks for ones to remove). */
+    this.sweep = false;
   }
 
   /**
@@ -90,22 +109,18 @@ export class Mirror {
       this.clipAll = all;
     }
     this.localClipping = !!clipping.local;
-    const visit = (o, visible) => {
-      const v = visible && o.visible;
-      if (o.isMesh && !o.isBatchedMesh) {
-        try {
-          this.#object(o, v, stamp, cmds);
-        } catch (e) {
-          errors.push(e instanceof Error ? e : new Error(String(e)));
-        }
-      }
-      const ch = o.children;
-      for (let i = 0; i < ch.length; i++) visit(ch[i], v);
-    };
-    visit(root, true);
-    for (const [o, rec] of this.objects) {
-      if (rec.stamp !== stamp) this.#drop(o, rec, cmds);
+    this.#visit(root, true, stamp, cmds, errors);
+    // (deleting the entry being visited is allowed in a Map's iteration)
+    for (const rec of this.objects.values()) {
+      if (rec.stamp !== stamp) this.#drop(rec.object, rec, cmds);
     }
+    // (what follows only matters when an object left a geometry or a new
+    // version came: a frame that only moves and poses skips it)
+    if (!this.sweep) {
+      if (cmds.length) this.revision++;
+      return cmds;
+    }
+    this.sweep = false;
     for (const [g, slot] of this.geometries) {
       for (const key of ['single', 'multi']) {
         const grec = slot[key];
@@ -126,6 +141,19 @@ export class Mirror {
     return cmds;
   }
 
+  #visit(o, visible, stamp, cmds, errors) {
+    const v = visible && o.visible;
+    if (o.isMesh && !o.isBatchedMesh) {
+      try {
+        this.#object(o, v, stamp, cmds);
+      } catch (e) {
+        errors.push(e instanceof Error ? e : new Error(String(e)));
+      }
+    }
+    const ch = o.children;
+    for (let i = 0; i < ch.length; i++) this.#visit(ch[i], v, stamp, cmds, errors);
+  }
+
   /** Undoes the record of a command the backend refused (so the next sync sends it again). */
   refused(cmd) {
     if (cmd.op === 'addGeometry') {
@@ -141,6 +169,7 @@ export class Mirror {
       this.objects.delete(rec.object);
       this.byId[cmd.id] = undefined;
       rec.geometry.users--;
+      this.sweep = true;
     } else if (cmd.op === 'setClipPlanes') {
       this.clipAll = null;
     } else if (rec && cmd.op === 'setObjectClipPlanes') {
@@ -156,6 +185,7 @@ export class Mirror {
   #drop(o, rec, cmds) {
     cmds.push({ op: 'removeObject', id: rec.id });
     rec.geometry.users--;
+    this.sweep = true;
     this.objects.delete(o);
     this.byId[rec.id] = undefined;
     this.freeObjects.push(rec.id);
@@ -254,6 +284,7 @@ export class Mirror {
     }
     const id = this.nextGeometry++;
     const old = rec;
+    this.sweep = true; // (until an object uses it, and for the old version)
     rec = {
       id, state, users: 0, prims, vertices: pos.count, revision: 0, rangeKey: ranges.join(','),
       deformed: !!(skin || (morph && morph.length)),
@@ -288,9 +319,7 @@ export class Mirror {
       if (!Number.isFinite(m[i])) throw new Error(`softpick: ${label(o)} has a matrixWorld element ${i} of ${m[i]}`);
     }
     const instanced = !!o.isInstancedMesh;
-    const sides = Array.isArray(o.material)
-      ? Uint8Array.from(grec.prims, (p) => sideCode(o.material[p.materialIndex]))
-      : new Uint8Array([sideCode(o.material)]);
+    const sides = sidesOf(o, grec.prims, rec?.sides);
     if (rec && rec.geometry !== grec) {
       // a new geometry (or version of it): the object is sent again
       this.#drop(o, rec, cmds);
@@ -310,7 +339,7 @@ export class Mirror {
       grec.users++;
       this.objects.set(o, rec);
       this.byId[id] = rec;
-      cmds.push({ op: 'addObject', id, geometry: grec.id, matrix: Float64Array.from(m), instances: instanced ? instances() : null, sides });
+      cmds.push({ op: 'addObject', id, geometry: grec.id, matrix: Float64Array.from(m), instances: instanced ? instances() : null, sides: this.copy ? sides.slice() : sides });
     } else {
       rec.stamp = stamp;
       let moved = false;
@@ -321,9 +350,7 @@ export class Mirror {
         cmds.push({ op: 'setMatrix', id: rec.id, matrix: Float64Array.from(m), instances: instMoved ? instances() : null });
         if (instanced) { rec.instanceVersion = o.instanceMatrix.version; rec.count = o.count; }
       }
-      if (!rec.sides || rec.sides.length !== sides.length || rec.sides.some((s, i) => s !== sides[i])) {
-        cmds.push({ op: 'setSides', id: rec.id, sides });
-      }
+      if (sides !== rec.sides) cmds.push({ op: 'setSides', id: rec.id, sides: this.copy ? sides.slice() : sides });
       rec.sides = sides;
     }
     rec.stamp = stamp;
@@ -340,6 +367,8 @@ export class Mirror {
 
   /** An object's own clip planes: its materials' clippingPlanes (when local clipping is on), per primitive. */
   #clip(o, rec, cmds) {
+    // (no planes, as before: nothing to compare or send)
+    if (!this.localClipping && rec.clip?.length === 0 && rec.clipCounts?.length === 0) return;
     const mats = Array.isArray(o.material) ? rec.prims.map((p) => o.material[p.materialIndex]) : [o.material];
     let values = EMPTY32;
     let counts = EMPTY_U32;
@@ -431,6 +460,19 @@ export class Mirror {
     return ids;
   }
 
+  /**
+   * `select([object], recursive, layers)` for one object, without
+   * allocating when not recursive: the ids are in an array the mirror
+   * reuses (read them before the next query).
+   */
+  selectOne(object, recursive, layers) {
+    if (recursive) return this.select([object], true, layers);
+    const rec = this.objects.get(object);
+    if (!rec || (object.layers.mask & layers.mask) === 0) return NO_IDS;
+    this.one[0] = rec.id;
+    return this.one;
+  }
+
   /** The three.js intersection of packed hit `k` (`ray`: the query's world ray, for the normal's facing). */
   intersection(p, k, rayDirection) {
     const o = k * S;
@@ -479,8 +521,9 @@ export class Mirror {
     return hit;
   }
 
-  intersections(p, rayDirection, target) {
-    for (let k = 0; k * S < p.length; k++) {
+  /** The three.js intersections of the first `n` packed hits (all of `p` by default) into `target`. */
+  intersections(p, rayDirection, target, n = p.length / S) {
+    for (let k = 0; k < n; k++) {
       const h = this.intersection(p, k, rayDirection);
       if (h) target.push(h);
     }

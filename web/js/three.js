@@ -18,6 +18,7 @@ import { Mirror } from './mirror.js';
 const METHODS = { buffer: 0, direct: 1, ray: 2 };
 const _o = new Float64Array(3);
 const _d = new Float64Array(3);
+const _one = [0];
 const _eye = new Vector3();
 const _fwd = new Vector3();
 
@@ -111,20 +112,27 @@ class Base {
     fail(errors);
   }
 
-  _ray(raycaster, objects, recursive) {
+  /** The mirror ids a ray query over `objects` tests (null: all), with the ray in `_o` and `_d`. */
+  _rayIds(raycaster, objects, recursive) {
     if (!raycaster?.ray) throw new Error('softpick: intersectObjects needs a three.js Raycaster');
     if (!this.mirror.root) throw new Error('softpick: call picker.update(scene) before picking');
-    const list = Array.isArray(objects) ? objects : [objects];
-    const ids = this.mirror.select(list, recursive !== false, raycaster.layers);
+    const ids = Array.isArray(objects)
+      ? this.mirror.select(objects, recursive !== false, raycaster.layers)
+      : this.mirror.selectOne(objects, recursive !== false, raycaster.layers);
     const r = raycaster.ray;
     _o[0] = r.origin.x; _o[1] = r.origin.y; _o[2] = r.origin.z;
     _d[0] = r.direction.x; _d[1] = r.direction.y; _d[2] = r.direction.z;
-    const all = raycaster.firstHitOnly !== true;
-    return [_o.slice(), _d.slice(), raycaster.near, raycaster.far, ids, all];
+    return ids;
   }
 
-  _hits(p, raycaster, target) {
-    return this.mirror.intersections(p, raycaster.ray.direction, target);
+  _ray(raycaster, objects, recursive) {
+    const ids = this._rayIds(raycaster, objects, recursive);
+    const all = raycaster.firstHitOnly !== true;
+    return [_o.slice(), _d.slice(), raycaster.near, raycaster.far, ids && ids.slice(), all];
+  }
+
+  _hits(p, raycaster, target, n) {
+    return this.mirror.intersections(p, raycaster.ray.direction, target, n);
   }
 
   _pixelHit(p, camera) {
@@ -183,13 +191,19 @@ export class Picker extends Base {
 
   /** As raycaster.intersectObjects(objects, recursive): three.js intersections, nearest first. */
   intersectObjects(raycaster, objects, recursive = true, intersects = []) {
-    const [o, d, near, far, ids, all] = this._ray(raycaster, objects, recursive);
-    return this._hits(this.engine.raycast(o, d, near, far, ids, all), raycaster, intersects);
+    return this.#cast(raycaster, this._rayIds(raycaster, objects, recursive), intersects);
   }
 
   /** As raycaster.intersectObject(object, recursive). */
   intersectObject(raycaster, object, recursive = true, intersects = []) {
-    return this.intersectObjects(raycaster, [object], recursive, intersects);
+    return this.#cast(raycaster, this._rayIds(raycaster, object, recursive), intersects);
+  }
+
+  /** The ray in `_o`, `_d` against the objects `ids` (null: all), as three.js intersections into `intersects`. */
+  #cast(raycaster, ids, intersects) {
+    const e = this.engine;
+    const n = e.raycastShared(_o, _d, raycaster.near, raycaster.far, ids, raycaster.firstHitOnly !== true);
+    return this._hits(e.out, raycaster, intersects, n);
   }
 
   /**
@@ -270,8 +284,8 @@ export class Picker extends Base {
     const r = raycaster.ray;
     _o[0] = r.origin.x; _o[1] = r.origin.y; _o[2] = r.origin.z;
     _d[0] = r.direction.x; _d[1] = r.direction.y; _d[2] = r.direction.z;
-    const p = this.engine.raycast(_o, _d, raycaster.near, raycaster.far, [rec.id], raycaster.firstHitOnly !== true);
-    this._hits(p, raycaster, intersects);
+    _one[0] = rec.id;
+    this.#cast(raycaster, _one, intersects);
     return true;
   }
 

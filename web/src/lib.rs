@@ -83,6 +83,8 @@ pub fn version() -> String {
 #[wasm_bindgen]
 pub struct RawScene {
     world: World,
+    /// The packed hits of the last `raycastInto` (kept: no allocation per query).
+    packed: Vec<f64>,
 }
 
 #[wasm_bindgen]
@@ -94,6 +96,7 @@ impl RawScene {
     pub fn new() -> RawScene {
         RawScene {
             world: World::new(),
+            packed: Vec::new(),
         }
     }
 
@@ -102,6 +105,7 @@ impl RawScene {
     pub fn builtin() -> RawScene {
         RawScene {
             world: World::from_core(builtin_scene()),
+            packed: Vec::new(),
         }
     }
 
@@ -112,6 +116,7 @@ impl RawScene {
         let (scene, _) = load_model_bytes(Path::new(name), bytes).map_err(err)?;
         Ok(RawScene {
             world: World::from_core(scene),
+            packed: Vec::new(),
         })
     }
 
@@ -422,6 +427,46 @@ impl RawScene {
         )
         .map_err(err)?;
         Ok(out)
+    }
+
+    /// The hits of a ray (`all`: every hit, nearest first, as
+    /// `raycastAll`; else the nearest, as `raycast`), packed into `out`
+    /// (as many as fit, `hitStride` numbers each); the number of hits.
+    /// When it exceeds what `out` holds, ask again with a larger `out`.
+    /// (The same answers as `raycast` and `raycastAll`, written into the
+    /// caller's array: a query allocates nothing on the JavaScript side.)
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(js_name = raycastInto)]
+    pub fn raycast_into(
+        &mut self,
+        origin: &[f64],
+        direction: &[f64],
+        near: f64,
+        far: f64,
+        mask: Option<Vec<u8>>,
+        all: bool,
+        out: &mut [f64],
+    ) -> Result<u32, JsError> {
+        let ray = query::ray(origin, direction).map_err(err)?;
+        let packed = &mut self.packed;
+        packed.clear();
+        query::with_query(
+            &mut self.world,
+            near,
+            far,
+            mask.as_deref(),
+            |refs, scene, caster, opts| {
+                if all {
+                    query::all(refs, scene, caster, &ray, opts, packed);
+                } else {
+                    query::first(refs, scene, caster, &ray, opts, packed);
+                }
+            },
+        )
+        .map_err(err)?;
+        let n = packed.len().min(out.len() / HIT_STRIDE * HIT_STRIDE);
+        out[..n].copy_from_slice(&packed[..n]);
+        Ok((packed.len() / HIT_STRIDE) as u32)
     }
 
     /// Every hit of a ray, nearest first, packed (as `raycast`).

@@ -526,11 +526,19 @@ impl World {
         }
         let (first, count) = (o.first_mesh, self.prim_count(id));
         let mut rebuilt = 0;
+        // (each primitive's mesh gets the posed vertices: copies for all
+        // but the last, which takes them)
+        let mut positions = Some(positions);
         for m in first..first + count {
+            let p = if m + 1 == first + count {
+                positions.take().unwrap_or_default()
+            } else {
+                positions.clone().unwrap_or_default()
+            };
             rebuilt += self
                 .core
                 .scene_mut()
-                .set_positions(m, positions.clone())
+                .set_positions(m, p)
                 .map_err(|e| e.to_string())?
                 .rebuilt as u32;
         }

@@ -48,6 +48,16 @@ for (const three of Object.keys(THREES)) {
   }
 }
 
+for (const name of ['fox', 'skinmorph']) {
+  test(`ray queries into the reused buffer give the packed hits of the arrays of their own, bit for bit: ${name}`, async () => {
+    const r = await inPage('0.187', 'sharedQuery', { name, n: 40, double: name === 'skinmorph' });
+    assert.equal(r.same, r.rays, `${r.rays - r.same} of ${r.rays} rays differ: ${JSON.stringify(r.examples)}`);
+    assert.equal(r.sameObjects, r.rays, `${r.rays - r.sameObjects} of ${r.rays} rays' intersections differ: ${JSON.stringify(r.examples)}`);
+    assert.ok(r.hits >= 500, `only ${r.hits} of ${r.rays} rays hit`);
+    assert.ok(r.many > 10, `only ${r.many} rays have more than one hit (the larger ask is not exercised)`);
+  });
+}
+
 test('pickPixel: the buffer equals the direct pick at every pixel and the ray pick away from ID edges (as the core checks them), and agrees with three.js rays', async () => {
   const r = await inPage('0.187', 'pixels', { w: 96, h: 72 });
   for (const kind of ['perspective', 'orthographic']) {

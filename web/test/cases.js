@@ -517,3 +517,63 @@ export async function clipping({ n = 80, w = 96, h = 72 }) {
   }
   return out;
 }
+
+/**
+ * The reused-buffer ray query (intersectObject(s): RawScene.raycastInto
+ * into the engine's one Float64Array) against the wasm calls that return
+ * arrays of their own (raycast, raycastAll), on scene `name` at every
+ * pose: per ray, nearest and every hit, the packed numbers bit for bit,
+ * and the three.js intersections made of them; with room for one hit at
+ * first, so that every ray with more hits takes the second, larger ask
+ * (`double`: the materials made double-sided first).
+ */
+export async function sharedQuery({ name, n = 40, double = false }) {
+  const sc = await SCENES[name]();
+  // (both sides: a ray through the mesh has hits going in and coming out)
+  if (double) sc.root.traverse((o) => { if (o.isMesh) o.material.side = THREE.DoubleSide; });
+  const picker = await Picker.create();
+  const e = picker.engine;
+  const out = { rays: 0, hits: 0, many: 0, same: 0, sameObjects: 0, examples: [] };
+  const S = sp._raw.hitStride();
+  const translated = (p) => { for (let o = 0; o < p.length; o += S) p[o] = e.toMirror[p[o]] ?? -1; return p; };
+  const key = (h) => [h.object.uuid, h.distance, h.faceIndex, h.point.toArray(), h.barycoord.toArray(), h.face.normal.toArray(), h.instanceId ?? -1].join('/');
+  try {
+    for (let k = 0; k < sc.poses; k++) {
+      sc.pose(k);
+      picker.update(sc.root);
+      let mesh = null;
+      sc.root.traverse((o) => { if (!mesh && o.isMesh) mesh = o; });
+      const id = picker.mirror.objects.get(mesh).id;
+      for (const rc of grid(sc.camera, n)) {
+        for (const all of [false, true]) {
+          out.rays++;
+          e.out = new Float64Array(S); // room for one hit
+          rc.firstHitOnly = !all;
+          const o = Float64Array.of(rc.ray.origin.x, rc.ray.origin.y, rc.ray.origin.z);
+          const d = Float64Array.of(rc.ray.direction.x, rc.ray.direction.y, rc.ray.direction.z);
+          const own = translated(all ? e.scene.raycastAll(o, d, rc.near, rc.far, undefined) : e.scene.raycast(o, d, rc.near, rc.far, undefined));
+          const n1 = e.raycastShared(o, d, rc.near, rc.far, null, all);
+          const shared = e.out.slice(0, n1 * S);
+          if (own.length) out.hits++;
+          if (own.length > S) out.many++;
+          const same = own.length === shared.length && own.every((v, i) => Object.is(v, shared[i]));
+          if (same) out.same++;
+          else if (out.examples.length < 3) out.examples.push({ pose: k, all, own: Array.from(own), shared: Array.from(shared) });
+          // the three.js intersections: of the arrays of their own, and of the reused buffer (one object, and the whole scene)
+          const ref = picker.mirror.intersections(own, rc.ray.direction, []).filter((h) => h.object === mesh).map(key).join(';');
+          const mine = picker.intersectObject(rc, mesh, false).map(key).join(';');
+          const mask = new Uint8Array(e.maskLength);
+          mask[e.objects.get(id)] = 1;
+          const masked = picker.mirror.intersections(translated(all ? e.scene.raycastAll(o, d, rc.near, rc.far, mask) : e.scene.raycast(o, d, rc.near, rc.far, mask)), rc.ray.direction, []).map(key).join(';');
+          const whole = picker.intersectObjects(rc, sc.root.children, true).map(key).join(';');
+          const wholeRef = picker.mirror.intersections(own, rc.ray.direction, []).map(key).join(';');
+          if (mine === masked && whole === wholeRef && (all || ref === mine || ref === '' || mine === '')) out.sameObjects++;
+          else if (out.examples.length < 3) out.examples.push({ pose: k, all, mine, masked, whole, wholeRef });
+        }
+      }
+    }
+  } finally {
+    picker.free();
+  }
+  return out;
+}

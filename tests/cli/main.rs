@@ -615,6 +615,7 @@ fn view_without_a_display_names_the_headless_commands() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+mod clip;
 mod files;
 mod gltf;
 mod timing;

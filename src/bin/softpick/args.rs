@@ -111,6 +111,17 @@ pub struct RasterArgs {
     pub cull: String,
 }
 
+/// The user clip planes of the commands that render and pick.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ClipArgs {
+    /// A clip plane A,B,C,D in world space: keep the points with
+    /// A·x + B·y + C·z + D ≥ 0. Repeat for more (at most 8; what is kept is
+    /// their intersection). The render and every pick method honour them:
+    /// what a plane cuts away is neither drawn nor picked
+    #[arg(long = "clip", value_name = "A,B,C,D", allow_hyphen_values = true)]
+    pub clip: Vec<String>,
+}
+
 /// A pick method.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MethodArg {
@@ -146,6 +157,8 @@ pub struct RenderCmd {
     pub scene: SceneArgs,
     #[command(flatten)]
     pub raster: RasterArgs,
+    #[command(flatten)]
+    pub clip: ClipArgs,
     /// Color image (PNG) [default: output/render.png]
     #[arg(short, long, value_name = "FILE.png", conflicts_with = "no_color")]
     pub output: Option<PathBuf>,
@@ -176,6 +189,8 @@ pub struct PickmapCmd {
     pub scene: SceneArgs,
     #[command(flatten)]
     pub raster: RasterArgs,
+    #[command(flatten)]
+    pub clip: ClipArgs,
     /// Color by mesh or by triangle
     #[arg(long, value_enum, default_value_t = ByArg::Mesh)]
     pub by: ByArg,
@@ -208,6 +223,8 @@ pub struct PickCmd {
     pub scene: SceneArgs,
     #[command(flatten)]
     pub raster: RasterArgs,
+    #[command(flatten)]
+    pub clip: ClipArgs,
     /// Pixel to pick: column X (0 = left), row Y (0 = top); decimals pick the pixel containing the point
     #[arg(long, value_name = "X,Y", allow_hyphen_values = true)]
     pub at: String,
@@ -232,6 +249,8 @@ pub struct SelectCmd {
     pub scene: SceneArgs,
     #[command(flatten)]
     pub raster: RasterArgs,
+    #[command(flatten)]
+    pub clip: ClipArgs,
     /// Pixel rectangle, corners inclusive and in any order, clamped to the frame
     #[arg(long, value_name = "X0,Y0,X1,Y1", allow_hyphen_values = true)]
     pub rect: Option<String>,
@@ -269,6 +288,8 @@ pub struct SweepCmd {
     pub scene: SceneArgs,
     #[command(flatten)]
     pub raster: RasterArgs,
+    #[command(flatten)]
+    pub clip: ClipArgs,
     /// Method(s) to time
     #[arg(long, value_enum, default_value_t = SweepMethodArg::All)]
     pub method: SweepMethodArg,

@@ -77,6 +77,7 @@ pub fn run(
         camera,
         opts,
         label,
+        ..
     } = s;
     let anim =
         match animation {

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use softpick::animation::LoopMode;
 use softpick::{
-    builtin_scene, load_model_with, Camera, CullMode, FileCamera, FillRule, LoadOptions,
-    LoadReport, RenderOptions, Scene,
+    builtin_scene, load_model_with, Camera, ClipPlanes, CullMode, FileCamera, FillRule,
+    LoadOptions, LoadReport, RenderOptions, Renderer, Scene,
 };
 
-use crate::args::{RasterArgs, SceneArgs, CULL_MODES, CULL_NAMES};
+use crate::args::{ClipArgs, RasterArgs, SceneArgs, CULL_MODES, CULL_NAMES};
 
 /// The default frame size.
 pub const DEFAULT_SIZE: (u32, u32) = (360, 360);
@@ -68,18 +68,43 @@ pub struct Setup {
     pub scene: Scene,
     pub camera: Camera,
     pub opts: RenderOptions,
+    /// The user clip planes (`--clip`).
+    pub clip: Option<ClipPlanes>,
     /// How to name the scene in messages.
     pub label: String,
 }
 
 impl Setup {
-    /// The pick-only pass (depth + ID, no color) of the scene from the camera.
+    /// The pick-only pass (depth + ID, no color) of the scene from the
+    /// camera, cut by the clip planes; its picks honour them too.
     pub fn render_ids(&self) -> Res<softpick::Frame> {
-        let opts = RenderOptions {
+        let mut r = self.renderer(RenderOptions {
             color: false,
             ..self.opts
-        };
-        Ok(softpick::render(&self.scene, &self.camera, opts)?)
+        })?;
+        r.render(&self.scene, &self.camera)?;
+        Ok(r.into_frame())
+    }
+
+    /// A renderer with `opts` and the clip planes.
+    pub fn renderer(&self, opts: RenderOptions) -> Res<Renderer> {
+        let mut r = Renderer::new(opts)?;
+        r.set_clip_planes(self.clip.clone());
+        Ok(r)
+    }
+
+    /// The same setup cut by the planes of `--clip`.
+    pub fn with_clip(mut self, a: &ClipArgs) -> Res<Setup> {
+        if a.clip.is_empty() {
+            return Ok(self);
+        }
+        let planes = a
+            .clip
+            .iter()
+            .map(|s| parse_plane(s))
+            .collect::<Res<Vec<[f32; 4]>>>()?;
+        self.clip = Some(ClipPlanes::new(&planes).map_err(|e| CliError(format!("--clip: {e}")))?);
+        Ok(self)
     }
 
     /// Loads the model (or the built-in scene), the camera and the options.
@@ -136,6 +161,7 @@ impl Setup {
             scene,
             camera,
             opts,
+            clip: None,
             label,
         })
     }
@@ -252,6 +278,20 @@ pub fn parse_size(s: &str) -> Res<(u32, u32)> {
     let w: u32 = w.trim().parse().map_err(|_| bad())?;
     let h: u32 = h.trim().parse().map_err(|_| bad())?;
     Ok((w, h))
+}
+
+/// `A,B,C,D`: four finite numbers, the plane `A·x + B·y + C·z + D ≥ 0`.
+pub fn parse_plane(s: &str) -> Res<[f32; 4]> {
+    let bad = || {
+        CliError(format!(
+            "--clip {s}: expected a plane as four numbers A,B,C,D"
+        ))
+    };
+    let v = s
+        .split(',')
+        .map(|x| x.trim().parse::<f32>().map_err(|_| bad()))
+        .collect::<Res<Vec<f32>>>()?;
+    <[f32; 4]>::try_from(v).map_err(|_| bad())
 }
 
 pub fn parse_rule(s: &str) -> Res<FillRule> {

@@ -28,6 +28,7 @@ pub fn demo_cmd(a: &DemoArgs) -> Res<()> {
             threads: a.threads.map(|n| n as usize),
             ..RenderOptions::default()
         },
+        clip: None,
         label: "built-in scene".into(),
     };
     let frame = softpick::render(&s.scene, &s.camera, s.opts)?;
@@ -50,7 +51,7 @@ pub fn demo_cmd(a: &DemoArgs) -> Res<()> {
     say(format_args!(""))?;
     rules::print_table(&reports, false)?;
     say(format_args!(""))?;
-    let results = sweep::run(&s.scene, &s.camera, s.opts, &PickMethod::ALL, 3, 0.0)?;
+    let results = sweep::run(&s, &PickMethod::ALL, 3, 0.0)?;
     sweep::print(&results, false)?;
     say(format_args!(
         "\ndone in {:.1} s",

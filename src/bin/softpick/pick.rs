@@ -3,8 +3,7 @@
 use serde::Serialize;
 use softpick::{Hit, NearPixel};
 
-use crate::args::SceneArgs;
-use crate::args::{MethodArg, RasterArgs};
+use crate::args::PickCmd;
 use crate::common::{say, CliError, Res, Setup};
 
 /// Parses `X,Y` into the pixel containing that point, checked against the frame.
@@ -184,17 +183,11 @@ fn describe(h: &Hit) -> String {
 /// are reported. `--all` lists [`softpick::Picks::all`]: the rasterizer's
 /// coverage for the buffer and direct methods, every ray hit for the ray
 /// method.
-pub fn pick_cmd(
-    scene_args: &SceneArgs,
-    raster: &RasterArgs,
-    at: &str,
-    method: MethodArg,
-    all: bool,
-    radius: Option<&str>,
-    json_out: bool,
-) -> Res<()> {
+pub fn pick_cmd(a: &PickCmd) -> Res<()> {
+    let (at, method, all, json_out) = (a.at.as_str(), a.method, a.all, a.json);
+    let radius = a.radius.as_deref();
     let radius = radius.map(parse_radius).transpose()?;
-    let s = Setup::new(scene_args, Some(raster))?;
+    let s = Setup::new(&a.scene, Some(&a.raster))?.with_clip(&a.clip)?;
     let (x, y) = parse_at(at, s.camera.width, s.camera.height)?;
     let method = method.method();
     let frame = s.render_ids()?;

@@ -31,7 +31,7 @@ pub fn pickmap_pixels(
 
 /// `softpick pickmap`.
 pub fn pickmap_cmd(a: &PickmapCmd) -> Res<()> {
-    let s = Setup::new(&a.scene, Some(&a.raster))?;
+    let s = Setup::new(&a.scene, Some(&a.raster))?.with_clip(&a.clip)?;
     let frame = s.render_ids()?;
     let (pixels, ids) = pickmap_pixels(&s, &frame, a.method.method(), a.by)?;
     let mut out = Outputs::default();

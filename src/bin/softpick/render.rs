@@ -3,19 +3,19 @@
 
 use std::time::Instant;
 
-use softpick::{RenderOptions, Renderer};
+use softpick::RenderOptions;
 
 use crate::args::RenderCmd;
 use crate::common::{default_output, say, Outputs, Res, Setup};
 
 /// `softpick render`.
 pub fn render_cmd(a: &RenderCmd) -> Res<()> {
-    let s = Setup::new(&a.scene, Some(&a.raster))?;
+    let s = Setup::new(&a.scene, Some(&a.raster))?.with_clip(&a.clip)?;
     let opts = RenderOptions {
         color: !a.no_color,
         ..s.opts
     };
-    let mut renderer = Renderer::new(opts)?;
+    let mut renderer = s.renderer(opts)?;
     let t0 = Instant::now();
     let frame = renderer.render(&s.scene, &s.camera)?;
     let ms = t0.elapsed().as_secs_f64() * 1e3;

@@ -4,8 +4,7 @@
 use serde::Serialize;
 use softpick::{Scene, SelectMode, Selection};
 
-use crate::args::RasterArgs;
-use crate::args::SceneArgs;
+use crate::args::SelectCmd;
 use crate::common::{say, CliError, Res, Setup};
 
 /// The region of a selection, as given on the command line.
@@ -147,17 +146,11 @@ fn describe(region: &Region) -> String {
 
 /// `softpick select`.
 #[allow(clippy::too_many_arguments)]
-pub fn select_cmd(
-    scene_args: &SceneArgs,
-    raster: &RasterArgs,
-    rect: Option<&str>,
-    lasso: Option<&str>,
-    through: bool,
-    triangles: bool,
-    json_out: bool,
-) -> Res<()> {
+pub fn select_cmd(a: &SelectCmd) -> Res<()> {
+    let (rect, lasso) = (a.rect.as_deref(), a.lasso.as_deref());
+    let (through, triangles, json_out) = (a.through, a.triangles, a.json);
     let region = parse_region(rect, lasso)?;
-    let s = Setup::new(scene_args, Some(raster))?;
+    let s = Setup::new(&a.scene, Some(&a.raster))?.with_clip(&a.clip)?;
     let mode = if through {
         SelectMode::Through
     } else {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
-use softpick::{Camera, PickId, PickMethod, Picks, RenderOptions, Renderer, Scene};
+use softpick::{PickId, PickMethod, Picks, RenderOptions};
 
 use crate::args::{SweepCmd, SweepMethodArg};
 use crate::common::{check_min_time, say, say_json_lines, Res, Setup};
@@ -156,19 +156,13 @@ fn ms(d: Duration) -> f64 {
 /// Runs the sweep for each method `reps` times, and more until the
 /// method has taken `min_time` seconds (cheap sweeps get as many samples
 /// as `bench-render`'s frames), keeping the best setup and sweep times.
-pub fn run(
-    scene: &Scene,
-    camera: &Camera,
-    opts: RenderOptions,
-    methods: &[PickMethod],
-    reps: u32,
-    min_time: f64,
-) -> Res<Vec<SweepResult>> {
+pub fn run(s: &Setup, methods: &[PickMethod], reps: u32, min_time: f64) -> Res<Vec<SweepResult>> {
+    let (scene, camera) = (&s.scene, &s.camera);
     let (w, h) = (camera.width, camera.height);
     let total = u64::from(w) * u64::from(h);
-    let mut renderer = Renderer::new(RenderOptions {
+    let mut renderer = s.renderer(RenderOptions {
         color: false,
-        ..opts
+        ..s.opts
     })?;
     // the reference: the ID buffer of the same render (untimed)
     let reference: Vec<u32> = renderer.render(scene, camera)?.ids().to_vec();
@@ -301,13 +295,13 @@ pub fn print(results: &[SweepResult], json: bool) -> Res<()> {
 /// `softpick sweep`.
 pub fn sweep_cmd(a: &SweepCmd) -> Res<()> {
     check_min_time(a.min_time)?;
-    let s = Setup::new(&a.scene, Some(&a.raster))?;
+    let s = Setup::new(&a.scene, Some(&a.raster))?.with_clip(&a.clip)?;
     let methods: Vec<PickMethod> = match a.method {
         SweepMethodArg::All => PickMethod::ALL.to_vec(),
         SweepMethodArg::Buffer => vec![PickMethod::Buffer],
         SweepMethodArg::Direct => vec![PickMethod::Direct],
         SweepMethodArg::Ray => vec![PickMethod::Ray],
     };
-    let results = run(&s.scene, &s.camera, s.opts, &methods, a.reps, a.min_time)?;
+    let results = run(&s, &methods, a.reps, a.min_time)?;
     print(&results, a.json)
 }

@@ -265,6 +265,11 @@ pub enum Error {
     /// sampled, an animation, skin or instance index out of range.
     #[error("invalid scene: {0}")]
     InvalidScene(String),
+    /// User clip planes that cannot be used: a non-finite value, a zero
+    /// normal, or more planes for a mesh than
+    /// [`MAX_CLIP_PLANES`](crate::limits::MAX_CLIP_PLANES).
+    #[error("invalid clip planes: {0}")]
+    InvalidClipPlanes(String),
     /// A camera given in code was invalid.
     #[error("invalid camera: {0}")]
     InvalidCamera(CameraError),

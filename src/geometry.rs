@@ -3,6 +3,7 @@
 //! planes. Plain values on glam types; nothing here knows about scenes,
 //! frames or picks.
 
+use crate::error::Error;
 use glam::{DVec3, Vec3, Vec3A, Vec4};
 
 /// A ray in world space: points `origin + t * direction`, `t >= 0`.
@@ -292,7 +293,7 @@ impl CullMode {
 /// let clip = ClipPlanes::new(&[[0.0, -1.0, 0.0, 1.0]])?.with_mesh(2, &[[1.0, 0.0, 0.0, 0.0]])?;
 /// assert_eq!(clip.planes_of(2).count(), 2);
 /// assert_eq!(clip.planes_of(0).count(), 1);
-/// # Ok::<(), String>(())
+/// # Ok::<(), softpick::Error>(())
 /// ```
 ///
 /// [`MAX_CLIP_PLANES`]: crate::limits::MAX_CLIP_PLANES
@@ -306,7 +307,7 @@ pub struct ClipPlanes {
 impl ClipPlanes {
     /// Planes for every mesh; an error names a plane with a non-finite
     /// value or a zero normal, or too many planes.
-    pub fn new(planes: &[[f32; 4]]) -> Result<ClipPlanes, String> {
+    pub fn new(planes: &[[f32; 4]]) -> Result<ClipPlanes, Error> {
         check_planes(planes, 0)?;
         Ok(ClipPlanes {
             all: planes.to_vec(),
@@ -316,7 +317,7 @@ impl ClipPlanes {
 
     /// These planes and `planes` for mesh `mesh` besides (replacing what
     /// it had of its own).
-    pub fn with_mesh(mut self, mesh: u32, planes: &[[f32; 4]]) -> Result<ClipPlanes, String> {
+    pub fn with_mesh(mut self, mesh: u32, planes: &[[f32; 4]]) -> Result<ClipPlanes, Error> {
         check_planes(planes, self.all.len())?;
         match self.meshes.binary_search_by_key(&mesh, |m| m.0) {
             Ok(i) => self.meshes[i].1 = planes.to_vec(),
@@ -373,20 +374,24 @@ impl ClipPlanes {
     }
 }
 
-fn check_planes(planes: &[[f32; 4]], already: usize) -> Result<(), String> {
+fn check_planes(planes: &[[f32; 4]], already: usize) -> Result<(), Error> {
     if already + planes.len() > crate::limits::MAX_CLIP_PLANES {
-        return Err(format!(
+        return Err(Error::InvalidClipPlanes(format!(
             "{} clip planes for a mesh: at most {}",
             already + planes.len(),
             crate::limits::MAX_CLIP_PLANES
-        ));
+        )));
     }
     for (i, p) in planes.iter().enumerate() {
         if !p.iter().all(|v| v.is_finite()) {
-            return Err(format!("clip plane {i} {p:?} is not finite"));
+            return Err(Error::InvalidClipPlanes(format!(
+                "clip plane {i} {p:?} is not finite"
+            )));
         }
         if p[0] == 0.0 && p[1] == 0.0 && p[2] == 0.0 {
-            return Err(format!("clip plane {i} has a zero normal"));
+            return Err(Error::InvalidClipPlanes(format!(
+                "clip plane {i} has a zero normal"
+            )));
         }
     }
     Ok(())

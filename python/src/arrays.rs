@@ -136,5 +136,5 @@ pub(crate) fn clip_planes(
     }
     softpick::ClipPlanes::new(&planes)
         .map(Some)
-        .map_err(value_err)
+        .map_err(|e| value_err(e.to_string()))
 }

@@ -91,17 +91,23 @@ fn a_cut_sends_the_ray_on_to_what_is_behind() {
 
 #[test]
 fn bad_planes_are_named() {
-    assert!(ClipPlanes::new(&[[0.0, 0.0, 0.0, 1.0]])
-        .unwrap_err()
-        .contains("zero normal"));
-    assert!(ClipPlanes::new(&[[f32::NAN, 0.0, 1.0, 1.0]])
-        .unwrap_err()
-        .contains("not finite"));
+    // each refusal is an `Error::InvalidClipPlanes` saying what is wrong
+    let msg = |r: Result<ClipPlanes, softpick::Error>| {
+        let e = r.unwrap_err();
+        assert!(matches!(e, softpick::Error::InvalidClipPlanes(_)), "{e:?}");
+        e.to_string()
+    };
+    let m = msg(ClipPlanes::new(&[[0.0, 0.0, 0.0, 1.0]]));
+    assert!(
+        m.starts_with("invalid clip planes: ") && m.contains("zero normal"),
+        "{m}"
+    );
+    assert!(msg(ClipPlanes::new(&[[f32::NAN, 0.0, 1.0, 1.0]])).contains("not finite"));
     let nine = [[1.0, 0.0, 0.0, 0.0]; 9];
-    assert!(ClipPlanes::new(&nine).unwrap_err().contains("at most 8"));
+    assert!(msg(ClipPlanes::new(&nine)).contains("at most 8"));
     let five = [[1.0, 0.0, 0.0, 0.0]; 5];
     let c = ClipPlanes::new(&five).unwrap();
-    assert!(c.with_mesh(3, &five).unwrap_err().contains("at most 8"));
+    assert!(msg(c.with_mesh(3, &five)).contains("at most 8"));
 }
 
 /// The planes of the tests below: an oblique cut through the built-in

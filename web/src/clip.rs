@@ -30,13 +30,22 @@ pub(crate) fn planes(values: &[f32]) -> Result<Vec<[f32; 4]>, String> {
         .collect())
 }
 
+/// Checks `all` planes, and `own` planes on top of them for one mesh, as
+/// softpick checks them; the error is the core's message.
+fn check(all: &[[f32; 4]], own: &[[f32; 4]]) -> Result<(), String> {
+    ClipPlanes::new(all)
+        .and_then(|c| c.with_mesh(0, own))
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
 impl Clipping {
     /// The planes of every object (checked as softpick checks them).
     pub(crate) fn set_all(&mut self, planes: Vec<[f32; 4]>) -> Result<(), String> {
-        ClipPlanes::new(&planes)?;
+        check(&planes, &[])?;
         for prims in self.objects.values() {
             for p in prims {
-                ClipPlanes::new(&planes)?.with_mesh(0, p)?;
+                check(&planes, p)?;
             }
         }
         self.all = planes;
@@ -77,7 +86,7 @@ impl Clipping {
                 .collect()
         };
         for p in &per {
-            ClipPlanes::new(&self.all)?.with_mesh(0, p)?;
+            check(&self.all, p)?;
         }
         if per.iter().all(Vec::is_empty) {
             self.objects.remove(&id);

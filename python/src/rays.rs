@@ -96,7 +96,7 @@ impl Slot<'_> {
                 *self.instance = instance_of(scene, h.mesh);
                 self.uv.copy_from_slice(&[h.barycentric.y, h.barycentric.z]);
                 self.normal
-                    .copy_from_slice(&caster.face_normal(h.mesh, h.triangle).to_array());
+                    .copy_from_slice(&caster.hit_normal(&h).to_array());
             }
             None => {
                 *self.t_hit = f32::INFINITY;

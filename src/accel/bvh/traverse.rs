@@ -15,20 +15,27 @@ use crate::geometry::{far_out4, prune_bound, CullMode, FAR_SLACK};
 
 /// Keeps the hit `(id, h)` of a ray as its closest when it precedes the
 /// closest so far (see [`precedes`]), narrowing the ray's range end and box
-/// pruning bound to it.
+/// pruning bound to it; returns whether it did.
 #[inline(always)]
 pub(super) fn keep_closest(
     best: &mut Option<(u32, TriHit)>,
     t_hi: &mut f32,
     prune: &mut f32,
     (id, h): (u32, TriHit),
-) {
-    if precedes(id, h.t, best.map(|(bid, bh)| (bid, bh.t))) {
+) -> bool {
+    let nearer = precedes(id, h.t, best.map(|(bid, bh)| (bid, bh.t)));
+    if nearer {
         *best = Some((id, h));
         *t_hi = h.t;
         *prune = prune_bound(h.t);
     }
+    nearer
 }
+
+/// A ray's closest hit in a mesh BVH, `(triangle index, hit)`, with the
+/// leaf that holds the triangle ([`Bvh::leaf_corners`] reads its corners
+/// from there, from memory the walk has just read).
+pub(crate) type LeafHit = ((u32, TriHit), NodeRef);
 
 /// Inserts child `k` at entry distance `d` into `order[..n]`, which is kept
 /// sorted by distance, descending (a later child of equal distance goes
@@ -262,7 +269,7 @@ pub(super) struct FirstHit<'a> {
 }
 
 impl Kernel for FirstHit<'_> {
-    type Out = Option<(u32, TriHit)>;
+    type Out = Option<LeafHit>;
 
     #[inline(always)]
     fn run<L: Lanes8>(self, lanes: L) -> Self::Out {
@@ -336,6 +343,21 @@ impl Bvh {
         cull: CullMode,
         stack: &mut MeshStack,
     ) -> Option<(u32, TriHit)> {
+        self.first_leaf_hit_on(isa, ray, t_min, t_max, cull, stack)
+            .map(|(hit, _)| hit)
+    }
+
+    /// [`Bvh::first_hit_on`] with the leaf that holds the hit triangle.
+    #[inline(always)]
+    pub(crate) fn first_leaf_hit_on(
+        &self,
+        isa: Isa,
+        ray: &RayPrecomp,
+        t_min: f32,
+        t_max: f32,
+        cull: CullMode,
+        stack: &mut MeshStack,
+    ) -> Option<LeafHit> {
         let range_ok = t_min <= t_max; // false for NaN
         if self.is_empty() || !ray.is_valid() || !range_ok {
             return None;
@@ -344,7 +366,9 @@ impl Bvh {
         if self.is_single_leaf() {
             // A single leaf (a small mesh): no box test, no stack.
             let tris4 = Pack4Ray::new(ray);
-            return self.leaf_first(ray, &tris4, self.root, t_min, t_max, cull);
+            return self
+                .leaf_first(ray, &tris4, self.root, t_min, t_max, cull)
+                .map(|hit| (hit, self.root));
         }
         // No separate root-box test: testing the root's children rejects a
         // ray that misses everything just as fast.
@@ -460,8 +484,10 @@ impl Bvh {
         stack: &mut MeshStack,
         boxes: impl Fn(&Node, f32) -> (u32, [f32; WIDTH]),
         leaf: impl Fn(NodeRef, f32) -> Option<(u32, TriHit)>,
-    ) -> Option<(u32, TriHit)> {
+    ) -> Option<LeafHit> {
         let mut best: Option<(u32, TriHit)> = None;
+        // (the leaf of `best`)
+        let mut best_leaf = NodeRef::default();
         let mut t_hi = t_max;
         // Box pruning bound: t_hi plus a little slack (see `prune_bound`).
         let mut prune = t_max;
@@ -508,12 +534,14 @@ impl Bvh {
                     continue;
                 }
             } else if let Some(hit) = leaf(NodeRef { index, count }, t_hi) {
-                keep_closest(&mut best, &mut t_hi, &mut prune, hit);
+                if keep_closest(&mut best, &mut t_hi, &mut prune, hit) {
+                    best_leaf = NodeRef { index, count };
+                }
             }
             // Pop the next node still in range.
             loop {
                 let Some((i, c, t_enter)) = stack.pop() else {
-                    return best;
+                    return best.map(|hit| (hit, best_leaf));
                 };
                 if t_enter <= prune {
                     (index, count) = (i, c);
@@ -521,6 +549,20 @@ impl Bvh {
                 }
             }
         }
+    }
+
+    /// The corners of triangle `id` of `leaf` (as the tree stores them: the
+    /// mesh's vertex positions), `None` when the leaf does not hold it.
+    #[inline]
+    pub(crate) fn leaf_corners(&self, leaf: NodeRef, id: u32) -> Option<[glam::Vec3; 3]> {
+        let first = leaf.index as usize;
+        let packs = self
+            .packs
+            .get(first..first + (leaf.count as usize).div_ceil(4))?;
+        packs.iter().find_map(|pk| {
+            let k = set_bits(pk.used).find(|&k| pk.id[k] == id)?;
+            Some(pk.corners(k))
+        })
     }
 
     /// Appends every hit of `ray` with `t_min <= t <= t_max` among the

@@ -1,7 +1,7 @@
 //! Batches of first-hit ray queries with a compact answer: the triangle,
 //! the ray parameter, the barycentrics and the facing of each ray's
 //! nearest hit, without the names, world position and normal of a full
-//! [`Hit`]. The walk is the one of [`RayCaster::first`] (same code, same
+//! [`Hit`] (the normal on demand: [`RayCaster::hit_normal`]). The walk is the one of [`RayCaster::first`] (same code, same
 //! tie rule), so the answers are its answers; the batch only sets up the
 //! traversal stacks once and skips the per-hit work a full record needs
 //! (the name's shared-pointer counts, which threads would otherwise fight
@@ -38,6 +38,12 @@ pub struct RayHit {
     /// Whether the ray sees the triangle counter-clockwise in world space,
     /// as [`Hit::front_face`].
     pub front_face: bool,
+    /// The triangle's corners (mesh space) as the walk through the
+    /// scene's flat BVH read them, for [`RayCaster::hit_normal`]: taken
+    /// from the leaf the walk has just read, they spare it the cache
+    /// misses of the mesh's arrays on a large mesh. `None` on the other
+    /// paths.
+    corners: Option<[Vec3; 3]>,
 }
 
 /// The iterator of [`RayCaster::first_hits`].
@@ -140,8 +146,8 @@ impl<'a> RayCaster<'a> {
             None => (t_min, t_max),
         };
         let pre = RayPrecomp::new(ray.origin, ray.direction);
-        let (global, hit) =
-            bvh.first_hit_on(isa, &pre, t_min, t_max, opts.cull, &mut scratch.mesh)?;
+        let ((global, hit), leaf) =
+            bvh.first_leaf_hit_on(isa, &pre, t_min, t_max, opts.cull, &mut scratch.mesh)?;
         let (mesh, triangle) = self.scene.locate_from(global, scratch.mesh_hint)?;
         scratch.mesh_hint = mesh;
         Some(RayHit {
@@ -151,6 +157,7 @@ impl<'a> RayCaster<'a> {
             t: hit.t,
             barycentric: hit.bary,
             front_face: hit.front,
+            corners: bvh.leaf_corners(leaf, global),
         })
     }
 
@@ -185,7 +192,34 @@ impl<'a> RayCaster<'a> {
             barycentric: n.hit.bary,
             // (a mirrored placement flips the facing, as in a full hit)
             front_face: n.hit.front != transform.mirrored,
+            corners: None,
         })
+    }
+
+    /// The unit world-space normal of the triangle of `hit`, a hit of this
+    /// caster's [`RayCaster::first_hits`]: [`RayCaster::face_normal`] of its
+    /// mesh and triangle, bit for bit, but read, where the walk went
+    /// through the scene's one flat BVH, from the corners the walk has just
+    /// read (the same positions, placed by the same identity matrix).
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use softpick::{builtin_scene, Ray, RayCaster, RayOptions};
+    ///
+    /// let scene = builtin_scene();
+    /// let caster = RayCaster::new(&scene);
+    /// let ray = Ray::new(Vec3::new(0.0, 0.0, 5.0), Vec3::NEG_Z);
+    /// let hit = caster.first_hits([ray], &RayOptions::default()).next().flatten();
+    /// let hit = hit.expect("the ray hits the scene");
+    /// assert_eq!(caster.hit_normal(&hit), caster.face_normal(hit.mesh, hit.triangle));
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn hit_normal(&self, hit: &RayHit) -> Vec3 {
+        match (hit.corners, self.transforms.get(hit.mesh as usize)) {
+            (Some(p), Some(t)) => face_normal(p.map(|q| t.world.transform_point3(q))),
+            _ => self.face_normal(hit.mesh, hit.triangle),
+        }
     }
 
     /// The unit world-space normal of triangle `triangle` of mesh `mesh`

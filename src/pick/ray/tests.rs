@@ -278,8 +278,8 @@ fn filter_applies_through_the_top_level() {
 }
 
 /// The compact batch answers what full first hits answer, ray for ray:
-/// the same triangle, ray parameter, barycentrics and facing, and
-/// `face_normal` the hit's normal; on placed, mirrored and duplicated
+/// the same triangle, ray parameter, barycentrics, facing and normal (bit
+/// for bit), and `face_normal` the hit's normal; on placed, mirrored and duplicated
 /// meshes and on identity-placed scenes (the flat walk), every cull mode,
 /// with and without a mesh filter and a distance range, and rays that are
 /// invalid (zero direction, non-finite origin) answering `None` in place.
@@ -329,6 +329,10 @@ fn first_hits_equal_full_first_hits() {
                         assert_eq!(g.t * ray.direction.length(), w.distance, "{at}");
                         assert_eq!(ray.at(g.t), w.position, "{at}");
                         assert_eq!(caster.face_normal(g.mesh, g.triangle), w.normal, "{at}");
+                        // (bit for bit: the flat walk takes it from the
+                        // leaf's corners, not the mesh's arrays)
+                        let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+                        assert_eq!(bits(caster.hit_normal(g)), bits(w.normal), "{at}");
                     }
                     (w, g) => panic!("{at}: full {:?}, batch {g:?}", w.map(|h| h.triangle)),
                 }

@@ -69,6 +69,21 @@ fn hit_bits(h: Option<(u32, TriHit)>) -> Option<(u32, u32, [u32; 3], bool)> {
     })
 }
 
+/// [`hit_bits`] of a walk's answer with its leaf, which must hold the hit
+/// triangle with the mesh's corners (what the compact batch's normals read).
+fn leaf_hit_bits(
+    bvh: &Bvh,
+    pos: &[Vec3],
+    tris: &[[u32; 3]],
+    h: Option<crate::accel::bvh::traverse::LeafHit>,
+) -> Option<(u32, u32, [u32; 3], bool)> {
+    if let Some(((id, _), leaf)) = h {
+        let want = tris[id as usize].map(|v| pos[v as usize]);
+        assert_eq!(bvh.leaf_corners(leaf, id), Some(want), "the hit's leaf");
+    }
+    hit_bits(h.map(|(hit, _)| hit))
+}
+
 /// The walks' builds for each instruction set agree bit for bit: the
 /// portable lanes (`Scalar`, what `wasm32` runs), SSE's two halves and,
 /// on a CPU with AVX2, its 256-bit lanes, for the one-ray walk (against
@@ -122,10 +137,22 @@ fn walk_builds_agree_bit_for_bit() {
                     };
                 }
                 let want = hit_bits(brute_first(pos, tris, ray, t_min, t_max, cull));
-                assert_eq!(hit_bits(walk!().run(Scalar)), want, "{i}/{r}");
+                assert_eq!(
+                    leaf_hit_bits(&bvh, pos, tris, walk!().run(Scalar)),
+                    want,
+                    "{i}/{r}"
+                );
                 #[cfg(target_arch = "x86_64")]
-                assert_eq!(hit_bits(walk!().run(crate::cpu::Sse)), want, "{i}/{r}");
-                assert_eq!(hit_bits(isa.run(walk!())), want, "{i}/{r}");
+                assert_eq!(
+                    leaf_hit_bits(&bvh, pos, tris, walk!().run(crate::cpu::Sse)),
+                    want,
+                    "{i}/{r}"
+                );
+                assert_eq!(
+                    leaf_hit_bits(&bvh, pos, tris, isa.run(walk!())),
+                    want,
+                    "{i}/{r}"
+                );
                 assert_eq!(hit_bits(bvh.first_hit(ray, t_min, t_max, cull)), want);
                 hits += usize::from(want.is_some());
             }
@@ -498,10 +525,10 @@ proptest::proptest! {
         // (the kernels take the fast walk's preconditions: finite inverse
         // direction, t_min >= 0; `first_hit` checks them)
         if ray.inv_dir().is_finite() && t_min >= 0.0 && !wide.is_empty() && !wide.is_single_leaf() {
-            proptest::prop_assert_eq!(hit_bits(walk!().run(Scalar)), want);
+            proptest::prop_assert_eq!(leaf_hit_bits(&wide, &pos, &tris, walk!().run(Scalar)), want);
             #[cfg(target_arch = "x86_64")]
-            proptest::prop_assert_eq!(hit_bits(walk!().run(crate::cpu::Sse)), want);
-            proptest::prop_assert_eq!(hit_bits(Isa::detect().run(walk!())), want);
+            proptest::prop_assert_eq!(leaf_hit_bits(&wide, &pos, &tris, walk!().run(crate::cpu::Sse)), want);
+            proptest::prop_assert_eq!(leaf_hit_bits(&wide, &pos, &tris, Isa::detect().run(walk!())), want);
         }
         proptest::prop_assert_eq!(hit_bits(wide.first_hit(&ray, t_min, t_max, cull)), want);
         proptest::prop_assert_eq!(hit_bits(binary.first_hit(&ray, t_min, t_max, cull)), want);

@@ -315,6 +315,19 @@ impl Frame {
                         if id == NO_TRIANGLE {
                             continue;
                         }
+                        if !geometry {
+                            // mesh ids alone need no set-up: the mesh of
+                            // the id, as `tri_setup` finds it
+                            if let (Some(m), Some((mesh, _))) =
+                                (out.mesh.as_deref_mut(), scene.locate_from(id - 1, hint))
+                            {
+                                hint = mesh;
+                                if scene.mesh(mesh).is_some() {
+                                    m[k] = mesh;
+                                }
+                            }
+                            continue;
+                        }
                         let slot = &mut cache[id as usize % CACHED_TRIS];
                         if slot.0 != id {
                             let t = self.tri_setup(
@@ -332,9 +345,6 @@ impl Frame {
                         };
                         if let Some(m) = out.mesh.as_deref_mut() {
                             m[k] = t.mesh;
-                        }
-                        if !geometry {
-                            continue;
                         }
                         let ray = match (&parts, row_part) {
                             (Some((columns, _)), Some(row)) => rays.ray_from_parts(columns[x], row),

@@ -113,6 +113,34 @@ impl PixelRays {
         }
     }
 
+    /// The part of a perspective or orthographic ray that depends on the
+    /// column only: `right · (nx · half.0)`, nx the pixel centre's x in
+    /// normalized device coordinates (what `ray` adds to the row part).
+    fn column(&self, x: u32) -> DVec3 {
+        let nx = (f64::from(x) + 0.5) / self.size.0 * 2.0 - 1.0;
+        self.right * (nx * self.half.0)
+    }
+
+    /// The part of a perspective or orthographic ray that depends on the
+    /// row only: `up · (ny · half.1)`.
+    fn row(&self, y: u32) -> DVec3 {
+        let ny = 1.0 - (f64::from(y) + 0.5) / self.size.1 * 2.0;
+        self.up * (ny * self.half.1)
+    }
+
+    /// The ray of a perspective or orthographic camera from the column
+    /// and row parts of its pixel: the same operations in the same order
+    /// as `ray`, so the same bits.
+    #[inline]
+    fn ray_from_parts(&self, column: DVec3, row: DVec3) -> (DVec3, DVec3) {
+        let side = column + row;
+        if self.perspective {
+            (self.eye, self.forward + side)
+        } else {
+            (self.eye + side, self.forward)
+        }
+    }
+
     /// Origin and direction of the ray through the centre of pixel (x, y).
     fn ray(&self, x: u32, y: u32) -> (DVec3, DVec3) {
         if let Some([fx, fy, cx, cy, skew]) = self.pinhole {
@@ -124,14 +152,7 @@ impl PixelRays {
             let a = (u - cx - skew * b) / fx;
             return (self.eye, self.forward + self.right * a - self.up * b);
         }
-        let nx = (f64::from(x) + 0.5) / self.size.0 * 2.0 - 1.0;
-        let ny = 1.0 - (f64::from(y) + 0.5) / self.size.1 * 2.0;
-        let side = self.right * (nx * self.half.0) + self.up * (ny * self.half.1);
-        if self.perspective {
-            (self.eye, self.forward + side)
-        } else {
-            (self.eye + side, self.forward)
-        }
+        self.ray_from_parts(self.column(x), self.row(y))
     }
 }
 
@@ -261,41 +282,75 @@ impl Frame {
             }
         }
         let geometry = want.barycentric || want.normal || want.distance || want.z;
+        // The column and row parts of every pixel's ray, computed once (a
+        // pinhole camera's rays, whose column part depends on the row
+        // through the skew, are made per pixel by `PixelRays::ray`).
+        let parts = rays.pinhole.is_none().then(|| {
+            let columns: Vec<DVec3> = (0..self.width).map(|x| rays.column(x)).collect();
+            let rows: Vec<DVec3> = (0..self.height).map(|y| rays.row(y)).collect();
+            (columns, rows)
+        });
+        // whether each mesh was rendered at the identity (its corners are
+        // then its world points: `tri_setup` skips the product)
+        let identity: Vec<bool> = self.worlds.iter().map(|m| *m == Mat4::IDENTITY).collect();
         bands.into_par_iter().enumerate().for_each(|(b, mut out)| {
             let y0 = b * BAND;
             let rows = (self.height as usize - y0).min(BAND);
             let mut hint = 0;
             // Neighbouring pixels mostly show one triangle: the setups of
-            // the last triangles seen stay in a small cache (by id), and
-            // the band is walked in blocks of BAND × BAND pixels, which
-            // show fewer triangles than its rows do. Each pixel's values
-            // depend on its own triangle only, so the order changes none.
-            let mut cache: [Option<(u32, Option<TriSetup>)>; CACHED_TRIS] =
-                std::array::from_fn(|_| None);
+            // the last triangles seen stay in a small cache (by id; id 0,
+            // the background's, marks an empty slot), and the band is
+            // walked in blocks of BAND × BAND pixels, which show fewer
+            // triangles than its rows do. Each pixel's values depend on
+            // its own triangle only, so the order changes none.
+            let mut cache: [(u32, Option<TriSetup>); CACHED_TRIS] =
+                std::array::from_fn(|_| (NO_TRIANGLE, None));
             for x0 in (0..w).step_by(BAND) {
                 for r in 0..rows {
+                    let y = (y0 + r) as u32;
+                    let row_part = parts.as_ref().map(|(_, rs)| rs[y as usize]);
                     for x in x0..(x0 + BAND).min(w) {
                         let k = r * w + x;
                         let id = self.ids[y0 * w + k];
                         if id == NO_TRIANGLE {
                             continue;
                         }
-                        let slot = &mut cache[id as usize % CACHED_TRIS];
-                        if slot.as_ref().is_none_or(|(g, _)| *g != id) {
-                            let t = self.tri_setup(scene, id - 1, &mut hint, want.normal, &rays);
-                            *slot = Some((id, t));
+                        if !geometry {
+                            // mesh ids alone need no set-up: the mesh of
+                            // the id, as `tri_setup` finds it
+                            if let (Some(m), Some((mesh, _))) =
+                                (out.mesh.as_deref_mut(), scene.locate_from(id - 1, hint))
+                            {
+                                hint = mesh;
+                                if scene.mesh(mesh).is_some() {
+                                    m[k] = mesh;
+                                }
+                            }
+                            continue;
                         }
-                        let Some((_, Some(t))) = slot.as_ref() else {
+                        let slot = &mut cache[id as usize % CACHED_TRIS];
+                        if slot.0 != id {
+                            let t = self.tri_setup(
+                                scene,
+                                id - 1,
+                                &mut hint,
+                                &identity,
+                                want.normal,
+                                &rays,
+                            );
+                            *slot = (id, t);
+                        }
+                        let Some(t) = slot.1.as_ref() else {
                             continue;
                         };
                         if let Some(m) = out.mesh.as_deref_mut() {
                             m[k] = t.mesh;
                         }
-                        if !geometry {
-                            continue;
-                        }
-                        let y = (y0 + r) as u32;
-                        let Some(h) = self.pixel_hit(t, &rays, (x as u32, y), want) else {
+                        let ray = match (&parts, row_part) {
+                            (Some((columns, _)), Some(row)) => rays.ray_from_parts(columns[x], row),
+                            _ => rays.ray(x as u32, y),
+                        };
+                        let Some(h) = self.pixel_hit(t, &rays, ray, (x as u32, y), want) else {
                             continue;
                         };
                         if let Some(v) = out.bary.as_deref_mut() {
@@ -324,22 +379,20 @@ impl Frame {
         scene: &Scene,
         global: u32,
         hint: &mut MeshId,
+        identity: &[bool],
         want_normal: bool,
         rays: &PixelRays,
     ) -> Option<TriSetup> {
         let (mesh, local) = scene.locate_from(global, *hint)?;
         *hint = mesh;
-        let world = self
-            .worlds
-            .get(mesh as usize)
-            .copied()
-            .unwrap_or(Mat4::IDENTITY);
         let corners = scene.mesh(mesh)?.triangle(local);
-        // (the identity's product is the point itself: skipped, the same values)
-        let p = if world == Mat4::IDENTITY {
-            corners.map(|q| q.as_dvec3())
-        } else {
-            corners.map(|q| world.transform_point3(q).as_dvec3())
+        // (the identity's product is the point itself: skipped, the same
+        // values; a mesh without a matrix was rendered at the identity)
+        let p = match self.worlds.get(mesh as usize) {
+            Some(world) if !identity[mesh as usize] => {
+                corners.map(|q| world.transform_point3(q).as_dvec3())
+            }
+            _ => corners.map(|q| q.as_dvec3()),
         };
         let (e0, e1) = (p[1] - p[0], p[2] - p[0]);
         let n = e0.cross(e1);
@@ -361,17 +414,17 @@ impl Frame {
         })
     }
 
-    /// The hit of pixel (x, y)'s ray on the plane of the triangle `t`: the
-    /// parts `want` asks for (z always).
+    /// The hit of pixel (x, y)'s ray `(o, d)` (`PixelRays::ray`) on the
+    /// plane of the triangle `t`: the parts `want` asks for (z always).
     #[inline]
     fn pixel_hit(
         &self,
         t: &TriSetup,
         rays: &PixelRays,
+        (o, d): (DVec3, DVec3),
         (x, y): (u32, u32),
         want: MapRequest,
     ) -> Option<PixelHit> {
-        let (o, d) = rays.ray(x, y);
         let denom = t.n.dot(d);
         let s = if denom != 0.0 {
             // (a perspective ray starts at the eye: `num_eye` is this
@@ -423,3 +476,6 @@ impl Frame {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

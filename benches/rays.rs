@@ -13,35 +13,17 @@
 //! benches it left out. `cargo bench --bench rays [--features
 //! shared-models]`.
 
-#[cfg(feature = "shared-models")]
-use std::path::Path;
-
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use glam::Vec3;
-#[cfg(feature = "shared-models")]
-use softpick::internals::load_obj;
 use softpick::internals::Bvh;
 use softpick::{
     render, Camera, PickMethod, Ray, RayCaster, RayOptions, RenderOptions, Scene, Transform,
 };
 
 mod common;
-use common::sphere_scene;
-
-/// `../shared/models/<name>.obj` (beside the repository, or beside the
-/// folder of worktrees that holds it); panics when it is missing.
 #[cfg(feature = "shared-models")]
-fn shared(name: &str) -> Scene {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let path = ["../shared/models", "../../shared/models"]
-        .iter()
-        .map(|r| root.join(r).join(format!("{name}.obj")))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| {
-            panic!("../shared/models/{name}.obj is missing: --features shared-models needs it")
-        });
-    load_obj(&path).unwrap_or_else(|e| panic!("{e}")).0
-}
+use common::shared;
+use common::sphere_scene;
 
 /// The ~100k-triangle mesh: snowden_bust with `--features shared-models`,
 /// else a generated 100k-triangle sphere.

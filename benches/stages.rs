@@ -13,32 +13,15 @@
 //! 640×480 and 1920×1080; one thread and two.
 //! `cargo bench --bench stages [--features shared-models] [-- FILTER]`.
 
-#[cfg(feature = "shared-models")]
-use std::path::Path;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use softpick::{Camera, RenderOptions, Renderer, Scene, StageTimes};
 
 mod common;
-use common::sphere_scene;
-
-/// `../shared/models/<name>.obj` (beside the repository, or beside the
-/// folder of worktrees that holds it); panics when it is missing.
 #[cfg(feature = "shared-models")]
-fn shared(name: &str) -> Scene {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let path = ["../shared/models", "../../shared/models"]
-        .iter()
-        .map(|r| root.join(r).join(format!("{name}.obj")))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| {
-            panic!("../shared/models/{name}.obj is missing: --features shared-models needs it")
-        });
-    softpick::load_model(&path)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .0
-}
+use common::shared;
+use common::sphere_scene;
 
 /// The models, smallest first.
 fn models() -> Vec<(&'static str, Scene)> {

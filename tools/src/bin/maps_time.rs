@@ -14,23 +14,7 @@
 use std::time::Instant;
 
 use softpick::{Camera, MapRequest, PixelMaps, RenderOptions, Renderer};
-use softpick_tools::{scene_arg, size_arg};
-
-/// The CPU time of this process so far in ms (Linux: `/proc/self/stat`'s
-/// user and system ticks, 100 a second), `None` elsewhere.
-fn cpu_ms() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // the fields after the command name (which may hold spaces) in parentheses
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split(' ').collect();
-    let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
-    Some(ticks as f64 * 10.0)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+use softpick_tools::{cpu_ms, median, scene_arg, size_arg};
 
 /// FNV-1a over the bits of every value of every map.
 fn checksum(m: &PixelMaps) -> u64 {

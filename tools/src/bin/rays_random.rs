@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use softpick::{Ray, RayCaster, RayOptions, Scene};
-use softpick_tools::scene_arg;
+use softpick_tools::{cpu_ms, median, scene_arg};
 
 /// `n` seeded random rays through the scene's box (testkit's `box_rays`,
 /// the rays of `benches/rays.rs`).
@@ -29,23 +29,6 @@ fn random_rays(scene: &Scene, n: usize) -> Vec<Ray> {
         .into_iter()
         .map(|(o, d)| Ray::new(o, d))
         .collect()
-}
-
-/// The CPU time of this process so far in ms (Linux: `/proc/self/stat`'s
-/// user and system ticks, 100 a second), `None` elsewhere. On a shared
-/// machine the CPU time of a cast is steadier than its wall time.
-fn cpu_ms() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // the fields after the command name (which may hold spaces) in parentheses
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split(' ').collect();
-    let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
-    Some(ticks as f64 * 10.0)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn main() {

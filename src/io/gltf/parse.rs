@@ -17,6 +17,69 @@ use gltf::json;
 use super::{Fail, FORMAT, UNDERSTOOD};
 use crate::error::ModelErrorKind;
 
+/// A raw JSON value: its text, borrowed from the file's bytes.
+type Raw<'a> = &'a serde_json::value::RawValue;
+
+/// `json_bytes` (which parsed as JSON) with every channel that
+/// [`settle_channels`] took out turned to spaces, with one comma beside it
+/// (line ends kept): the JSON the settled value is, every other byte where
+/// it was. (`kept[a]`: the file's indices of animation `a`'s channels kept.)
+///
+/// Why not deserialize the root from the settled value: that is a second
+/// copy of `gltf-json`'s whole deserializer (one per source type), ~200 KB
+/// of the browser's module; and why not write the value out again: its
+/// numbers would be parsed twice, which serde_json does not promise gives
+/// the same `f64`.
+fn blank_channels(json_bytes: &[u8], kept: &[Vec<usize>]) -> Vec<u8> {
+    let mut out = json_bytes.to_vec();
+    let Some(animations) = field(json_bytes, "animations").and_then(array) else {
+        return out;
+    };
+    for (anim, kept) in animations.into_iter().zip(kept) {
+        let Some(channels) = field(anim.get().as_bytes(), "channels").and_then(array) else {
+            continue;
+        };
+        for (c, ch) in channels.into_iter().enumerate() {
+            if kept.contains(&c) {
+                continue;
+            }
+            // (the value's text lies inside `json_bytes`: its offset there)
+            let start = ch.get().as_ptr() as usize - json_bytes.as_ptr() as usize;
+            let mut end = start + ch.get().len();
+            let space = |b: u8| b.is_ascii_whitespace();
+            // the comma after it, or else the one before it (the last one)
+            let after = end + out[end..].iter().take_while(|&&b| space(b)).count();
+            let mut start = start;
+            if out.get(after) == Some(&b',') {
+                end = after + 1;
+            } else {
+                let before = start - out[..start].iter().rev().take_while(|&&b| space(b)).count();
+                if before > 0 && out[before - 1] == b',' {
+                    start = before - 1;
+                }
+            }
+            for b in &mut out[start..end] {
+                if *b != b'\n' && *b != b'\r' {
+                    *b = b' ';
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The value of object `raw`'s field `name`, if `raw` is an object with one.
+fn field<'a>(raw: &'a [u8], name: &str) -> Option<Raw<'a>> {
+    serde_json::from_slice::<std::collections::BTreeMap<String, Raw<'a>>>(raw)
+        .ok()?
+        .remove(name)
+}
+
+/// The elements of `raw`, if it is an array.
+fn array(raw: Raw<'_>) -> Option<Vec<Raw<'_>>> {
+    serde_json::from_slice(raw.get().as_bytes()).ok()
+}
+
 /// The paths of a channel the loader animates (glTF 2.0's four).
 const PATHS: [&str; 4] = ["translation", "rotation", "scale", "weights"];
 
@@ -49,15 +112,17 @@ pub(super) fn parse(json_bytes: &[u8]) -> Result<Parsed, Fail> {
         }
     })?;
     let (channels, warnings) = settle_channels(&mut value)?;
-    // (from the bytes when no channel was taken out, so that a message
-    // gives the line and column of what is wrong)
-    let root: Result<json::Root, _> = if warnings.is_empty() {
-        drop(value);
-        json::deserialize::from_slice(json_bytes)
+    drop(value);
+    // (always from the bytes, with the channels taken out blanked: one copy
+    // of the crate's deserializer, compiled in its own crate, and a message
+    // gives the line and column of what is wrong in the file)
+    let blanked = if warnings.is_empty() {
+        None
     } else {
-        json::deserialize::from_value(value)
+        Some(blank_channels(json_bytes, &channels))
     };
-    let root = root.map_err(|e| Fail(ModelErrorKind::Parse(FORMAT, None, e.to_string())))?;
+    let root = json::Root::from_slice(blanked.as_deref().unwrap_or(json_bytes))
+        .map_err(|e| Fail(ModelErrorKind::Parse(FORMAT, None, e.to_string())))?;
     let doc = gltf::Document::from_json_without_validation(root);
     for (i, ext) in doc.extensions_required().enumerate() {
         if !UNDERSTOOD.contains(&ext) {
@@ -242,4 +307,82 @@ fn settle_channels(value: &mut json::Value) -> Result<(Vec<Vec<usize>>, Vec<Stri
         }
     }
     Ok((kept_all, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two animations on two nodes: channels skipped first, in the middle
+    /// and last (a pointer, a path softpick does not animate, no node),
+    /// long numbers, and a comma-first layout.
+    const FILE: &str = r#"{
+  "asset": {"version": "2.0"},
+  "nodes": [{"translation": [0.30000000000000004, 1e-7, 123456789.123456789]}, {}],
+  "buffers": [{"byteLength": 8}],
+  "bufferViews": [{"buffer": 0, "byteLength": 8}],
+  "accessors": [
+    {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.1], "max": [0.7000000000000001]}
+  ],
+  "animations": [
+    {"samplers": [{"input": 0, "output": 0}],
+     "channels": [
+      {"sampler": 0, "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": "/nodes/0/translation"}}}},
+      {"sampler": 0, "target": {"node": 0, "path": "translation"}},
+      {"sampler": 0, "target": {"node": 1, "path": "jiggle"}},
+      {"sampler": 0, "target": {"node": 1, "path": "scale"}},
+      {"sampler": 0, "target": {"path": "rotation"}}
+     ]},
+    {"samplers": [{"input": 0, "output": 0}], "channels": [
+       {"sampler": 0, "target": {"node": 1, "path": "weights"}}
+      , {"sampler": 0, "target": {"path": "pointer"}}
+    ]}
+  ]
+}"#;
+
+    #[test]
+    fn blanked_channels_read_as_the_settled_value_reads() {
+        let mut value: json::Value = json::deserialize::from_slice(FILE.as_bytes()).unwrap();
+        let (kept, warnings) = settle_channels(&mut value).unwrap();
+        assert_eq!(kept, vec![vec![1, 3], vec![0]]);
+        assert_eq!(warnings.len(), 4, "{warnings:?}");
+        let blanked = blank_channels(FILE.as_bytes(), &kept);
+        assert_eq!(blanked.len(), FILE.len());
+        assert_eq!(
+            blanked.iter().filter(|&&b| b == b'\n').count(),
+            FILE.lines().count() - 1
+        );
+        // the same JSON as the settled value, every number the same `f64`
+        let again: json::Value = json::deserialize::from_slice(&blanked).unwrap();
+        assert_eq!(again, value);
+        // and the same root, field for field
+        let from_value: json::Root = json::deserialize::from_value(value).unwrap();
+        let from_blanked = json::Root::from_slice(&blanked).unwrap();
+        assert_eq!(format!("{from_blanked:?}"), format!("{from_value:?}"));
+        // the file as `parse` reads it
+        let parsed = parse(FILE.as_bytes()).unwrap_or_else(|Fail(k)| panic!("{k:?}"));
+        assert_eq!(
+            format!("{:?}", parsed.doc.as_json()),
+            format!("{from_value:?}")
+        );
+        assert_eq!((parsed.channels, parsed.warnings), (kept, warnings));
+    }
+
+    #[test]
+    fn a_wrong_type_after_a_skipped_channel_is_placed_in_the_file() {
+        let file = FILE.replace(
+            r#"{"node": 1, "path": "weights"}"#,
+            r#"{"node": "one", "path": "weights"}"#,
+        );
+        match parse(file.as_bytes()) {
+            Err(Fail(ModelErrorKind::Parse(_, _, m))) => {
+                assert!(
+                    m.contains("invalid type") && m.contains("line 19 column 46"),
+                    "{m}"
+                );
+            }
+            Err(Fail(k)) => panic!("another error: {k:?}"),
+            Ok(_) => panic!("a string for a node was read"),
+        }
+    }
 }

@@ -22,9 +22,11 @@ matrices):
   thread, its only mode), same rays;
 - rays: cast_rays of N random rays (seeded) in both, same thread count.
 
-Times are medians of --reps runs after one warm-up (trimesh: the best of
-two). Agreement is the share of pixels covered by either tool where both
-report the same triangle. One JSON line per row goes to OUT/results.jsonl,
+Times are medians of --reps runs after one warm-up, Open3D's maps and
+softpick's three methods timed in turn, round after round (trimesh: the
+best of two; random rays: each side's runs in a row). Agreement is the
+share of pixels covered by either tool where both report the same
+triangle. One JSON line per row goes to OUT/results.jsonl,
 the Markdown table to stdout and OUT/table.md.
 """
 import argparse
@@ -69,6 +71,21 @@ def timed(fn, reps):
     return statistics.median(times) * 1e3
 
 
+def timed_together(fns, reps):
+    """The median ms of each of `fns`, timed in turn round after round (one
+    warm-up round first), so that no function is always the one that runs
+    first on caches and heap pages another one left behind."""
+    for fn in fns:
+        fn()
+    times = [[] for _ in fns]
+    for _ in range(reps):
+        for fn, ts in zip(fns, times):
+            t = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t)
+    return [statistics.median(ts) * 1e3 for ts in times]
+
+
 def agreement(a, b):
     """Share of pixels covered in a or b (ids, -1 = none) with equal ids."""
     cov = (a >= 0) | (b >= 0)
@@ -108,7 +125,15 @@ def bench_model(name, path, sizes, threads, reps, n_rays, rows):
             r = o3d_scene.cast_rays(rays, nthreads=threads)
             return r["primitive_ids"].numpy(), r["t_hit"].numpy(), r["primitive_uvs"].numpy()
 
-        o3d_ms = timed(o3d_maps, reps)
+        def sp_maps_of(method):
+            def sp_maps():
+                f = scene.render(cam, threads=threads, method=method)
+                return f, f.ids, f.depth, f.barycentrics
+            return sp_maps
+
+        methods = ("raster", "ray", "auto")
+        # Open3D and softpick's three methods in turn, round after round
+        o3d_ms, *sp_ms = timed_together([o3d_maps] + [sp_maps_of(m) for m in methods], reps)
         prim = o3d_maps()[0].astype(np.int64)
         prim[prim == softpick.INVALID_ID] = -1
         rn = rays.numpy().reshape(-1, 6)
@@ -120,13 +145,8 @@ def bench_model(name, path, sizes, threads, reps, n_rays, rows):
                 tm.ray.intersects_first(rn[:, :3], rn[:, 3:])
                 best.append(time.perf_counter() - t)
             tm_ms = min(best) * 1e3
-        for method in ("raster", "ray", "auto"):
-            def sp_maps():
-                f = scene.render(cam, threads=threads, method=method)
-                return f, f.ids, f.depth, f.barycentrics
-
-            ms = timed(sp_maps, reps)
-            f = sp_maps()[0]
+        for method, ms in zip(methods, sp_ms):
+            f = sp_maps_of(method)()[0]
             ids = f.ids.astype(np.int64) - 1
             rows.append(dict(base, tool="softpick", method=method, chosen=f.method, ms=ms,
                              open3d_ms=o3d_ms, trimesh_ms=tm_ms,

@@ -326,6 +326,16 @@ impl ClipPlanes {
         Ok(self)
     }
 
+    /// These planes and `plane` for every mesh besides; an error when it
+    /// is not finite, has a zero normal, or a mesh would have more than
+    /// [`MAX_CLIP_PLANES`](crate::limits::MAX_CLIP_PLANES).
+    pub fn with_plane(mut self, plane: [f32; 4]) -> Result<ClipPlanes, Error> {
+        let most_own = self.meshes.iter().map(|m| m.1.len()).max().unwrap_or(0);
+        check_planes(&[plane], self.all.len() + most_own)?;
+        self.all.push(plane);
+        Ok(self)
+    }
+
     /// No plane at all?
     #[must_use]
     pub fn is_empty(&self) -> bool {

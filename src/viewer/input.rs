@@ -11,7 +11,7 @@ use glam::Vec3;
 use minifb::{Key, MouseButton};
 
 use crate::camera::Camera;
-use crate::geometry::Aabb;
+use crate::geometry::{Aabb, ClipPlanes};
 #[cfg(doc)]
 use crate::pick::Picks;
 use crate::pick::{Hit, PickMethod};
@@ -214,6 +214,8 @@ pub(super) struct ViewerState {
     pub(super) centre: Vec3,
     /// The section plane (`C`), if on.
     pub(super) section: Option<Section>,
+    /// The user clip planes given at the start (`--clip`), kept all along.
+    pub(super) clip: Option<ClipPlanes>,
     /// The driven meshes and their motion.
     pub(super) drive: Drive,
     /// Drive mode (`V`): a click adds or removes a driven mesh instead of picking.
@@ -269,6 +271,7 @@ impl ViewerState {
                 Vec3::ZERO
             },
             section: None,
+            clip: None,
             // speeds scale with the scene; contacts stop a tenth of a step short
             drive: Drive::new(if r.is_finite() && r > 0.0 { r } else { 1.0 }, step * 0.1),
             drive_clicks: false,

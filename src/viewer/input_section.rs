@@ -12,19 +12,32 @@ use super::input::{Action, ViewerState};
 use super::section::Section;
 
 impl ViewerState {
-    /// The clip planes of the render: the section plane, if on.
+    /// The clip planes of the render: the planes given at the start and
+    /// the section plane, if on.
     #[must_use]
     pub(super) fn clip_planes(&self) -> Option<ClipPlanes> {
-        self.section.as_ref().and_then(Section::clip_planes)
+        match (&self.clip, &self.section) {
+            (clip, None) => clip.clone(),
+            (None, Some(s)) => s.clip_planes(),
+            (Some(c), Some(s)) => c.clone().with_plane(s.plane()).ok(),
+        }
     }
 
     /// `C`: a section plane through the middle of the scene facing the
-    /// camera, or none again.
+    /// camera, or none again. When the planes given at the start leave no
+    /// room for it, it stays off and the line says why.
     pub(super) fn toggle_section(&mut self, out: &mut Vec<Action>) {
-        self.section = match self.section {
+        let next = match self.section {
             Some(_) => None,
             None => Section::facing(&self.camera, self.centre),
         };
+        if let (Some(s), Some(c)) = (&next, &self.clip) {
+            if let Err(e) = c.clone().with_plane(s.plane()) {
+                out.push(Action::Say(format!("set section=off ({e})")));
+                return;
+            }
+        }
+        self.section = next;
         self.section_changed();
         out.push(Action::Say(match &self.section {
             Some(s) => format!("set section=on {}", s.field()),

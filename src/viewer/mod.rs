@@ -217,7 +217,7 @@ use std::path::PathBuf;
 use crate::camera::Camera;
 use crate::error::Error;
 use crate::frame::render::{RenderOptions, Renderer};
-use crate::geometry::CullMode;
+use crate::geometry::{ClipPlanes, CullMode};
 use crate::pick::PickMethod;
 use crate::raster::rules::{FillRule, MAX_FRAME_SIDE};
 use crate::scene::LoopMode;
@@ -321,6 +321,10 @@ pub struct ViewerOptions {
     pub threads: Option<usize>,
     /// Where `P` saves (relative to the working directory).
     pub output_dir: PathBuf,
+    /// User clip planes that cut the scene all along, besides the section
+    /// plane `C` toggles (which then takes one more place of
+    /// [`MAX_CLIP_PLANES`](crate::limits::MAX_CLIP_PLANES)).
+    pub clip: Option<ClipPlanes>,
 }
 
 impl Default for ViewerOptions {
@@ -340,6 +344,7 @@ impl Default for ViewerOptions {
             method: PickMethod::default(),
             threads: None,
             output_dir: PathBuf::from("output"),
+            clip: None,
         }
     }
 }
@@ -441,6 +446,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), Error> {
         ..RenderOptions::default()
     })?;
     let mut state = ViewerState::new(camera, &scene.framing_bounds(), opts.rule, opts.method);
+    state.clip = opts.clip.clone();
     let clips = scene
         .animations()
         .iter()

@@ -131,6 +131,14 @@ fn a_bad_clip_plane_is_one_clear_error() {
         );
         assert_eq!(err.trim_end().lines().count(), 1, "{plane}: {err}");
     }
+    // `view` reads its planes before it looks for a display
+    let o = run_in(&dir, &["view", "--clip", "1,2,3"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--clip 1,2,3") && err.contains("four numbers"),
+        "{err}"
+    );
     // more planes than the limit
     let mut many = vec!["render", "--no-color"];
     for _ in 0..9 {

@@ -107,7 +107,18 @@ fn bad_planes_are_named() {
     assert!(msg(ClipPlanes::new(&nine)).contains("at most 8"));
     let five = [[1.0, 0.0, 0.0, 0.0]; 5];
     let c = ClipPlanes::new(&five).unwrap();
-    assert!(msg(c.with_mesh(3, &five)).contains("at most 8"));
+    assert!(msg(c.clone().with_mesh(3, &five)).contains("at most 8"));
+    // with_plane adds a plane for every mesh, counting each mesh's own
+    let p = [0.0, 1.0, 0.0, 0.0];
+    let seven = ClipPlanes::new(&[p; 7]).unwrap();
+    let eight = seven.with_plane(p).unwrap();
+    assert_eq!(eight.planes_of(0).count(), 8);
+    assert!(msg(eight.with_plane(p)).contains("at most 8"));
+    let own = c.with_mesh(3, &[p; 2]).unwrap();
+    let own = own.with_plane(p).unwrap();
+    assert_eq!((own.planes_of(0).count(), own.planes_of(3).count()), (6, 8));
+    assert!(msg(own.with_plane(p)).contains("at most 8"));
+    assert!(msg(ClipPlanes::default().with_plane([0.0; 4])).contains("zero normal"));
 }
 
 /// The planes of the tests below: an oblique cut through the built-in

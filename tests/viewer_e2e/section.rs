@@ -74,3 +74,50 @@ fn c_cuts_the_scene_and_clicks_pick_what_the_section_keeps() {
     v.quit();
     view.clean();
 }
+
+#[test]
+#[ignore = "needs Xvfb, xdotool and ImageMagick's import (apt-get install xvfb xdotool imagemagick); run with --include-ignored"]
+fn view_clip_cuts_from_the_start_and_the_section_comes_on_top() {
+    let view = View::new("view-clip");
+    let camera = *view.frame.camera().unwrap();
+    // keep the half x >= 0 (in the built-in scene's world)
+    let given = [1.0, 0.0, 0.0, 0.0];
+    let cut_by = |planes: &[[f32; 4]]| {
+        let mut r = Renderer::new(RenderOptions::default()).unwrap();
+        r.set_clip_planes(Some(ClipPlanes::new(planes).unwrap()));
+        r.render(&view.scene, &camera).unwrap();
+        r.into_frame()
+    };
+    let cut = cut_by(&[given]);
+    let picks = cut.picks(&view.scene).unwrap();
+    let plain = view.frame.picks(&view.scene).unwrap();
+    let (x, y) = (0..i64::from(H))
+        .flat_map(|y| (0..i64::from(W)).map(move |x| (x, y)))
+        .find(|&(x, y)| {
+            plain.at(x, y).map(|h| h.global_triangle) != picks.at(x, y).map(|h| h.global_triangle)
+        })
+        .expect("the given plane changes some pixel");
+    let cam_file = view.camera_file.to_string_lossy().into_owned();
+    let v = Viewer::start_with(&["--camera", &cam_file, "--clip", "1,0,0,0"], &view.dir);
+    v.click((x as u32, y as u32));
+    assert_eq!(
+        v.line("pick ", "the click on the scene cut by --clip"),
+        pick_line(PickMethod::Buffer, x, y, picks.at(x, y).as_ref())
+    );
+    // `C` adds the section plane to the given one: the picks are those of both
+    v.key("c");
+    let section = plane_of(&v.line("set section=", "C"));
+    let both = cut_by(&[given, section]);
+    let both = both.picks(&view.scene).unwrap();
+    let (bx, by) = (0..i64::from(H))
+        .flat_map(|y| (0..i64::from(W)).map(move |x| (x, y)))
+        .find(|&(x, y)| both.at(x, y).is_some())
+        .expect("something is left after both planes");
+    v.click((bx as u32, by as u32));
+    assert_eq!(
+        v.line("pick ", "the click on the scene cut by both planes"),
+        pick_line(PickMethod::Buffer, bx, by, both.at(bx, by).as_ref())
+    );
+    v.quit();
+    view.clean();
+}

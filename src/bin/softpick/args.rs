@@ -117,7 +117,8 @@ pub struct ClipArgs {
     /// A clip plane A,B,C,D in world space: keep the points with
     /// A·x + B·y + C·z + D ≥ 0. Repeat for more (at most 8; what is kept is
     /// their intersection). The render and every pick method honour them:
-    /// what a plane cuts away is neither drawn nor picked
+    /// what a plane cuts away is neither drawn nor picked (in `view`, besides
+    /// the section plane of `C`)
     #[arg(long = "clip", value_name = "A,B,C,D", allow_hyphen_values = true)]
     pub clip: Vec<String>,
 }
@@ -383,6 +384,8 @@ pub struct ViewCmd {
     pub scene: SceneArgs,
     #[command(flatten)]
     pub raster: RasterArgs,
+    #[command(flatten)]
+    pub clip: ClipArgs,
     /// Built-in scene to open without a model: `default` (the pick test) or
     /// `collide` (the collision playground: two spheres, a ramp, a step, a
     /// thin wall and the pick test)

@@ -95,15 +95,7 @@ impl Setup {
 
     /// The same setup cut by the planes of `--clip`.
     pub fn with_clip(mut self, a: &ClipArgs) -> Res<Setup> {
-        if a.clip.is_empty() {
-            return Ok(self);
-        }
-        let planes = a
-            .clip
-            .iter()
-            .map(|s| parse_plane(s))
-            .collect::<Res<Vec<[f32; 4]>>>()?;
-        self.clip = Some(ClipPlanes::new(&planes).map_err(|e| CliError(format!("--clip: {e}")))?);
+        self.clip = clip_planes(a)?;
         Ok(self)
     }
 
@@ -278,6 +270,20 @@ pub fn parse_size(s: &str) -> Res<(u32, u32)> {
     let w: u32 = w.trim().parse().map_err(|_| bad())?;
     let h: u32 = h.trim().parse().map_err(|_| bad())?;
     Ok((w, h))
+}
+
+/// The planes of `--clip` (`None`: none given).
+pub fn clip_planes(a: &ClipArgs) -> Res<Option<ClipPlanes>> {
+    if a.clip.is_empty() {
+        return Ok(None);
+    }
+    let planes = a
+        .clip
+        .iter()
+        .map(|s| parse_plane(s))
+        .collect::<Res<Vec<[f32; 4]>>>()?;
+    let clip = ClipPlanes::new(&planes).map_err(|e| CliError(format!("--clip: {e}")))?;
+    Ok(Some(clip))
 }
 
 /// `A,B,C,D`: four finite numbers, the plane `A·x + B·y + C·z + D ≥ 0`.

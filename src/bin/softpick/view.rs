@@ -17,6 +17,7 @@ pub fn view_cmd(a: &ViewCmd) -> Res<ExitCode> {
     };
     let rule = common::parse_rule(&a.raster.rule)?;
     let cull = common::parse_cull(&a.raster.cull)?;
+    let clip = common::clip_planes(&a.clip)?;
     let builtin = match a.builtin.as_deref() {
         None => BuiltinScene::default(),
         Some(n) => BuiltinScene::from_name(n)
@@ -35,6 +36,7 @@ pub fn view_cmd(a: &ViewCmd) -> Res<ExitCode> {
         rule,
         cull,
         threads: a.scene.threads.map(|n| n as usize),
+        clip,
         ..ViewerOptions::default()
     })?;
     Ok(ExitCode::SUCCESS)

@@ -192,3 +192,34 @@ fn the_frame_and_its_picks_answer_about_what_the_section_keeps() {
     assert_eq!(kept_all.ids(), plain.ids());
     assert_eq!(kept_all.depth(), plain.depth());
 }
+
+#[test]
+fn planes_given_at_the_start_stay_and_the_section_comes_on_top() {
+    use crate::geometry::ClipPlanes;
+    let mut s = state();
+    let fixed = [1.0, 0.0, 0.0, 0.5];
+    s.clip = Some(ClipPlanes::new(&[fixed]).unwrap());
+    assert_eq!(s.clip_planes(), s.clip);
+    let on = lines(&key(&mut s, Key::C));
+    let section = plane_of(&on[0]);
+    let both = s.clip_planes().unwrap();
+    assert_eq!(
+        both.planes_of(0).copied().collect::<Vec<_>>(),
+        [fixed, section]
+    );
+    key(&mut s, Key::C);
+    assert_eq!(s.clip_planes(), s.clip, "off again: the given planes alone");
+
+    // eight given planes leave no room: C says why and changes nothing
+    s.clip = Some(ClipPlanes::new(&[fixed; 8]).unwrap());
+    s.render_dirty = false;
+    let said = lines(&key(&mut s, Key::C));
+    assert_eq!(said.len(), 1);
+    assert!(
+        said[0].starts_with("set section=off (invalid clip planes: ")
+            && said[0].contains("at most 8"),
+        "{said:?}"
+    );
+    assert!(s.section.is_none() && !s.render_dirty);
+    assert_eq!(s.clip_planes(), s.clip);
+}

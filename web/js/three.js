@@ -20,6 +20,12 @@ const _o = new Float64Array(3);
 const _d = new Float64Array(3);
 const _one = [0];
 const _eye = new Vector3();
+
+/** A three.js Ray's origin and direction into `_o` and `_d`, the arrays every ray query hands to wasm. */
+function setRay(r) {
+  _o[0] = r.origin.x; _o[1] = r.origin.y; _o[2] = r.origin.z;
+  _d[0] = r.direction.x; _d[1] = r.direction.y; _d[2] = r.direction.z;
+}
 const _fwd = new Vector3();
 
 function fail(errors) {
@@ -119,9 +125,7 @@ class Base {
     const ids = Array.isArray(objects)
       ? this.mirror.select(objects, recursive !== false, raycaster.layers)
       : this.mirror.selectOne(objects, recursive !== false, raycaster.layers);
-    const r = raycaster.ray;
-    _o[0] = r.origin.x; _o[1] = r.origin.y; _o[2] = r.origin.z;
-    _d[0] = r.direction.x; _d[1] = r.direction.y; _d[2] = r.direction.z;
+    setRay(raycaster.ray);
     return ids;
   }
 
@@ -281,9 +285,7 @@ export class Picker extends Base {
     const rec = this.mirror.objects.get(object);
     if (!rec) return false;
     if (!rec.visible) return true;
-    const r = raycaster.ray;
-    _o[0] = r.origin.x; _o[1] = r.origin.y; _o[2] = r.origin.z;
-    _d[0] = r.direction.x; _d[1] = r.direction.y; _d[2] = r.direction.z;
+    setRay(raycaster.ray);
     _one[0] = rec.id;
     this.#cast(raycaster, _one, intersects);
     return true;

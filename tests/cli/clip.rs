@@ -149,3 +149,38 @@ fn a_bad_clip_plane_is_one_clear_error() {
     assert!(text(&o.stderr).contains("--clip"), "{}", text(&o.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `bench-render --clip`: the frames it times are the cut ones (their
+/// covered pixels are the library's cut frame's), not the whole scene's.
+#[test]
+fn bench_render_times_the_cut_frame() {
+    let dir = scratch("clip-bench");
+    let planes = [[-1.0, 0.0, 0.0, 0.1]];
+    let (_, cut) = library(&planes);
+    let covered = |f: &[u32]| {
+        f.iter()
+            .filter(|&&i| i != softpick::Frame::NO_TRIANGLE)
+            .count() as u64
+    };
+    let want = covered(cut.ids());
+    let whole = {
+        let scene = builtin_scene();
+        let cam = cut.camera().unwrap();
+        let plain = softpick::render(&scene, cam, RenderOptions::default()).unwrap();
+        covered(plain.ids())
+    };
+    assert!(want < whole, "the plane cuts the built-in scene");
+    for (clip, want) in [(&["--clip", "-1,0,0,0.1"][..], want), (&[][..], whole)] {
+        let o = run_in(
+            &dir,
+            &[
+                &["bench-render", "--pass", "ids", "--frames", "2", "--json"][..],
+                clip,
+            ]
+            .concat(),
+        );
+        assert_ok(&o, "bench-render --clip");
+        assert_eq!(json(&o)["covered_px"].as_u64(), Some(want), "{clip:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -343,6 +343,8 @@ pub struct BenchRenderCmd {
     pub scene: SceneArgs,
     #[command(flatten)]
     pub raster: RasterArgs,
+    #[command(flatten)]
+    pub clip: ClipArgs,
     /// Pass(es) to time
     #[arg(long, value_enum, default_value_t = PassArg::Both)]
     pub pass: PassArg,

@@ -89,14 +89,13 @@ fn fill_floor(pool: &rayon::ThreadPool, n: usize, frames: u32) -> f64 {
 /// 1.77× and 1.94× in two peer runs of the same depth + ID render code:
 /// the "Twentieth round" of `git show 75449c2:docs/perf-history.md`).
 pub fn run(
-    scene: &Scene,
-    camera: &Camera,
-    opts: RenderOptions,
+    s: &Setup,
     passes: Passes,
     frames: u32,
     min_time: f64,
     against_one: bool,
 ) -> Res<Vec<BenchResult>> {
+    let (scene, camera, opts) = (&s.scene, &s.camera, s.opts);
     let threads = opts.threads.unwrap_or_else(rayon::current_num_threads);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
@@ -124,7 +123,8 @@ pub fn run(
     for &color in list {
         let mut timed = Vec::with_capacity(counts.len());
         for &t in &counts {
-            let renderer = Renderer::new(RenderOptions {
+            // (cut by the clip planes of `--clip`, if any)
+            let renderer = s.renderer(RenderOptions {
                 color,
                 threads: Some(t),
                 ..opts
@@ -506,21 +506,13 @@ pub fn print_ceiling(c: &ThreadCeiling, json: bool) -> Res<()> {
 /// `softpick bench-render`.
 pub fn bench_render_cmd(a: &BenchRenderCmd) -> Res<()> {
     check_min_time(a.min_time)?;
-    let s = Setup::new(&a.scene, Some(&a.raster))?;
+    let s = Setup::new(&a.scene, Some(&a.raster))?.with_clip(&a.clip)?;
     let passes = match a.pass {
         PassArg::Ids => Passes::Ids,
         PassArg::Color => Passes::Color,
         PassArg::Both => Passes::Both,
     };
-    let results = run(
-        &s.scene,
-        &s.camera,
-        s.opts,
-        passes,
-        a.frames,
-        a.min_time,
-        a.against_one_thread,
-    )?;
+    let results = run(&s, passes, a.frames, a.min_time, a.against_one_thread)?;
     print(&results, a.json)
 }
 
@@ -565,20 +557,26 @@ mod tests {
     }
 
     /// The built-in scene in a 64×48 frame, rendered on `threads`.
-    fn small_frame(threads: usize) -> (Scene, Camera, RenderOptions) {
+    fn small_frame(threads: usize) -> Setup {
         let scene = softpick::builtin_scene();
         let camera = Camera::auto_frame(&scene.framing_bounds(), 64, 48);
         let opts = RenderOptions {
             threads: Some(threads),
             ..RenderOptions::default()
         };
-        (scene, camera, opts)
+        Setup {
+            scene,
+            camera,
+            opts,
+            clip: None,
+            label: "the built-in scene".into(),
+        }
     }
 
     #[test]
     fn both_passes_time_every_frame_and_cover_pixels() {
-        let (scene, camera, opts) = small_frame(1);
-        let r = run(&scene, &camera, opts, Passes::Both, 4, 0.0, false).unwrap();
+        let s = small_frame(1);
+        let r = run(&s, Passes::Both, 4, 0.0, false).unwrap();
         assert_eq!(r.len(), 2);
         assert_eq!((r[0].pass, r[1].pass), ("ids", "color"));
         for p in &r {
@@ -586,7 +584,7 @@ mod tests {
             assert!(p.frames >= 4);
             assert!(p.best_ms <= p.median_ms && p.median_ms.is_finite());
             assert!(p.covered_px > 0 && p.covered_px <= 64 * 48);
-            assert_eq!(p.triangles, scene.triangle_count());
+            assert_eq!(p.triangles, s.scene.triangle_count());
         }
         // both passes see the same coverage
         assert_eq!(r[0].covered_px, r[1].covered_px);
@@ -597,8 +595,7 @@ mod tests {
     /// (frames per 0.1 s) round.
     #[test]
     fn against_one_thread_times_both_counts() {
-        let (scene, camera, opts) = small_frame(2);
-        let r = run(&scene, &camera, opts, Passes::Ids, 7, 0.0, true).unwrap();
+        let r = run(&small_frame(2), Passes::Ids, 7, 0.0, true).unwrap();
         let got: Vec<_> = r
             .iter()
             .map(|p| (p.pass, p.threads, p.interleaved))

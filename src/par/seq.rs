@@ -1,4 +1,4 @@
-//! The sequential stand-in for rayon ([`super`] says when and why): the
+//! The sequential stand-in for rayon (`par/mod.rs` says when and why): the
 //! names the crate uses of rayon's, with rayon's signatures less the
 //! `Send`/`Sync` bounds, each running in order on the calling thread.
 //!

@@ -53,6 +53,7 @@ pub mod internals;
 #[cfg(any(feature = "obj", feature = "stl", feature = "ply", feature = "gltf"))]
 mod io;
 pub mod limits;
+mod par;
 mod pick;
 mod pick_cache;
 mod raster;

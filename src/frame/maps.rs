@@ -3,8 +3,8 @@
 //! triangle), for bulk readers such as the Python package, and frames
 //! whose ID and depth buffers are filled by picks instead of rasterization.
 
+use crate::par::prelude::*;
 use glam::{DVec3, Mat4};
-use rayon::prelude::*;
 
 use super::Frame;
 use crate::camera::{Camera, Projection};

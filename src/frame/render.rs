@@ -18,6 +18,7 @@ use crate::camera::Camera;
 use crate::error::Error;
 use crate::geometry::{ClipPlanes, CullMode};
 use crate::limits::chunk_tris;
+use crate::par;
 use crate::raster::bin::{self, BinStage, EarlyEmpty, FrontEnd, TileGrid, TileSort};
 use crate::raster::clip::Guard;
 use crate::raster::rules::{DepthTest, FillRule};
@@ -79,7 +80,7 @@ pub struct Renderer {
     opts: RenderOptions,
     /// User clip planes every render applies (`set_clip_planes`).
     clip: Option<Arc<ClipPlanes>>,
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<par::ThreadPool>,
     frame: Frame,
     verts: Vec<SetupVertex>,
     world_pos: Vec<Vec3>,
@@ -94,7 +95,7 @@ impl Renderer {
         let pool = match opts.threads {
             None => None,
             Some(n) => Some(
-                rayon::ThreadPoolBuilder::new()
+                par::ThreadPoolBuilder::new()
                     .num_threads(n.max(1))
                     .build()
                     .map_err(|e| Error::Window(format!("cannot start {n} threads: {e}")))?,

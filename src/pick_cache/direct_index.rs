@@ -24,7 +24,7 @@
 use std::fmt;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use rayon::prelude::*;
+use crate::par::{self, prelude::*};
 
 use crate::raster::bin::{rect_may_cover, BinnedChunk, TileGrid};
 use crate::raster::rules::{DepthTest, TILE_ORDER};
@@ -193,7 +193,7 @@ impl DirectCache {
             // inside a rayon worker (a pick from a parallel loop) the build
             // runs serially: a parallel build could steal a task that waits
             // on this same initialization
-            let parallel = rayon::current_thread_index().is_none();
+            let parallel = par::current_thread_index().is_none();
             ix.rebuild(width, height, chunks, test, parallel);
             ix
         })

@@ -13,8 +13,8 @@
 //! Tiles whose pixel rectangle lies entirely outside one edge are rejected
 //! with one corner evaluation per edge.
 
+use crate::par::prelude::*;
 use glam::{Mat4, Vec3};
-use rayon::prelude::*;
 
 use super::clip::Guard;
 use super::rules::{snap, FillRule, GUARD_BAND_PX, TILE_ORDER};

@@ -21,8 +21,8 @@ use super::bin::{BinnedChunk, TileGrid};
 use super::rules::{DepthTest, TILE_ORDER, TILE_SIZE};
 use super::setup::{DepthPlane, SmallTri, TriSetup};
 use crate::limits::{band_rows, STEP_SPAN_ROWS, WIDE_TRI_PX};
+use crate::par::prelude::*;
 use glam::{BVec4A, Vec4};
-use rayon::prelude::*;
 
 /// The ID-buffer value of a pixel that no triangle covers. Covered pixels
 /// hold `global triangle index + 1` (the peers' raw `.u32` format).

@@ -4,8 +4,8 @@
 //! frame keeps for picks ([`ScreenVertex`]), plus world positions for
 //! flat shading.
 
+use crate::par::prelude::*;
 use glam::{Mat4, Vec3, Vec4};
-use rayon::prelude::*;
 
 use super::clip::{Guard, CLIP_MASK, OUT_INVALID};
 use super::rules::{self, snap_in_band};

@@ -483,7 +483,7 @@ impl Scene {
     /// assert!(RayCaster::new(&scene).first(&down, &RayOptions::default()).is_some());
     /// ```
     pub fn build_bvhs(&self) {
-        use rayon::prelude::*;
+        use crate::par::prelude::*;
         if self.meshes.len() > 1 && self.at_identity() {
             let _ = self.flat_bvh();
         } else if (self.triangle_count() as usize) < crate::accel::bvh::PAR_BUILD_MIN {
@@ -623,7 +623,7 @@ fn hsv(h: f32, s: f32, v: f32) -> [u8; 3] {
 /// parallel from [`crate::limits::PAR_MESHES`] items: a pure function per
 /// mesh, so the result does not depend on it.
 pub(crate) fn per_mesh<T: Send>(out: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
-    use rayon::prelude::*;
+    use crate::par::prelude::*;
     if out.len() >= crate::limits::PAR_MESHES {
         out.par_iter_mut().enumerate().for_each(|(m, x)| f(m, x));
     } else {

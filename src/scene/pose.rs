@@ -10,8 +10,8 @@
 //! each mesh through its node's world matrix, so a skinned mesh stores its
 //! posed vertices in that node's space (the inverse world matrix applied).
 
+use crate::par::prelude::*;
 use glam::{Mat4, Vec3};
-use rayon::prelude::*;
 
 use super::{ChannelPath, InstanceId, LoopMode, MeshId, NodeId, Scene};
 use crate::accel::bvh::Refit;

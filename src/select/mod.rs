@@ -12,8 +12,8 @@ mod coverage;
 mod lasso;
 mod overlap;
 
+use crate::par::prelude::*;
 use glam::Vec4;
-use rayon::prelude::*;
 
 use crate::frame::{Frame, NO_TRIANGLE};
 use crate::pick::{Hit, Picks};

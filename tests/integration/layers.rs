@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("error", 1),
     ("geometry", 1),
     ("cpu", 1),
+    ("par", 1),
     ("accel", 2),
     ("scene", 3),
     ("camera", 3),

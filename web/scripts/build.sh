@@ -15,9 +15,9 @@ if [ "$have" != "$want" ]; then
 fi
 
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
-# the loaders' dependencies (glTF JSON, OBJ text) and rayon's thread pool
-# (one thread here) optimised for size, the rest (softpick itself, glam)
-# for speed; with WebAssembly's 128-bit
+# the loaders' dependencies (glTF JSON, OBJ text) optimised for size, the
+# rest (softpick itself, glam) for speed (softpick's parallel loops run on
+# the calling thread here, without rayon: src/par/); with WebAssembly's 128-bit
 # SIMD (every current browser has it), glam's vector types take the lanes
 # their SSE2 build takes on x86-64, in the same order of operations
 CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_LTO=true CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
@@ -32,11 +32,7 @@ CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_LTO=true CARGO_PROFILE_RELEA
     --config 'profile.release.package.serde_core.opt-level="s"' \
     --config 'profile.release.package.zmij.opt-level="s"' \
     --config 'profile.release.package.itoa.opt-level="s"' \
-    --config 'profile.release.package.memchr.opt-level="s"' \
-    --config 'profile.release.package.rayon-core.opt-level="s"' \
-    --config 'profile.release.package.crossbeam-deque.opt-level="s"' \
-    --config 'profile.release.package.crossbeam-epoch.opt-level="s"' \
-    --config 'profile.release.package.crossbeam-utils.opt-level="s"'
+    --config 'profile.release.package.memchr.opt-level="s"'
 # (Cargo's target directory: CARGO_TARGET_DIR or a build.target-dir
 # setting may move it; `cargo metadata` says where)
 target_dir=$(cargo metadata --format-version 1 --no-deps \

@@ -18,6 +18,7 @@
 use glam::{BVec3A, Vec3A, Vec3Swizzles};
 
 use super::{NodeRef, MAX_DEPTH};
+use crate::par;
 
 /// Number of SAH bins per axis.
 pub const BINS: usize = 16;
@@ -392,7 +393,7 @@ pub(crate) fn build_par(
             drop(scratch);
             let (rl, rr) = refs.split_at_mut(mid);
             let (il, ir) = ids.split_at_mut(mid);
-            let children = rayon::join(
+            let children = par::join(
                 || build_par(rl, il, base, left, depth + 1, leaves),
                 || build_par(rr, ir, base + mid as u32, right, depth + 1, leaves),
             );
@@ -519,7 +520,7 @@ fn split(
     let Scratch { bins, spare, tags } = scratch;
     tags.resize(if all_axes { 0 } else { n }, 0);
     if parallel && n >= PAR_BIN_MIN {
-        use rayon::prelude::*;
+        use crate::par::prelude::*;
         *bins = refs
             .par_chunks(1 << 14)
             .zip(tags.par_chunks_mut(1 << 14))

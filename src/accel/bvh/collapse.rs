@@ -152,7 +152,7 @@ pub(super) fn leaf_packs(
             })
             .collect()
     };
-    use rayon::prelude::*;
+    use crate::par::prelude::*;
 
     leaves.sort_unstable();
     // the packs in leaf order: each one's first triangle (its position in

@@ -218,7 +218,7 @@ impl Bvh {
     /// [`Bvh::build`]; `widen == false` keeps the binary tree's shape (two
     /// children per node).
     fn build_impl(positions: &[Vec3], tris: &[[u32; 3]], widen: bool) -> Bvh {
-        use rayon::prelude::*;
+        use crate::par::prelude::*;
 
         assert!(
             tris.len() <= u32::MAX as usize,

@@ -1,12 +1,13 @@
 // The built wasm module's size, measured as bench/run.mjs measures it
 // (zlib's gzip at level 9, KB = 1,024 bytes), on the module
 // scripts/build.sh wrote to pkg/: it may not grow past CEILING_KB without
-// this test failing. Issue 43's goal is 400 KB; the module is 417-419 KB
+// this test failing. Issue 43's goal is 400 KB; the module is 426-427 KB
 // today (BENCHMARKS.md, "In the browser", gives what it is made of and what
-// was tried). The ceiling leaves ~6 KB for the compiler (a fresh machine
-// installs the current stable Rust) and catches a regression like the
-// second copy of gltf-json's reader (+52 KB): lower CEILING_KB to the goal
-// when the module gets there.
+// was tried; the lazy picks on a fresh pose, `src/lazy.rs`, added 11 KB to
+// the 416 of before). The ceiling leaves ~6 KB for the compiler (a fresh
+// machine installs the current stable Rust) and catches a regression like
+// the second copy of gltf-json's reader (+52 KB): lower CEILING_KB to the
+// goal when the module gets there.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { WEB } from './harness.mjs';
 
-const CEILING_KB = 425;
+const CEILING_KB = 433;
 
 test(`the wasm module is at most ${CEILING_KB} KB gzipped`, () => {
   const file = join(WEB, 'pkg', 'softpick_web_bg.wasm');

@@ -3,6 +3,10 @@
 //! the docs): not part of the library's API, and free to change with it.
 
 pub use crate::accel::bvh::Bvh;
+/// softpick's watertight ray–triangle test and its ray, for the browser
+/// crate's lazy picks on a pose (which must test triangles exactly as the
+/// BVH walks do).
+pub use crate::accel::triangle::{intersect, RayPrecomp, TriHit};
 #[cfg(feature = "png")]
 pub use crate::export::{encode_png, read_png};
 pub use crate::export::{id_color, read_raw_u32, write_atomic};

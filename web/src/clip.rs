@@ -97,6 +97,11 @@ impl Clipping {
         Ok(())
     }
 
+    /// Whether any plane is set (for every object, or for one).
+    pub(crate) fn any(&self) -> bool {
+        !self.all.is_empty() || self.objects.values().flatten().any(|p| !p.is_empty())
+    }
+
     /// Forgets a removed object's planes.
     pub(crate) fn remove(&mut self, id: u32) {
         if self.objects.remove(&id).is_some() {

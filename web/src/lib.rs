@@ -20,6 +20,8 @@ mod camera;
 mod cast;
 mod clip;
 mod frame;
+mod geometry;
+mod lazy;
 mod place;
 mod pose;
 mod query;
@@ -33,8 +35,9 @@ use softpick::{builtin_scene, load_model_bytes, Camera, Projection};
 use wasm_bindgen::prelude::*;
 
 pub use frame::{analyze_rules_js, RawFrame};
+use geometry::Geometry;
 use query::{Answer, HIT_STRIDE};
-use world::{Geometry, World};
+use world::World;
 
 /// The crate's errors as JavaScript `Error`s.
 fn err(e: impl std::fmt::Display) -> JsError {
@@ -146,6 +149,8 @@ impl RawScene {
     /// per vertex.
     #[wasm_bindgen(js_name = setSkin)]
     pub fn set_skin(&mut self, id: u32, joints: &[u16], weights: &[f32]) -> Result<(), JsError> {
+        // (a waiting pose is of the influences it came with)
+        self.world.settle_all();
         let g = self.world.geometry_mut(id).map_err(err)?;
         let n = g.vertex_count();
         if joints.len() != 4 * n || weights.len() != 4 * n {
@@ -167,6 +172,7 @@ impl RawScene {
             .chunks_exact(4)
             .map(|c| [c[0], c[1], c[2], c[3]])
             .collect();
+        g.deform_changed();
         Ok(())
     }
 
@@ -181,6 +187,7 @@ impl RawScene {
         count: u32,
         relative: bool,
     ) -> Result<(), JsError> {
+        self.world.settle_all();
         let g = self.world.geometry_mut(id).map_err(err)?;
         let n = g.vertex_count();
         if targets.len() != count as usize * n * 3 {
@@ -209,6 +216,7 @@ impl RawScene {
                     .collect()
             })
             .collect();
+        g.deform_changed();
         Ok(())
     }
 
@@ -273,8 +281,10 @@ impl RawScene {
     /// `bones`, 16 values per bone (three.js's `skeleton.boneMatrices`;
     /// empty: no skinning), the bind matrix and its inverse (empty: those
     /// of the last pose that gave them, at first the identity), the morph
-    /// influences. Its BVHs are refit; returns how many were built again
-    /// instead (a refit whose boxes grew too much).
+    /// influences. Its BVHs are refit (returns how many were built again
+    /// instead, a refit whose boxes grew too much), or, for an object
+    /// already built, when a query first needs them: a ray asks the pose
+    /// lazily, posing only the vertices it can reach (returns 0).
     #[wasm_bindgen(js_name = poseObject)]
     pub fn pose_object(
         &mut self,
@@ -299,8 +309,8 @@ impl RawScene {
             }
         }
         let g = self.world.geometry_mut(o.geometry).map_err(err)?;
-        let posed = pose::pose(g, bones, &b, &bi, influences).map_err(err)?;
-        let rebuilt = self.world.pose(id, posed).map_err(err)?;
+        let p = pose::Pose::new(g, bones, &b, &bi, influences).map_err(err)?;
+        let rebuilt = self.world.pose_with(id, p).map_err(err)?;
         self.world.object_mut(id).map_err(err)?.bind = (b, bi);
         Ok(rebuilt)
     }
@@ -416,14 +426,14 @@ impl RawScene {
     ) -> Result<Vec<f64>, JsError> {
         let ray = query::ray(origin, direction).map_err(err)?;
         let mut out = Vec::with_capacity(HIT_STRIDE);
-        query::with_query(
+        query::cast(
             &mut self.world,
+            &ray,
             near,
             far,
             mask.as_deref(),
-            |refs, scene, caster, opts| {
-                query::first(refs, scene, caster, &ray, opts, &mut out);
-            },
+            false,
+            &mut out,
         )
         .map_err(err)?;
         Ok(out)
@@ -450,18 +460,14 @@ impl RawScene {
         let ray = query::ray(origin, direction).map_err(err)?;
         let packed = &mut self.packed;
         packed.clear();
-        query::with_query(
+        query::cast(
             &mut self.world,
+            &ray,
             near,
             far,
             mask.as_deref(),
-            |refs, scene, caster, opts| {
-                if all {
-                    query::all(refs, scene, caster, &ray, opts, packed);
-                } else {
-                    query::first(refs, scene, caster, &ray, opts, packed);
-                }
-            },
+            all,
+            packed,
         )
         .map_err(err)?;
         let n = packed.len().min(out.len() / HIT_STRIDE * HIT_STRIDE);
@@ -481,14 +487,14 @@ impl RawScene {
     ) -> Result<Vec<f64>, JsError> {
         let ray = query::ray(origin, direction).map_err(err)?;
         let mut out = Vec::new();
-        query::with_query(
+        query::cast(
             &mut self.world,
+            &ray,
             near,
             far,
             mask.as_deref(),
-            |refs, scene, caster, opts| {
-                query::all(refs, scene, caster, &ray, opts, &mut out);
-            },
+            true,
+            &mut out,
         )
         .map_err(err)?;
         Ok(out)
@@ -525,38 +531,21 @@ impl RawScene {
         {
             return Err(err(format!("the output arrays need room for {n} rays")));
         }
-        query::with_query(
+        query::batch(
             &mut self.world,
+            origins,
+            directions,
             near,
             far,
             mask.as_deref(),
-            |refs, _, caster, opts| {
-                let rays = origins
-                    .chunks_exact(3)
-                    .zip(directions.chunks_exact(3))
-                    .map(|(o, d)| softpick::Ray::new(Vec3::from_slice(o), Vec3::from_slice(d)));
-                for (i, h) in caster.first_hits(rays, opts).enumerate() {
-                    match h {
-                        Some(h) => {
-                            let r = refs[h.mesh as usize];
-                            let d = Vec3::from_slice(&directions[3 * i..3 * i + 3]);
-                            object[i] = r.object as i32;
-                            instance[i] = r.instance;
-                            index[i] = r.triangle(h.triangle).0;
-                            distance[i] = h.t * d.length();
-                        }
-                        None => {
-                            object[i] = -1;
-                            instance[i] = 0;
-                            index[i] = 0;
-                            distance[i] = f32::INFINITY;
-                        }
-                    }
-                }
+            query::BatchOut {
+                object,
+                instance,
+                index,
+                distance,
             },
         )
-        .map_err(err)?;
-        Ok(())
+        .map_err(err)
     }
 
     /// Moves an object by `displacement` (world x, y, z), stopping `skin`

@@ -19,52 +19,134 @@
 
 use glam::{DMat4, Mat4, Vec3, Vec4};
 
-use crate::world::Geometry;
+use crate::geometry::Geometry;
 
-/// The posed vertices of a geometry: `bones` (16 values per bone,
-/// column-major, or empty: no skinning) with the bind matrix and its
-/// inverse, and the morph influences (as many as the geometry has targets,
-/// or fewer: the rest count as 0).
-pub(crate) fn pose(
-    g: &Geometry,
-    bones: &[f32],
-    bind: &DMat4,
-    bind_inverse: &DMat4,
-    influences: &[f32],
-) -> Result<Vec<Vec3>, String> {
-    if !bones.len().is_multiple_of(16) {
-        return Err(format!(
-            "{} bone matrix values is not a whole number of 4×4 matrices",
-            bones.len()
-        ));
+/// A pose checked against its geometry, ready to place any vertex: the
+/// per-bone matrices `bindMatrixInverse · boneMatrix · bindMatrix` (f32,
+/// formed in f64) and the morph influences. The full pose ([`Pose::all`])
+/// and the lazy one (`lazy`, a vertex at a time) call the same
+/// [`Pose::vertex`], so a vertex is the same bits either way.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Pose {
+    /// One matrix per bone; empty when the pose does not skin (no bones
+    /// given, or a geometry without joint influences).
+    pub(crate) mats: Vec<Mat4>,
+    /// The morph influences as given (the targets past them count as 0).
+    pub(crate) influences: Vec<f32>,
+}
+
+impl Pose {
+    /// A pose of `g`: `bones` (16 values per bone, column-major, or empty:
+    /// no skinning) with the bind matrix and its inverse, and the morph
+    /// influences (as many as the geometry has targets, or fewer: the rest
+    /// count as 0). Checks what can be checked without visiting the
+    /// vertices; the bones the vertices name are checked by
+    /// [`Pose::check_joints`] (or by [`Pose::all`]).
+    pub(crate) fn new(
+        g: &Geometry,
+        bones: &[f32],
+        bind: &DMat4,
+        bind_inverse: &DMat4,
+        influences: &[f32],
+    ) -> Result<Pose, String> {
+        if !bones.len().is_multiple_of(16) {
+            return Err(format!(
+                "{} bone matrix values is not a whole number of 4×4 matrices",
+                bones.len()
+            ));
+        }
+        if let Some(i) = influences.iter().position(|w| !w.is_finite()) {
+            return Err(format!("morph influence {i} is {}", influences[i]));
+        }
+        let mut pose = Pose {
+            mats: Vec::new(),
+            influences: influences.to_vec(),
+        };
+        if bones.is_empty() || g.deform.joints.is_empty() {
+            return Ok(pose);
+        }
+        if let Some(i) = bones.iter().position(|v| !v.is_finite()) {
+            return Err(format!("bone matrix value {i} is {}", bones[i]));
+        }
+        pose.mats = bones
+            .chunks_exact(16)
+            .map(|b| {
+                let m = Mat4::from_cols_slice(b).as_dmat4();
+                (*bind_inverse * m * *bind).as_mat4()
+            })
+            .collect();
+        Ok(pose)
     }
-    if let Some(i) = influences.iter().position(|w| !w.is_finite()) {
-        return Err(format!("morph influence {i} is {}", influences[i]));
+
+    /// Whether the pose skins (else it only morphs).
+    pub(crate) fn skins(&self) -> bool {
+        !self.mats.is_empty()
     }
-    let d = &g.deform;
-    let mut out = g.positions.clone();
-    for (t, &w) in d.targets.iter().zip(influences) {
-        if w != 0.0 {
-            for (p, &delta) in out.iter_mut().zip(t) {
-                *p += delta * w;
+
+    /// The error [`Pose::all`] gives when vertex `i` is bound (with a
+    /// nonzero weight) to a bone the pose does not have.
+    fn check_vertex(&self, g: &Geometry, i: usize) -> Result<(), String> {
+        let n = self.mats.len();
+        let (js, ws) = (g.deform.joints[i], g.deform.weights[i]);
+        for k in 0..4 {
+            let j = usize::from(js[k]);
+            if ws[k] != 0.0 && j >= n {
+                return Err(format!(
+                    "vertex {i} is bound to bone {j}, but the skeleton has {n} bones"
+                ));
             }
         }
+        Ok(())
     }
-    if bones.is_empty() || d.joints.is_empty() {
-        return Ok(out);
+
+    /// `Ok` when every bone a vertex of `g` names (with a nonzero weight)
+    /// is one of the pose's: `max_joint` is the largest such index (or
+    /// `None`: none), known beforehand; the vertex-by-vertex search for the
+    /// error runs only when it fails.
+    pub(crate) fn check_joints(&self, g: &Geometry, max_joint: Option<u16>) -> Result<(), String> {
+        if !self.skins() || max_joint.is_none_or(|j| usize::from(j) < self.mats.len()) {
+            return Ok(());
+        }
+        (0..g.positions.len()).try_for_each(|i| self.check_vertex(g, i))
     }
-    if let Some(i) = bones.iter().position(|v| !v.is_finite()) {
-        return Err(format!("bone matrix value {i} is {}", bones[i]));
+
+    /// Vertex `i` posed: morphed, then skinned. The bones it names must be
+    /// the pose's ([`Pose::check_joints`]; else the origin, rather than a
+    /// panic).
+    #[inline(always)]
+    pub(crate) fn vertex(&self, g: &Geometry, i: usize) -> Vec3 {
+        self.place(g, i).unwrap_or(Vec3::ZERO)
     }
-    let mats: Vec<Mat4> = bones
-        .chunks_exact(16)
-        .map(|b| {
-            let m = Mat4::from_cols_slice(b).as_dmat4();
-            (*bind_inverse * m * *bind).as_mat4()
-        })
-        .collect();
-    let n = mats.len();
-    for (i, ((p, js), ws)) in out.iter_mut().zip(&d.joints).zip(&d.weights).enumerate() {
+
+    /// Vertex `i` posed, or `None` when it names (with a nonzero weight) a
+    /// bone the pose does not have.
+    #[inline(always)]
+    fn place(&self, g: &Geometry, i: usize) -> Option<Vec3> {
+        let p = self.morph(g, i, g.positions[i]);
+        let d = &g.deform;
+        match (d.joints.get(i), d.weights.get(i)) {
+            (Some(js), Some(ws)) if self.skins() => self.skin(p, js, ws),
+            _ => Some(p),
+        }
+    }
+
+    /// `p`, vertex `i`'s rest position, morphed: `m = v + Σ wₖ·dₖ[v]`, the
+    /// targets in order (per vertex the very additions of the full pose
+    /// when it went a target at a time).
+    #[inline(always)]
+    fn morph(&self, g: &Geometry, i: usize, mut p: Vec3) -> Vec3 {
+        for (t, &w) in g.deform.targets.iter().zip(&self.influences) {
+            if w != 0.0 {
+                p += t[i] * w;
+            }
+        }
+        p
+    }
+
+    /// The morphed position `p` skinned by joints `js` and weights `ws`
+    /// (`None`: a joint the pose does not have).
+    #[inline(always)]
+    fn skin(&self, p: Vec3, js: &[u16; 4], ws: &[f32; 4]) -> Option<Vec3> {
         // Σ ωᵢ · (M · p) in the lanes of a Vec4: per lane the very
         // operations of `acc += m.transform_point3(p) * w` on a Vec3
         // (glam's `x·c₀`, then `+ y·c₁`, `+ z·c₂`, `+ c₃`; IEEE addition
@@ -76,17 +158,56 @@ pub(crate) fn pose(
         for k in 0..4 {
             let w = ws[k];
             if w != 0.0 {
-                let j = usize::from(js[k]);
-                let m = mats.get(j).ok_or_else(|| {
-                    format!("vertex {i} is bound to bone {j}, but the skeleton has {n} bones")
-                })?;
+                let m = self.mats.get(usize::from(js[k]))?;
                 let t = m.w_axis + (m.z_axis * z + (m.y_axis * y + m.x_axis * x));
                 acc += t * w;
             }
         }
-        *p = acc.truncate();
+        Some(acc.truncate())
     }
-    Ok(out)
+
+    /// Every vertex of `g` posed; an error naming the first vertex bound to
+    /// a bone the pose does not have.
+    pub(crate) fn all(&self, g: &Geometry) -> Result<Vec<Vec3>, String> {
+        // (the same `morph` and `skin` as `vertex`, walking the arrays
+        // side by side: no index checks per vertex)
+        let d = &g.deform;
+        let morphs = self.influences.iter().any(|&w| w != 0.0) && !d.targets.is_empty();
+        let mut out = g.positions.clone();
+        if morphs {
+            for (i, p) in out.iter_mut().enumerate() {
+                *p = self.morph(g, i, *p);
+            }
+        }
+        if !self.skins() {
+            return Ok(out);
+        }
+        for (i, ((p, js), ws)) in out.iter_mut().zip(&d.joints).zip(&d.weights).enumerate() {
+            match self.skin(*p, js, ws) {
+                Some(q) => *p = q,
+                None => {
+                    self.check_vertex(g, i)?;
+                    return Err(format!("vertex {i} could not be posed"));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The posed vertices of a geometry: `bones` (16 values per bone,
+/// column-major, or empty: no skinning) with the bind matrix and its
+/// inverse, and the morph influences (as many as the geometry has targets,
+/// or fewer: the rest count as 0).
+#[cfg(test)]
+pub(crate) fn pose(
+    g: &Geometry,
+    bones: &[f32],
+    bind: &DMat4,
+    bind_inverse: &DMat4,
+    influences: &[f32],
+) -> Result<Vec<Vec3>, String> {
+    Pose::new(g, bones, bind, bind_inverse, influences)?.all(g)
 }
 
 #[cfg(test)]

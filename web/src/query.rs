@@ -2,10 +2,14 @@
 //! the primitive and the triangle's index position `j` of each softpick
 //! hit, its barycentrics in three.js's corner order and the local normal of
 //! the triangle, packed as [`HIT_STRIDE`] numbers for the JavaScript side.
+//! A ray ([`cast`], [`first_lazy`]) asks the objects whose pose waits
+//! (`lazy`) by their cluster walk, and the others by softpick's caster,
+//! and keeps the hits softpick's order keeps.
 
 use glam::{DVec3, Vec3};
 use softpick::{CullMode, Hit, MeshId, Ray, RayCaster, RayOptions, Scene};
 
+use crate::lazy::{self, precedes};
 use crate::world::{MeshRef, World};
 
 /// Numbers per packed hit: object, instance, primitive, `j`, distance,
@@ -39,12 +43,24 @@ impl From<&Hit> for Answer {
 
 /// Appends the packed form of `a` to `out`.
 pub(crate) fn pack(refs: &[MeshRef], scene: &Scene, a: &Answer, out: &mut Vec<f64>) {
+    let corners = scene.mesh(a.mesh).map(|m| m.triangle(a.triangle));
+    pack_with(refs, corners, a, out);
+}
+
+/// Appends the packed form of `a` to `out`, the triangle's corners given
+/// (in the mesh's space).
+pub(crate) fn pack_with(
+    refs: &[MeshRef],
+    corners: Option<[Vec3; 3]>,
+    a: &Answer,
+    out: &mut Vec<f64>,
+) {
     let r = refs[a.mesh as usize];
     let (j, reversed) = r.triangle(a.triangle);
     let b = a.barycentric;
-    let (bary, corners) = match scene.mesh(a.mesh) {
-        Some(m) => {
-            let [p, q, s] = m.triangle(a.triangle).map(Vec3::as_dvec3);
+    let (bary, corners) = match corners {
+        Some(c) => {
+            let [p, q, s] = c.map(Vec3::as_dvec3);
             if reversed {
                 (Vec3::new(b.x, b.z, b.y), [p, s, q])
             } else {
@@ -76,17 +92,25 @@ pub(crate) fn pack(refs: &[MeshRef], scene: &Scene, a: &Answer, out: &mut Vec<f6
     ]);
 }
 
-/// A mask over objects (one byte each, nonzero: tested) as a mesh filter.
+/// A mask over objects (one byte each, nonzero: tested; none: every
+/// object) as a mesh filter, which may also leave out the meshes of
+/// waiting poses (their rays go to the lazy walk).
 pub(crate) struct Mask<'a> {
     pub(crate) refs: &'a [MeshRef],
-    pub(crate) objects: &'a [u8],
+    pub(crate) objects: Option<&'a [u8]>,
+    pub(crate) skip_lazy: bool,
+}
+
+/// Whether a mask over objects (none: every object) passes object `id`.
+pub(crate) fn object_passes(mask: Option<&[u8]>, id: u32) -> bool {
+    mask.is_none_or(|m| m.get(id as usize).is_some_and(|&b| b != 0))
 }
 
 impl Mask<'_> {
     pub(crate) fn passes(&self, mesh: MeshId) -> bool {
         self.refs
             .get(mesh as usize)
-            .is_some_and(|r| self.objects.get(r.object as usize).is_some_and(|&b| b != 0))
+            .is_some_and(|r| !(self.skip_lazy && r.lazy) && object_passes(self.objects, r.object))
     }
 }
 
@@ -177,6 +201,33 @@ pub(crate) fn with_query<R>(
     f: impl FnOnce(&[MeshRef], &Scene, &RayCaster<'_>, &RayOptions<'_>) -> R,
 ) -> Result<R, String> {
     world.build();
+    let mut f = Some(f);
+    let mut r = None;
+    with_core(
+        world,
+        near,
+        far,
+        mask,
+        false,
+        &mut |refs, scene, caster, opts| {
+            r = f.take().map(|f| f(refs, scene, caster, opts));
+        },
+    )?;
+    r.ok_or_else(|| "the query did not run".into())
+}
+
+/// `f` of the world as it is (not built, its waiting poses waiting), as
+/// [`with_query`], the meshes of waiting poses left out with `skip_lazy`.
+/// (One copy of this for every query: `f` is called through a pointer.)
+#[allow(clippy::type_complexity)]
+fn with_core(
+    world: &mut World,
+    near: f64,
+    far: f64,
+    mask: Option<&[u8]>,
+    skip_lazy: bool,
+    f: &mut dyn FnMut(&[MeshRef], &Scene, &RayCaster<'_>, &RayOptions<'_>),
+) -> Result<(), String> {
     let cull = world.cull;
     let World {
         meshes,
@@ -186,7 +237,11 @@ pub(crate) fn with_query<R>(
     } = world;
     let refs: &[MeshRef] = meshes;
     let clip = clipping.planes(refs.iter().map(|r| (r.object, r.prim)));
-    let m = mask.map(|objects| Mask { refs, objects });
+    let m = (mask.is_some() || skip_lazy).then_some(Mask {
+        refs,
+        objects: mask,
+        skip_lazy,
+    });
     let filter = m.as_ref().map(|m| move |id| m.passes(id));
     let filter = filter
         .as_ref()
@@ -195,5 +250,267 @@ pub(crate) fn with_query<R>(
         clip,
         ..options(cull, near, far, filter)?
     };
-    Ok(core.with_caster(|scene, caster| f(refs, scene, caster, &opts)))
+    core.with_caster(|scene, caster| f(refs, scene, caster, &opts));
+    Ok(())
+}
+
+/// The nearest hit of a ray, for [`cast`] and the batches: softpick's
+/// caster's on the meshes of posed objects, the lazy walk's on those of
+/// waiting poses, the nearer kept (equal distances: the lower mesh).
+pub(crate) struct Best {
+    pub(crate) mesh: MeshId,
+    pub(crate) triangle: u32,
+    pub(crate) t: f32,
+    pub(crate) barycentric: Vec3,
+    pub(crate) front: bool,
+    /// The posed corners of a hit of the lazy walk (the mesh holds an
+    /// older pose); none: the mesh's own.
+    pub(crate) corners: Option<[Vec3; 3]>,
+}
+
+impl Best {
+    pub(crate) fn answer(&self, ray: &Ray) -> Answer {
+        Answer {
+            mesh: self.mesh,
+            triangle: self.triangle,
+            distance: self.t * ray.direction.length(),
+            point: ray.at(self.t),
+            barycentric: self.barycentric,
+            front: self.front,
+        }
+    }
+}
+
+/// The ray's range in units of its direction, as softpick's caster takes
+/// it (`None`: a ray that hits nothing).
+fn range(ray: &Ray, near: f64, far: f64) -> Option<(f32, f32)> {
+    let len = ray.direction.length();
+    let valid = ray.origin.is_finite() && ray.direction.is_finite();
+    if !(len > 0.0) || !valid {
+        return None;
+    }
+    let (t_min, t_max) = (near as f32 / len, far as f32 / len);
+    (t_min <= t_max).then_some((t_min, t_max))
+}
+
+/// The nearest hit of a ray in a world with waiting poses (the structure
+/// standing: see `World::before_lazy_ray`).
+pub(crate) fn first_lazy(
+    world: &mut World,
+    ray: &Ray,
+    near: f64,
+    far: f64,
+    mask: Option<&[u8]>,
+) -> Result<Option<Best>, String> {
+    options(world.cull, near, far, None)?;
+    let others = world
+        .meshes
+        .iter()
+        .any(|r| !r.lazy && object_passes(mask, r.object));
+    let mut best = None;
+    if others {
+        with_core(world, near, far, mask, true, &mut |_, _, caster, opts| {
+            let h = caster
+                .first_hits(std::iter::once(*ray), opts)
+                .next()
+                .flatten();
+            best = h.map(|h| Best {
+                mesh: h.mesh,
+                triangle: h.triangle,
+                t: h.t,
+                barycentric: h.barycentric,
+                front: h.front_face,
+                corners: None,
+            });
+        })?;
+    }
+    let Some((t_min, t_max0)) = range(ray, near, far) else {
+        return Ok(best);
+    };
+    let cull = world.cull;
+    world.each_lazy_mesh(mask, &mut |m, part, l, g, scene| {
+        let Some(local) = lazy::local_ray(scene.mesh_world(m), ray, cull) else {
+            return;
+        };
+        let t_max = best.as_ref().map_or(t_max0, |b: &Best| b.t);
+        if let Some((tri, h)) = l.first_hit(g, part, &local, t_min, t_max) {
+            if precedes(m, h.t, best.as_ref().map(|b: &Best| (b.mesh, b.t))) {
+                best = Some(Best {
+                    mesh: m,
+                    triangle: tri,
+                    t: h.t,
+                    barycentric: h.bary,
+                    front: h.front != local.mirrored,
+                    corners: Some(l.corners(part, tri)),
+                });
+            }
+        }
+    });
+    Ok(best)
+}
+
+/// Hits of one mesh's lazy walk past which an all-hits query poses in
+/// full instead (the merge below is by insertion).
+const ALL_LAZY_HITS: usize = 256;
+
+/// Every hit of a ray in a world with waiting poses, nearest first (ties:
+/// the lower mesh, then the lower triangle, as `RayCaster::all`), packed;
+/// `false` (nothing packed) when a lazy walk meets more than
+/// [`ALL_LAZY_HITS`].
+fn all_lazy(
+    world: &mut World,
+    ray: &Ray,
+    near: f64,
+    far: f64,
+    mask: Option<&[u8]>,
+    out: &mut Vec<f64>,
+) -> Result<bool, String> {
+    options(world.cull, near, far, None)?;
+    // the caster's, sorted; each lazy hit goes in at its place
+    let mut hits: Vec<(Answer, Option<[Vec3; 3]>)> = Vec::new();
+    with_core(world, near, far, mask, true, &mut |_, _, caster, opts| {
+        hits.extend(
+            caster
+                .all(ray, opts)
+                .iter()
+                .map(|h| (Answer::from(h), None)),
+        );
+    })?;
+    let mut fits = true;
+    if let Some((t_min, t_max)) = range(ray, near, far) {
+        let cull = world.cull;
+        let mut tmp = Vec::new();
+        world.each_lazy_mesh(mask, &mut |m, part, l, g, scene| {
+            let Some(local) = lazy::local_ray(scene.mesh_world(m), ray, cull) else {
+                return;
+            };
+            tmp.clear();
+            l.all_hits(g, part, &local, t_min, t_max, &mut tmp);
+            fits &= tmp.len() <= ALL_LAZY_HITS;
+            for &(tri, h) in tmp.iter().take(ALL_LAZY_HITS) {
+                let b = Best {
+                    mesh: m,
+                    triangle: tri,
+                    t: h.t,
+                    barycentric: h.bary,
+                    front: h.front != local.mirrored,
+                    corners: None,
+                };
+                let a = b.answer(ray);
+                let at = hits.partition_point(|(x, _)| {
+                    x.distance
+                        .total_cmp(&a.distance)
+                        .then(x.mesh.cmp(&a.mesh))
+                        .then(x.triangle.cmp(&a.triangle))
+                        .is_lt()
+                });
+                hits.insert(at, (a, Some(l.corners(part, tri))));
+            }
+        });
+    }
+    if !fits {
+        return Ok(false);
+    }
+    let World { meshes, core, .. } = world;
+    for (a, corners) in &hits {
+        match corners {
+            Some(c) => pack_with(meshes, Some(*c), a, out),
+            None => pack(meshes, core.scene(), a, out),
+        }
+    }
+    Ok(true)
+}
+
+/// The hits of one ray (`all`: every hit, nearest first; else the
+/// nearest), packed into `out`: waiting poses asked lazily while their
+/// budget lasts (`World::before_lazy_ray`), else every object through
+/// softpick's caster.
+pub(crate) fn cast(
+    world: &mut World,
+    ray: &Ray,
+    near: f64,
+    far: f64,
+    mask: Option<&[u8]>,
+    all_hits: bool,
+    out: &mut Vec<f64>,
+) -> Result<(), String> {
+    world.before_lazy_ray(mask);
+    if world.lazy_ids.is_empty() {
+        return with_query(world, near, far, mask, |refs, scene, caster, opts| {
+            if all_hits {
+                all(refs, scene, caster, ray, opts, out);
+            } else {
+                first(refs, scene, caster, ray, opts, out);
+            }
+        });
+    }
+    if all_hits {
+        if all_lazy(world, ray, near, far, mask, out)? {
+            return Ok(());
+        }
+        world.settle_all();
+        return cast(world, ray, near, far, mask, all_hits, out);
+    }
+    if let Some(b) = first_lazy(world, ray, near, far, mask)? {
+        let World { meshes, core, .. } = world;
+        let corners = b
+            .corners
+            .or_else(|| core.scene().mesh(b.mesh).map(|m| m.triangle(b.triangle)));
+        pack_with(meshes, corners, &b.answer(ray), out);
+    }
+    Ok(())
+}
+
+/// Where [`batch`] writes: per ray its object (−1: none), instance, index
+/// position `j` and distance.
+pub(crate) struct BatchOut<'a> {
+    pub(crate) object: &'a mut [i32],
+    pub(crate) instance: &'a mut [u32],
+    pub(crate) index: &'a mut [u32],
+    pub(crate) distance: &'a mut [f32],
+}
+
+impl BatchOut<'_> {
+    fn set(&mut self, i: usize, refs: &[MeshRef], hit: Option<(MeshId, u32, f32)>) {
+        match hit {
+            Some((mesh, triangle, distance)) => {
+                let r = refs[mesh as usize];
+                self.object[i] = r.object as i32;
+                self.instance[i] = r.instance;
+                self.index[i] = r.triangle(triangle).0;
+                self.distance[i] = distance;
+            }
+            None => {
+                self.object[i] = -1;
+                self.instance[i] = 0;
+                self.index[i] = 0;
+                self.distance[i] = f32::INFINITY;
+            }
+        }
+    }
+}
+
+/// The nearest hits of many rays (x, y, z per ray in `origins` and
+/// `directions`, as many of each; `out` with room for every ray), through
+/// softpick's batch (waiting poses are applied first: a batch is many
+/// rays).
+pub(crate) fn batch(
+    world: &mut World,
+    origins: &[f32],
+    directions: &[f32],
+    near: f64,
+    far: f64,
+    mask: Option<&[u8]>,
+    mut out: BatchOut<'_>,
+) -> Result<(), String> {
+    let rays = origins
+        .chunks_exact(3)
+        .zip(directions.chunks_exact(3))
+        .map(|(o, d)| Ray::new(Vec3::from_slice(o), Vec3::from_slice(d)));
+    with_query(world, near, far, mask, |refs, _, caster, opts| {
+        for (i, (h, ray)) in caster.first_hits(rays.clone(), opts).zip(rays).enumerate() {
+            let hit = h.map(|h| (h.mesh, h.triangle, h.t * ray.direction.length()));
+            out.set(i, refs, hit);
+        }
+    })
 }

@@ -6,202 +6,26 @@
 //! turning mirrored): matrices move nodes and poses move vertices (and
 //! refit BVHs) in place.
 //!
-//! **Sides.** three.js culls per material (`FrontSide` keeps faces whose
-//! corners run counter-clockwise in the object's own space, `BackSide` the
-//! others, `DoubleSide` both); softpick culls per query and per render,
-//! with front meaning counter-clockwise in world space. So every primitive
-//! of every instance is given the winding that makes softpick's
-//! back-face culling keep what three.js keeps: as is (front side, not
-//! mirrored), reversed (back side, or front side mirrored), or both
-//! windings (double side). When every primitive is double-sided, nothing
-//! is culled and the windings stay as they are.
+//! Material sides become windings as `geometry` says. A pose of a built
+//! object waits until a query needs it (`pose_with`): rays ask it lazily
+//! (`lazy`), anything else applies it first (`build`, `settle`).
 //!
 //! A scene can also come whole from softpick (a model file or the built-in
 //! scene): its objects are then the file's instances, fixed, posed by the
 //! file's animations.
 
+use std::sync::Arc;
+
 use glam::{DMat4, Vec3};
-use softpick::{CullMode, Mesh, MeshId, NodeId, Scene};
+use softpick::{CullMode, MeshId, NodeId, Scene};
 
 use crate::cast::Core;
 use crate::clip::Clipping;
+use crate::geometry::Geometry;
+use crate::geometry::{mesh_of, Side, Winding};
+use crate::lazy::{Clusters, LazyPose, MeshPart};
 use crate::place::{place, Placement};
-
-/// three.js's material sides.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Side {
-    Front,
-    Back,
-    Double,
-}
-
-impl Side {
-    pub(crate) fn from_code(c: u8) -> Result<Side, String> {
-        match c {
-            0 => Ok(Side::Front),
-            1 => Ok(Side::Back),
-            2 => Ok(Side::Double),
-            _ => Err(format!("side {c} is not 0 (front), 1 (back) or 2 (double)")),
-        }
-    }
-}
-
-/// How a primitive's triangles go into softpick (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Winding {
-    Plain = 0,
-    Reversed = 1,
-    Both = 2,
-}
-
-impl Winding {
-    fn of(side: Side, mirrored: bool, cull: CullMode) -> Winding {
-        match (cull, side, mirrored) {
-            (CullMode::None, _, _) => Winding::Plain,
-            (_, Side::Double, _) => Winding::Both,
-            (_, Side::Front, false) | (_, Side::Back, true) => Winding::Plain,
-            _ => Winding::Reversed,
-        }
-    }
-
-    /// The triangles of a primitive in this winding.
-    fn triangles(self, tris: &[[u32; 3]]) -> Vec<[u32; 3]> {
-        let rev = tris.iter().map(|&[a, b, c]| [a, c, b]);
-        match self {
-            Winding::Plain => tris.to_vec(),
-            Winding::Reversed => rev.collect(),
-            Winding::Both => tris.iter().copied().chain(rev).collect(),
-        }
-    }
-}
-
-/// A run of triangles drawn with one material (a three.js geometry group,
-/// or the whole geometry).
-#[derive(Clone, Debug)]
-pub(crate) struct Prim {
-    /// The index position of its first triangle (three.js's `j`: face
-    /// index `⌊j / 3⌋`, corners `index[j..j + 3]`).
-    pub(crate) first: u32,
-    pub(crate) tris: Vec<[u32; 3]>,
-}
-
-/// What deforms a geometry: joint influences and morph targets.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Deform {
-    pub(crate) joints: Vec<[u16; 4]>,
-    pub(crate) weights: Vec<[f32; 4]>,
-    /// Per target, a position delta per vertex.
-    pub(crate) targets: Vec<Vec<Vec3>>,
-}
-
-/// Positions in primitives, with the softpick meshes of each winding
-/// (their BVHs shared by every undeformed object that uses them).
-pub(crate) struct Geometry {
-    pub(crate) positions: Vec<Vec3>,
-    pub(crate) prims: Vec<Prim>,
-    pub(crate) deform: Deform,
-    variants: [Option<Vec<Mesh>>; 3],
-}
-
-impl Geometry {
-    /// A geometry: `indices` (or none: vertices in threes) and `ranges`,
-    /// pairs of index positions `[start, end)` of its primitives (none: one
-    /// over everything), read as three.js's raycast reads them.
-    pub(crate) fn new(
-        positions: &[f32],
-        indices: Option<&[u32]>,
-        ranges: Option<&[u32]>,
-    ) -> Result<Geometry, String> {
-        if !positions.len().is_multiple_of(3) {
-            return Err(format!(
-                "{} position values is not a whole number of (x, y, z) vertices",
-                positions.len()
-            ));
-        }
-        let n = positions.len() / 3;
-        if u32::try_from(n).is_err() {
-            return Err(format!("{n} vertices is too many"));
-        }
-        let positions: Vec<Vec3> = positions
-            .chunks_exact(3)
-            .map(|p| Vec3::new(p[0], p[1], p[2]))
-            .collect();
-        let count = indices.map_or(n, <[u32]>::len);
-        let whole = [0, count as u32];
-        let ranges = ranges.unwrap_or(&whole);
-        if !ranges.len().is_multiple_of(2) {
-            return Err("ranges must be pairs of start and end".into());
-        }
-        let mut prims = Vec::with_capacity(ranges.len() / 2);
-        for r in ranges.chunks_exact(2) {
-            let (start, end) = (r[0] as usize, (r[1] as usize).min(count));
-            let mut tris = Vec::new();
-            let mut j = start;
-            // (three.js reads whole triangles from `start` while j < end)
-            while j < end && j + 2 < count {
-                let t = match indices {
-                    Some(ix) => [ix[j], ix[j + 1], ix[j + 2]],
-                    None => [j as u32, j as u32 + 1, j as u32 + 2],
-                };
-                if let Some(&v) = t.iter().find(|&&v| v as usize >= n) {
-                    return Err(format!(
-                        "index {v} at position {} is out of range: the geometry has {n} vertices",
-                        j + t.iter().position(|&x| x == v).unwrap_or(0)
-                    ));
-                }
-                tris.push(t);
-                j += 3;
-            }
-            prims.push(Prim {
-                first: start as u32,
-                tris,
-            });
-        }
-        Ok(Geometry {
-            positions,
-            prims,
-            deform: Deform::default(),
-            variants: [None, None, None],
-        })
-    }
-
-    /// The softpick meshes of the primitives in a winding (made once).
-    fn meshes(&mut self, w: Winding) -> &[Mesh] {
-        let (positions, prims) = (&self.positions, &self.prims);
-        self.variants[w as usize].get_or_insert_with(|| {
-            prims
-                .iter()
-                .map(|p| mesh_of(positions.clone(), &p.tris, w))
-                .collect()
-        })
-    }
-
-    /// New positions (as many as before): the meshes are made again.
-    pub(crate) fn set_positions(&mut self, positions: &[f32]) -> Result<(), String> {
-        if positions.len() != self.positions.len() * 3 {
-            return Err(format!(
-                "{} position values for a geometry of {} vertices",
-                positions.len(),
-                self.positions.len()
-            ));
-        }
-        for (p, v) in self.positions.iter_mut().zip(positions.chunks_exact(3)) {
-            *p = Vec3::new(v[0], v[1], v[2]);
-        }
-        self.variants = [None, None, None];
-        Ok(())
-    }
-
-    pub(crate) fn vertex_count(&self) -> usize {
-        self.positions.len()
-    }
-}
-
-fn mesh_of(positions: Vec<Vec3>, tris: &[[u32; 3]], w: Winding) -> Mesh {
-    // (indices were checked when the geometry was made)
-    Mesh::new("", positions, w.triangles(tris), [200, 200, 200])
-        .expect("indices checked against the vertices")
-}
+use crate::pose::Pose;
 
 /// One three.js object: a mesh (one instance) or an instanced mesh.
 pub(crate) struct Object {
@@ -218,6 +42,8 @@ pub(crate) struct Object {
     pending: Option<Vec<Vec3>>,
     /// The bind matrix and its inverse of the last pose that gave them.
     pub(crate) bind: (DMat4, DMat4),
+    /// A pose not yet applied to its meshes (`active`), asked lazily.
+    lazy: Option<Box<LazyPose>>,
     /// Where the last build put it: its first mesh and outer nodes (one
     /// per instance; each inner node follows its outer one).
     first_mesh: u32,
@@ -236,6 +62,9 @@ pub(crate) struct MeshRef {
     pub(crate) tris: u32,
     /// Its first triangle's index position (three.js's `j`).
     pub(crate) first: u32,
+    /// Its object's pose waits, lazily (see `lazy`): the mesh's vertices
+    /// are the last pose's, and ray queries ask the lazy pose.
+    pub(crate) lazy: bool,
 }
 
 impl MeshRef {
@@ -303,6 +132,11 @@ pub(crate) struct World {
     pub(crate) fixed: bool,
     /// User clip planes.
     pub(crate) clipping: Clipping,
+    /// The objects whose pose waits (see `lazy`).
+    pub(crate) lazy_ids: Vec<u32>,
+    /// Per geometry, the cluster trees of its lazy poses and the
+    /// geometry's revision they were made of.
+    clusters: Vec<Option<(u32, Arc<Clusters>)>>,
 }
 
 fn no_object(id: u32) -> String {
@@ -324,6 +158,8 @@ impl World {
             dirty: false,
             fixed: false,
             clipping: Clipping::default(),
+            lazy_ids: Vec::new(),
+            clusters: Vec::new(),
         }
     }
 
@@ -340,6 +176,7 @@ impl World {
                     winding: Winding::Plain,
                     tris: n,
                     first: 0,
+                    lazy: false,
                 }
             })
             .collect();
@@ -371,6 +208,8 @@ impl World {
 
     /// New positions for a geometry: its undeformed objects are placed again.
     pub(crate) fn set_geometry_positions(&mut self, id: u32, p: &[f32]) -> Result<(), String> {
+        // (a waiting pose is of the positions it came with)
+        self.settle_all();
         self.geometry_mut(id)?.set_positions(p)?;
         self.dirty = true;
         Ok(())
@@ -387,6 +226,9 @@ impl World {
         {
             let _ = o;
             return Err(format!("geometry {id} is still used by an object"));
+        }
+        if let Some(c) = self.clusters.get_mut(id as usize) {
+            *c = None;
         }
         self.geometries
             .remove(id)
@@ -422,6 +264,7 @@ impl World {
             posed: false,
             pending: None,
             bind: (DMat4::IDENTITY, DMat4::IDENTITY),
+            lazy: None,
             first_mesh: 0,
             nodes: Vec::new(),
             built: false,
@@ -430,6 +273,7 @@ impl World {
 
     pub(crate) fn remove_object(&mut self, id: u32) -> Result<(), String> {
         self.unfixed()?;
+        self.drop_lazy(id);
         self.objects.remove(id).ok_or_else(|| no_object(id))?;
         self.clipping.remove(id);
         self.dirty = true;
@@ -545,6 +389,191 @@ impl World {
         Ok(rebuilt)
     }
 
+    /// Poses an object: lazily (kept until a query asks, see `lazy`) when
+    /// it is built and the scene's structure stands, else now ([`World::pose`]).
+    pub(crate) fn pose_with(&mut self, id: u32, pose: Pose) -> Result<u32, String> {
+        let o = self.objects.get(id).ok_or_else(|| no_object(id))?;
+        let lazily = o.posed && o.built && !self.dirty && o.instances.is_none();
+        let gid = o.geometry;
+        let g = self.geometries.get(gid).ok_or_else(|| no_geometry(gid))?;
+        if lazily {
+            // (the cluster trees of this version of the geometry, made now
+            // if need be)
+            let slot = gid as usize;
+            if self.clusters.len() <= slot {
+                self.clusters.resize(slot + 1, None);
+            }
+            let c = match &self.clusters[slot] {
+                Some((rev, c)) if *rev == g.revision => Arc::clone(c),
+                _ => {
+                    let c = Arc::new(Clusters::of(g));
+                    self.clusters[slot] = Some((g.revision, Arc::clone(&c)));
+                    c
+                }
+            };
+            if c.usable {
+                pose.check_joints(g, c.max_joint)?;
+                let n = g.vertex_count();
+                let count = self.prim_count(id);
+                let o = self.objects.get_mut(id).ok_or_else(|| no_object(id))?;
+                match &mut o.lazy {
+                    Some(l) => l.repose(pose, c, n),
+                    None => o.lazy = Some(Box::new(LazyPose::new(pose, c, n))),
+                }
+                let first = o.first_mesh;
+                for r in &mut self.meshes[first as usize..(first + count) as usize] {
+                    r.lazy = true;
+                }
+                if !self.lazy_ids.contains(&id) {
+                    self.lazy_ids.push(id);
+                }
+                return Ok(0);
+            }
+        }
+        let positions = pose.all(g)?;
+        self.drop_lazy(id);
+        self.pose(id, positions)
+    }
+
+    /// Forgets the waiting pose of an object (a newer one came, or the
+    /// object goes).
+    fn drop_lazy(&mut self, id: u32) {
+        let Some(k) = self.lazy_ids.iter().position(|&i| i == id) else {
+            return;
+        };
+        self.lazy_ids.swap_remove(k);
+        let count = self.prim_count(id) as usize;
+        let Some(o) = self.objects.get_mut(id) else {
+            return;
+        };
+        if let Some(l) = o.lazy.as_mut() {
+            l.active = false;
+        }
+        let first = o.first_mesh as usize;
+        if o.built {
+            for r in self.meshes.iter_mut().skip(first).take(count) {
+                r.lazy = false;
+            }
+        }
+    }
+
+    /// Applies the waiting pose of an object to its meshes (posing every
+    /// vertex and refitting, as [`World::pose`]).
+    pub(crate) fn settle(&mut self, id: u32) {
+        if !self.lazy_ids.contains(&id) {
+            return;
+        }
+        let positions = self.objects.get(id).and_then(|o| {
+            let l = o.lazy.as_ref().filter(|l| l.active)?;
+            let g = self.geometries.get(o.geometry)?;
+            // (checked when it came: `Pose::check_joints`)
+            l.pose.all(g).ok()
+        });
+        self.drop_lazy(id);
+        if let Some(p) = positions {
+            // (a built object of the vertex count: it cannot fail)
+            let _ = self.pose(id, p);
+        }
+    }
+
+    /// Applies every waiting pose.
+    pub(crate) fn settle_all(&mut self) {
+        while let Some(&id) = self.lazy_ids.last() {
+            self.settle(id);
+        }
+    }
+
+    /// Before a ray on the waiting poses of the objects `mask` passes
+    /// (none: every object): a pose whose rays have done as much work as
+    /// posing it in full (`LazyPose::work`) is applied. Every pose is when
+    /// clip planes are set (the lazy walk does not cut by them) or the
+    /// structure changed.
+    pub(crate) fn before_lazy_ray(&mut self, mask: Option<&[u8]>) {
+        if self.lazy_ids.is_empty() {
+            return;
+        }
+        if self.dirty || self.clipping.any() {
+            self.settle_all();
+            return;
+        }
+        let mut k = 0;
+        while k < self.lazy_ids.len() {
+            let id = self.lazy_ids[k];
+            let asked = mask.is_none_or(|m| m.get(id as usize).is_some_and(|&b| b != 0));
+            let over = asked
+                && self
+                    .objects
+                    .get(id)
+                    .is_some_and(|o| o.lazy.as_ref().is_some_and(|l| l.work >= l.budget));
+            if over {
+                self.settle(id);
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    /// `f` of each waiting pose an object `mask` passes (none: every
+    /// object), with each of the object's meshes: the mesh id, the mesh's
+    /// part as the walk needs it, the geometry; and the scene.
+    pub(crate) fn each_lazy_mesh(
+        &mut self,
+        mask: Option<&[u8]>,
+        f: &mut dyn FnMut(MeshId, &MeshPart<'_>, &mut LazyPose, &Geometry, &Scene),
+    ) {
+        let scene = self.core.scene();
+        for &id in &self.lazy_ids {
+            // (objects the mask leaves out)
+            if mask.is_some_and(|m| m.get(id as usize).is_none_or(|&b| b == 0)) {
+                continue;
+            }
+            let Some(o) = self
+                .objects
+                .items
+                .get_mut(id as usize)
+                .and_then(Option::as_mut)
+            else {
+                continue;
+            };
+            let Some(g) = self.geometries.get(o.geometry) else {
+                continue;
+            };
+            let Some(l) = o.lazy.as_deref_mut() else {
+                continue;
+            };
+            for (pi, prim) in g.prims.iter().enumerate() {
+                let m = o.first_mesh + pi as u32;
+                let (Some(r), Some(mesh)) = (self.meshes.get(m as usize), scene.mesh(m)) else {
+                    continue;
+                };
+                let part = MeshPart {
+                    prim: pi,
+                    triangles: mesh.triangles(),
+                    both: (r.winding == Winding::Both).then_some(prim.tris.len() as u32),
+                };
+                f(m, &part, l, g, scene);
+            }
+        }
+    }
+
+    /// The waiting pose of an object (tests).
+    #[cfg(test)]
+    pub(crate) fn lazy_pose_mut(&mut self, id: u32) -> Option<&mut LazyPose> {
+        let o = self.objects.get_mut(id)?;
+        o.lazy.as_deref_mut().filter(|l| l.active)
+    }
+
+    /// Gives every waiting pose its whole budget again (tests: many rays
+    /// on one pose, lazily).
+    #[cfg(test)]
+    pub(crate) fn reset_lazy_budget(&mut self) {
+        for &id in &self.lazy_ids {
+            if let Some(l) = self.objects.get_mut(id).and_then(|o| o.lazy.as_deref_mut()) {
+                l.work = 0;
+            }
+        }
+    }
+
     pub(crate) fn prim_count(&self, id: u32) -> u32 {
         self.objects
             .get(id)
@@ -554,7 +583,9 @@ impl World {
 
     /// Builds the softpick scene again if the structure changed (then
     /// `core` and `meshes` are current).
+    /// Every waiting pose is applied first (see `lazy`).
     pub(crate) fn build(&mut self) {
+        self.settle_all();
         if self.dirty {
             self.rebuild();
         }
@@ -640,6 +671,7 @@ impl World {
                         winding: w,
                         tris: prim_tris,
                         first: prim_first,
+                        lazy: false,
                     });
                 }
             }

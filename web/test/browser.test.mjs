@@ -58,6 +58,14 @@ for (const name of ['fox', 'skinmorph']) {
   });
 }
 
+for (const name of ['fox', 'skinmorph']) {
+  test(`a ray on a fresh pose (skinning only what it reaches) answers as the pose applied in full, field for field: ${name}`, async () => {
+    const r = await inPage('0.187', 'lazyPose', { name });
+    assert.equal(r.same, r.rays, `${r.rays - r.same} of ${r.rays} rays differ: ${JSON.stringify(r.examples)}`);
+    assert.ok(r.hits >= r.rays / 4, `only ${r.hits} of ${r.rays} rays hit`);
+  });
+}
+
 test('pickPixel: the buffer equals the direct pick at every pixel and the ray pick away from ID edges (as the core checks them), and agrees with three.js rays', async () => {
   const r = await inPage('0.187', 'pixels', { w: 96, h: 72 });
   for (const kind of ['perspective', 'orthographic']) {

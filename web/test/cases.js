@@ -577,3 +577,73 @@ export async function sharedQuery({ name, n = 40, double = false }) {
   }
   return out;
 }
+
+/**
+ * The lazy pose against the full one: two pickers on the same scene, the
+ * first as it comes (a ray on a fresh pose skins only what it reaches),
+ * the second posing in full at once (any build does: `triangleCount`);
+ * per pose, `per` rays (more in some: the first rays of a pose are
+ * lazy, those after its work budget are not) through the camera's view
+ * and at posed vertices, first hits and
+ * every hit, compared field for field (distance, point, barycoord, face
+ * and its normal, bit for bit).
+ */
+export async function lazyPose({ name, poses = 40, per = 6 }) {
+  const sc = await SCENES[name]();
+  let mesh = null;
+  sc.root.traverse((o) => { if (!mesh && o.isMesh) mesh = o; });
+  const lazy = await Picker.create();
+  const full = await Picker.create();
+  const out = { rays: 0, same: 0, hits: 0, examples: [] };
+  const key = (h) => [h.object.uuid, h.distance, h.faceIndex, h.point.toArray(), h.barycoord.toArray(), h.face.normal.toArray(), h.face.a, h.face.b, h.face.c].join('/');
+  const rays = [];
+  for (const g of grid(sc.camera, 24)) rays.push(g.ray.clone());
+  const rc = new THREE.Raycaster();
+  const v = new THREE.Vector3();
+  try {
+    for (let k = 0; k < poses; k++) {
+      // the scene's own poses, and between them the morph influences and
+      // the bones moved a little (a fresh pose each time)
+      sc.pose(k % sc.poses);
+      sc.root.traverse((o) => {
+        if (o.isSkinnedMesh) for (const b of o.skeleton.bones) b.rotation.x += 0.01 * k;
+        if (o.morphTargetInfluences) o.morphTargetInfluences.forEach((_, i, a) => { a[i] = (a[i] + 0.1 * k) % 1; });
+      });
+      sc.root.updateMatrixWorld(true);
+      lazy.update(sc.root);
+      full.update(sc.root);
+      full.engine.scene.triangleCount();
+      const n = k % 3 === 2 ? 4 * per : per;
+      const count = mesh.geometry.attributes.position.count;
+      for (let i = 0; i < n; i++) {
+        if (i % 4 === 0) {
+          rc.ray.copy(rays[(k * 131 + i * 37) % rays.length]);
+        } else {
+          // at a posed vertex (three.js's own skinning and morphing) from the camera
+          mesh.getVertexPosition((k * 7919 + i * 104729) % count, v).applyMatrix4(mesh.matrixWorld);
+          rc.ray.origin.setFromMatrixPosition(sc.camera.matrixWorld);
+          rc.ray.direction.copy(v).sub(rc.ray.origin).normalize();
+        }
+        rc.firstHitOnly = i % 2 === 0;
+        const a = lazy.intersectObjects(rc, sc.root.children, true).map(key).join(';');
+        const b = full.intersectObjects(rc, sc.root.children, true).map(key).join(';');
+        out.rays++;
+        if (b) out.hits++;
+        if (a === b) out.same++;
+        else if (out.examples.length < 3) out.examples.push({ pose: k, ray: i, lazy: a, full: b });
+        if (i === 5) {
+          // one object only (the object mask), on the same pose
+          const c = lazy.intersectObject(rc, mesh, false).map(key).join(';');
+          const d = full.intersectObject(rc, mesh, false).map(key).join(';');
+          out.rays++;
+          if (c === d) out.same++;
+          else if (out.examples.length < 3) out.examples.push({ pose: k, ray: i, object: true, lazy: c, full: d });
+        }
+      }
+    }
+  } finally {
+    lazy.free();
+    full.free();
+  }
+  return out;
+}

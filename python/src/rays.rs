@@ -15,7 +15,8 @@ use crate::parse::cull_mode;
 use crate::state::{instance_of, INVALID_ID};
 use crate::threads::{in_pool, pool};
 
-/// Rays per parallel task.
+/// Rays per parallel task of an every-hit batch, and the fewest in a
+/// part of a first-hit batch (see [`part_len`]).
 const CHUNK: usize = 1024;
 
 /// A batch of rays as given (flat xyz rows), with the query's range in

@@ -15,7 +15,8 @@ use crate::parse::cull_mode;
 use crate::state::{instance_of, INVALID_ID};
 use crate::threads::{in_pool, pool};
 
-/// Rays per parallel task.
+/// Rays per parallel task of an every-hit batch, and the fewest in a
+/// part of a first-hit batch (see [`part_len`]).
 const CHUNK: usize = 1024;
 
 /// A batch of rays as given (flat xyz rows), with the query's range in
@@ -74,45 +75,52 @@ struct Out {
     counts: Vec<u32>,
 }
 
-/// One ray's slots in the first-hit outputs.
-struct Slot<'a> {
-    t_hit: &'a mut f32,
-    geometry: &'a mut u32,
-    primitive: &'a mut u32,
-    triangle: &'a mut u32,
-    instance: &'a mut u32,
+/// One task's part of the first-hit outputs: a run of rays of the batch,
+/// one slice of each output array (zeros when the part starts).
+struct Part<'a> {
+    t_hit: &'a mut [f32],
+    geometry: &'a mut [u32],
+    primitive: &'a mut [u32],
+    triangle: &'a mut [u32],
+    instance: &'a mut [u32],
     uv: &'a mut [f32],
     normal: &'a mut [f32],
 }
 
-impl Slot<'_> {
-    fn set(self, scene: &Scene, caster: &RayCaster<'_>, hit: Option<RayHit>) {
-        match hit {
-            Some(h) => {
-                *self.t_hit = h.t;
-                *self.geometry = h.mesh;
-                *self.primitive = h.triangle;
-                *self.triangle = h.global_triangle;
-                *self.instance = instance_of(scene, h.mesh);
-                self.uv.copy_from_slice(&[h.barycentric.y, h.barycentric.z]);
-                self.normal
-                    .copy_from_slice(&caster.hit_normal(&h).to_array());
-            }
-            None => {
-                *self.t_hit = f32::INFINITY;
-                *self.geometry = INVALID_ID;
-                *self.primitive = INVALID_ID;
-                *self.triangle = INVALID_ID;
-                *self.instance = INVALID_ID;
-                self.uv.fill(0.0);
-                self.normal.fill(0.0);
-            }
-        }
+impl Part<'_> {
+    /// Writes the answer of the part's ray `k` (a miss: `t_hit` inf, the
+    /// ids [`INVALID_ID`], its uv and normal left at zero).
+    #[inline(always)]
+    fn set(&mut self, k: usize, scene: &Scene, caster: &RayCaster<'_>, hit: Option<RayHit>) {
+        let Some(h) = hit else {
+            self.t_hit[k] = f32::INFINITY;
+            self.geometry[k] = INVALID_ID;
+            self.primitive[k] = INVALID_ID;
+            self.triangle[k] = INVALID_ID;
+            self.instance[k] = INVALID_ID;
+            return;
+        };
+        self.t_hit[k] = h.t;
+        self.geometry[k] = h.mesh;
+        self.primitive[k] = h.triangle;
+        self.triangle[k] = h.global_triangle;
+        self.instance[k] = instance_of(scene, h.mesh);
+        self.uv[2 * k..2 * k + 2].copy_from_slice(&[h.barycentric.y, h.barycentric.z]);
+        self.normal[3 * k..3 * k + 3].copy_from_slice(&caster.hit_normal(&h).to_array());
     }
 }
 
-/// The first hit of every ray, each chunk of rays walked by one task with
-/// one batch iterator and its answers written in place.
+/// Rays per parallel task: a few dozen tasks per thread (enough for the
+/// threads to even out), at least [`CHUNK`].
+fn part_len(n: usize) -> usize {
+    n.div_ceil(32 * rayon::current_num_threads().max(1))
+        .max(CHUNK)
+}
+
+/// The first hit of every ray: the batch cut in parts, each walked by one
+/// task with one batch iterator over the rays read straight from the
+/// input rows, its answers written straight into the output arrays (made
+/// as zeros: memory the system hands out zeroed, not a pass of writes).
 fn first_hits(scene: &Scene, rays: &Rays<'_>) -> Out {
     let n = rays.len();
     scene.build_bvhs();
@@ -127,53 +135,53 @@ fn first_hits(scene: &Scene, rays: &Rays<'_>) -> Out {
         primitive_normals: vec![0.0; 3 * n],
         ..Out::default()
     };
+    let m = part_len(n);
     out.t_hit
-        .par_chunks_mut(CHUNK)
-        .zip(out.geometry_ids.par_chunks_mut(CHUNK))
-        .zip(out.primitive_ids.par_chunks_mut(CHUNK))
-        .zip(out.triangle_ids.par_chunks_mut(CHUNK))
-        .zip(out.instance_ids.par_chunks_mut(CHUNK))
-        .zip(out.primitive_uvs.par_chunks_mut(2 * CHUNK))
-        .zip(out.primitive_normals.par_chunks_mut(3 * CHUNK))
+        .par_chunks_mut(m)
+        .zip(out.geometry_ids.par_chunks_mut(m))
+        .zip(out.primitive_ids.par_chunks_mut(m))
+        .zip(out.triangle_ids.par_chunks_mut(m))
+        .zip(out.instance_ids.par_chunks_mut(m))
+        .zip(out.primitive_uvs.par_chunks_mut(2 * m))
+        .zip(out.primitive_normals.par_chunks_mut(3 * m))
         .enumerate()
-        .for_each(|(c, ((((((t, g), p), tri), inst), uv), nrm))| {
-            let len = t.len();
-            let slots = (0..len).zip(t.iter_mut()).zip(g.iter_mut());
-            let slots = slots
-                .zip(p.iter_mut())
-                .zip(tri.iter_mut())
-                .zip(inst.iter_mut())
-                .zip(uv.chunks_exact_mut(2))
-                .zip(nrm.chunks_exact_mut(3))
-                .map(|(((((((k, t), g), p), tri), inst), uv), nrm)| {
-                    let slot = Slot {
-                        t_hit: t,
-                        geometry: g,
-                        primitive: p,
-                        triangle: tri,
-                        instance: inst,
-                        uv,
-                        normal: nrm,
-                    };
-                    (c * CHUNK + k, slot)
-                });
-            if rays.whole() {
-                let opts = rays.opts(1.0);
-                let hits = caster.first_hits((0..len).map(|k| rays.ray(c * CHUNK + k)), &opts);
-                for ((_, slot), hit) in slots.zip(hits) {
-                    slot.set(scene, &caster, hit);
+        .for_each(
+            |(c, ((((((t_hit, geometry), primitive), triangle), instance), uv), normal))| {
+                let (start, len) = (c * m, t_hit.len());
+                let mut part = Part {
+                    t_hit,
+                    geometry,
+                    primitive,
+                    triangle,
+                    instance,
+                    uv,
+                    normal,
+                };
+                let (o, d) = (
+                    &rays.o[3 * start..3 * (start + len)],
+                    &rays.d[3 * start..3 * (start + len)],
+                );
+                let v = |a: &[f32]| glam::Vec3::new(a[0], a[1], a[2]);
+                let part_rays = o
+                    .chunks_exact(3)
+                    .zip(d.chunks_exact(3))
+                    .map(|(o, d)| Ray::new(v(o), v(d)));
+                if rays.whole() {
+                    let opts = rays.opts(1.0);
+                    for (k, hit) in caster.first_hits(part_rays, &opts).enumerate() {
+                        part.set(k, scene, &caster, hit);
+                    }
+                } else {
+                    // (a range in ray parameters is a different distance range
+                    // for each ray)
+                    for (k, r) in part_rays.enumerate() {
+                        let opts = rays.opts(r.direction.length());
+                        let hit = caster.first_hits([r], &opts).next().flatten();
+                        part.set(k, scene, &caster, hit);
+                    }
                 }
-            } else {
-                // (a range in ray parameters is a different distance range
-                // for each ray)
-                for (i, slot) in slots {
-                    let r = rays.ray(i);
-                    let opts = rays.opts(r.direction.length());
-                    let hit = caster.first_hits([r], &opts).next().flatten();
-                    slot.set(scene, &caster, hit);
-                }
-            }
-        });
+            },
+        );
     out
 }
 

@@ -216,9 +216,15 @@ impl<'a> RayCaster<'a> {
     #[must_use]
     #[inline]
     pub fn hit_normal(&self, hit: &RayHit) -> Vec3 {
-        match (hit.corners, self.transforms.get(hit.mesh as usize)) {
-            (Some(p), Some(t)) => face_normal(p.map(|q| t.world.transform_point3(q))),
-            _ => self.face_normal(hit.mesh, hit.triangle),
+        match hit.corners {
+            // Only the flat walk sets the corners, and only when every
+            // mesh sits at exactly the identity. The identity's
+            // `transform_point3` of a finite point (the leaves hold only
+            // finite corners) is `((1·x + 0·y) + 0·z) + 0` per axis: `x`
+            // itself, except a `-0` that the last `+ 0` makes `+0`, which
+            // is what `x + 0` makes, without the matrix.
+            Some(p) => face_normal(p.map(|q| q + Vec3::ZERO)),
+            None => self.face_normal(hit.mesh, hit.triangle),
         }
     }
 

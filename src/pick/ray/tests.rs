@@ -345,3 +345,39 @@ fn first_hits_equal_full_first_hits() {
     assert_eq!(caster.face_normal(99, 0), Vec3::ZERO);
     assert_eq!(caster.face_normal(0, u32::MAX), Vec3::ZERO);
 }
+
+/// The batch hit's normal on the flat walk (from the leaf's corners, at
+/// the identity without the matrix) is the full hit's bit for bit where a
+/// corner coordinate is `-0`: the identity placement makes it `+0`, and
+/// here that turns the normal's x from `-0` (the raw corners' normal) to
+/// `+0`.
+#[test]
+fn hit_normal_places_negative_zero_corners_as_the_identity() {
+    let p = vec![Vec3::ZERO, Vec3::ONE, Vec3::new(1.0, 0.0, -0.0)];
+    let raw = crate::pick::face_normal([p[0], p[1], p[2]]);
+    assert_eq!(
+        raw.x.to_bits(),
+        (-0.0f32).to_bits(),
+        "the raw corners' normal"
+    );
+    let mut s = Scene::new();
+    s.add_mesh(
+        Mesh::new("m", p, vec![[0, 1, 2]], [1, 2, 3]).unwrap(),
+        Transform::IDENTITY,
+        None,
+    );
+    let caster = RayCaster::new(&s);
+    let ray = Ray::new(Vec3::new(0.9, 0.5, -5.0), Vec3::new(0.0, 0.0, 1.0));
+    let opts = RayOptions::default();
+    let full = caster
+        .first(&ray, &opts)
+        .expect("the ray hits the triangle");
+    let hit = caster
+        .first_hits([ray], &opts)
+        .next()
+        .flatten()
+        .expect("a batch hit");
+    let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+    assert_eq!(bits(caster.hit_normal(&hit)), bits(full.normal));
+    assert_eq!(full.normal.x.to_bits(), 0.0f32.to_bits());
+}

@@ -534,3 +534,36 @@ proptest::proptest! {
         proptest::prop_assert_eq!(hit_bits(binary.first_hit(&ray, t_min, t_max, cull)), want);
     }
 }
+
+/// `by_distance` orders the lanes of a mask farthest first, a higher lane
+/// first among equal distances (the order the walk pushes them in), as a
+/// sort does: random masks of three or more lanes over distances drawn
+/// from a few values (many ties), lanes outside the mask holding anything.
+#[test]
+fn by_distance_orders_as_a_sort() {
+    let mut rng = Rng(0x4a11_0000_0000_0b1d);
+    for _ in 0..5000 {
+        let mask = loop {
+            let m = rng.below(256) as u32;
+            if m.count_ones() >= 3 {
+                break m;
+            }
+        };
+        let near: [f32; WIDTH] = std::array::from_fn(|_| match rng.below(5) {
+            0 => f32::NAN,
+            k => k as f32 * 0.5,
+        });
+        let near = std::array::from_fn(|k| {
+            if mask >> k & 1 == 1 && near[k].is_nan() {
+                0.0
+            } else {
+                near[k]
+            }
+        });
+        let mut want: Vec<usize> = (0..WIDTH).filter(|&k| mask >> k & 1 == 1).collect();
+        want.sort_by(|&a, &b| near[b].total_cmp(&near[a]).then(b.cmp(&a)));
+        let got = super::super::traverse::by_distance(mask, &near);
+        let got: Vec<usize> = got[..want.len()].iter().map(|&k| usize::from(k)).collect();
+        assert_eq!(got, want, "mask {mask:08b}, near {near:?}");
+    }
+}

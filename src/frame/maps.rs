@@ -14,9 +14,11 @@ use crate::geometry::{ClipPlanes, CullMode};
 use crate::pick_cache::ray_setup::ViewRays;
 use crate::scene::Scene;
 use band::{Shared, BAND};
+use meshes::Meshes;
 
 mod band;
 mod hit;
+mod meshes;
 
 /// Which maps [`Picks::maps`](crate::pick::Picks::maps) computes (each costs a buffer).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -271,9 +273,10 @@ impl Frame {
             (columns, rows)
         });
         let identity: Vec<bool> = self.worlds.iter().map(|m| *m == Mat4::IDENTITY).collect();
+        let meshes = Meshes::new(scene);
         let shared = Shared {
             frame: self,
-            scene,
+            meshes: &meshes,
             rays: &rays,
             parts: parts.as_ref(),
             identity: &identity,

@@ -21,11 +21,12 @@
 use glam::DVec3;
 
 use super::hit::{hits4, PixelHit, TriSetup};
+use super::meshes::Meshes;
 use super::{BandOut, MapRequest, PixelRays};
 use crate::cpu::{prefetch, Isa, Kernel, Lanes8};
 use crate::frame::Frame;
 use crate::raster::tile::NO_TRIANGLE;
-use crate::scene::{MeshId, Scene};
+use crate::scene::MeshId;
 
 /// Rows of a band, and the side of the blocks it is walked in.
 pub(super) const BAND: usize = 8;
@@ -42,7 +43,7 @@ const SLOTS: usize = CACHED_TRIS + BATCH;
 /// What every band of one `Frame::pixel_maps` call reads.
 pub(super) struct Shared<'a> {
     pub(super) frame: &'a Frame,
-    pub(super) scene: &'a Scene,
+    pub(super) meshes: &'a Meshes<'a>,
     pub(super) rays: &'a PixelRays,
     /// The column and row parts of every pixel's ray (`None` for a
     /// pinhole camera, whose rays `PixelRays::ray` makes per pixel).
@@ -91,8 +92,6 @@ struct Walk {
     /// (with the mesh and local index of each slot's triangle, `None`
     /// for an id of no triangle of the scene)
     todo: Vec<(u8, Option<(MeshId, u32)>)>,
-    /// The mesh of the last triangle found (`Scene::locate_from`'s hint).
-    hint: MeshId,
 }
 
 impl Shared<'_> {
@@ -107,18 +106,15 @@ impl Shared<'_> {
         if !(want.barycentric || want.normal || want.distance || want.z) {
             // mesh ids alone need no set-up: the mesh of the id, as
             // `Walk::flush` finds it
-            let (Some(m), mut hint) = (out.mesh.as_deref_mut(), 0) else {
+            let Some(m) = out.mesh.as_deref_mut() else {
                 return;
             };
             for (k, &id) in ids.iter().enumerate() {
                 if id == NO_TRIANGLE {
                     continue;
                 }
-                if let Some((mesh, _)) = self.scene.locate_from(id - 1, hint) {
-                    hint = mesh;
-                    if self.scene.mesh(mesh).is_some() {
-                        m[k] = mesh;
-                    }
+                if let Some((mesh, _)) = self.meshes.locate(id - 1) {
+                    m[k] = mesh;
                 }
             }
             return;
@@ -133,7 +129,6 @@ impl Shared<'_> {
             batch: 0,
             pixels: Vec::with_capacity(BATCH),
             todo: Vec::with_capacity(BATCH),
-            hint: 0,
         };
         // Neighbouring pixels mostly show one triangle: the band is
         // walked in blocks of BAND × BAND pixels, which show fewer
@@ -328,14 +323,9 @@ impl Walk {
             batch: self.batch,
             setup: None,
         };
-        let found = sh.scene.locate_from(id - 1, self.hint);
+        let found = sh.meshes.locate(id - 1);
         if let Some((mesh, local)) = found {
-            self.hint = mesh;
-            if let Some(c) = sh
-                .scene
-                .mesh(mesh)
-                .and_then(|m| m.triangles().get(local as usize))
-            {
+            if let Some(c) = sh.meshes.triangles[mesh as usize].get(local as usize) {
                 prefetch(c);
             }
         }
@@ -353,23 +343,20 @@ impl Walk {
         // two loops whose reads overlap (module docs)
         let mut found = [None::<(MeshId, [u32; 3])>; BATCH];
         for (f, &(_, at)) in found.iter_mut().zip(&self.todo) {
-            *f = at.and_then(|(mesh, local)| {
-                let m = sh.scene.mesh(mesh)?;
-                let corners = m.triangles()[local as usize];
-                let positions = m.positions();
+            *f = at.map(|(mesh, local)| {
+                let corners = sh.meshes.triangles[mesh as usize][local as usize];
+                let positions = sh.meshes.positions[mesh as usize];
                 for i in corners {
                     if let Some(p) = positions.get(i as usize) {
                         prefetch(p);
                     }
                 }
-                Some((mesh, corners))
+                (mesh, corners)
             });
         }
         for (f, &(s, _)) in found.iter().zip(&self.todo) {
-            self.cache[s as usize].setup = f.and_then(|(mesh, corners)| {
-                let positions = sh.scene.mesh(mesh)?.positions();
-                Some(sh.setup(mesh, positions, corners))
-            });
+            self.cache[s as usize].setup = f
+                .map(|(mesh, corners)| sh.setup(mesh, sh.meshes.positions[mesh as usize], corners));
         }
         self.todo.clear();
         match sh.isa {

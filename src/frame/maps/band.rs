@@ -272,14 +272,18 @@ impl Shared<'_> {
             let groups = set.chunks_exact(4);
             rest = groups.remainder();
             for g in groups {
-                let p: [Waiting; 4] = std::array::from_fn(|i| g[i].0);
-                let t: [&TriSetup; 4] = std::array::from_fn(|i| g[i].1.expect("set up"));
-                let rays = p.map(|p| self.ray(p.x, p.y));
+                // (written out: `array::from_fn` and `map` are not always
+                // inlined into the AVX2 build)
+                let p = [g[0].0, g[1].0, g[2].0, g[3].0];
+                let set = |i: usize| g[i].1.expect("set up");
+                let t = [set(0), set(1), set(2), set(3)];
+                let ray = |i: usize| self.ray(p[i].x, p[i].y);
+                let r = [ray(0), ray(1), ray(2), ray(3)];
                 let (hits, computed) = hits4(
                     t,
                     self.rays.perspective,
-                    rays.map(|r| r.0),
-                    rays.map(|r| r.1),
+                    [r[0].0, r[1].0, r[2].0, r[3].0],
+                    [r[0].1, r[1].1, r[2].1, r[3].1],
                     self.want,
                 );
                 for i in 0..4 {

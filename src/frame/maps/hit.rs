@@ -107,8 +107,22 @@ type F4 = [f64; 4];
 
 /// Lane by lane.
 #[inline(always)]
-fn lanes(f: impl FnMut(usize) -> f64) -> F4 {
-    std::array::from_fn(f)
+fn lanes(mut f: impl FnMut(usize) -> f64) -> F4 {
+    // (written out: `array::from_fn`'s closure is not always inlined,
+    // which leaves a call per lane outside the AVX2 build)
+    [f(0), f(1), f(2), f(3)]
+}
+
+/// A vector of each lane's triangle.
+#[inline(always)]
+fn each(t: [&TriSetup; 4], f: impl Fn(&TriSetup) -> DVec3) -> [DVec3; 4] {
+    [f(t[0]), f(t[1]), f(t[2]), f(t[3])]
+}
+
+/// The three components of a vector of lanes.
+#[inline(always)]
+fn xyz(f: impl Fn(usize) -> F4) -> [F4; 3] {
+    [f(0), f(1), f(2)]
 }
 
 /// `a · b` lane by lane, as `DVec3::dot` adds: `(ax·bx + ay·by) + az·bz`.
@@ -137,25 +151,25 @@ pub(super) fn hits4(
     d: [DVec3; 4],
     want: MapRequest,
 ) -> ([PixelHit; 4], u32) {
-    let n = gather(t.map(|t| t.n));
+    let n = gather(each(t, |t| t.n));
     let dv = gather(d);
     let ov = gather(o);
     let denom = dot(&n, &dv);
     let num = if perspective {
         lanes(|i| t[i].num_eye)
     } else {
-        let p0 = gather(t.map(|t| t.p0));
-        let rel = [0, 1, 2].map(|c| lanes(|i| p0[c][i] - ov[c][i]));
+        let p0 = gather(each(t, |t| t.p0));
+        let rel = xyz(|c| lanes(|i| p0[c][i] - ov[c][i]));
         dot(&n, &rel)
     };
     let s = lanes(|i| num[i] / denom[i]);
     let mask = (0..4).fold(0, |m, i| m | u32::from(denom[i] != 0.0) << i);
     let bary: [[f32; 4]; 3] = if want.barycentric {
-        let p0 = gather(t.map(|t| t.p0));
+        let p0 = gather(each(t, |t| t.p0));
         // o + d·s − p0, as `DVec3`'s operators group it
-        let dq = [0, 1, 2].map(|c| lanes(|i| ov[c][i] + dv[c][i] * s[i] - p0[c][i]));
-        let d0 = dot(&dq, &gather(t.map(|t| t.e0)));
-        let d1 = dot(&dq, &gather(t.map(|t| t.e1)));
+        let dq = xyz(|c| lanes(|i| ov[c][i] + dv[c][i] * s[i] - p0[c][i]));
+        let d0 = dot(&dq, &gather(each(t, |t| t.e0)));
+        let d1 = dot(&dq, &gather(each(t, |t| t.e1)));
         let (a, b, c) = (
             lanes(|i| t[i].abc.0),
             lanes(|i| t[i].abc.1),
@@ -167,7 +181,8 @@ pub(super) fn hits4(
         let u = lanes(|i| 1.0 - v[i] - w[i]);
         // (a degenerate triangle's weights are corner 0's)
         let pick = |x: F4, flat: f32| -> [f32; 4] {
-            std::array::from_fn(|i| if den[i] == 0.0 { flat } else { x[i] as f32 })
+            let one = |i: usize| if den[i] == 0.0 { flat } else { x[i] as f32 };
+            [one(0), one(1), one(2), one(3)]
         };
         [pick(u, 1.0), pick(v, 0.0), pick(w, 0.0)]
     } else {
@@ -178,14 +193,16 @@ pub(super) fn hits4(
         (true, true) => {
             let dd = dot(&dv, &dv);
             let len = lanes(|i| dd[i].sqrt());
-            std::array::from_fn(|i| (s[i] * len[i]) as f32)
+            let one = |i: usize| (s[i] * len[i]) as f32;
+            [one(0), one(1), one(2), one(3)]
         }
-        (true, false) => s.map(|s| s as f32),
+        (true, false) => [s[0] as f32, s[1] as f32, s[2] as f32, s[3] as f32],
     };
-    let hits = std::array::from_fn(|i| PixelHit {
+    let hit = |i: usize| PixelHit {
         bary: [bary[0][i], bary[1][i], bary[2][i]],
         distance: distance[i],
         z: s[i] as f32,
-    });
+    };
+    let hits = [hit(0), hit(1), hit(2), hit(3)];
     (hits, mask)
 }

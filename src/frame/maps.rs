@@ -8,11 +8,17 @@ use glam::{DVec3, Mat4};
 
 use super::Frame;
 use crate::camera::{Camera, Projection};
+use crate::cpu::Isa;
 use crate::error::Error;
 use crate::geometry::{ClipPlanes, CullMode};
 use crate::pick_cache::ray_setup::ViewRays;
-use crate::raster::tile::NO_TRIANGLE;
-use crate::scene::{MeshId, Scene};
+use crate::scene::Scene;
+use band::{Shared, BAND};
+use meshes::Meshes;
+
+mod band;
+mod hit;
+mod meshes;
 
 /// Which maps [`Picks::maps`](crate::pick::Picks::maps) computes (each costs a buffer).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -156,34 +162,6 @@ impl PixelRays {
     }
 }
 
-/// Triangle setups a band of `Frame::pixel_maps` keeps (by id).
-const CACHED_TRIS: usize = 64;
-
-/// What `Frame::pixel_maps` computes for one covered pixel (the parts
-/// not asked for are left at zero).
-struct PixelHit {
-    bary: [f32; 3],
-    distance: f32,
-    z: f32,
-}
-
-/// A triangle as rendered, set up for the pixels that show it: its mesh,
-/// world corner 0, edges, plane normal, the edges' dot products and their
-/// determinant (for barycentrics), and its unit normal when asked for.
-struct TriSetup {
-    mesh: MeshId,
-    p0: DVec3,
-    e0: DVec3,
-    e1: DVec3,
-    n: DVec3,
-    abc: (f64, f64, f64),
-    den: f64,
-    normal: [f32; 3],
-    /// `n · (p0 − eye)`, the numerator of every perspective pixel's plane
-    /// hit (their rays all start at the eye; unused for orthographic rays).
-    num_eye: f64,
-}
-
 impl Frame {
     /// A frame of `scene` seen from `camera` whose ID and depth buffers
     /// `fill` writes (global triangle + 1 and window depth per pixel, as a
@@ -250,6 +228,12 @@ impl Frame {
     /// ID buffer of a frame rendered from `scene` as it is now (see
     /// `Picks::maps`, which checks that).
     pub(crate) fn pixel_maps(&self, scene: &Scene, want: MapRequest) -> PixelMaps {
+        self.pixel_maps_on(scene, want, Isa::detect())
+    }
+
+    /// [`Frame::pixel_maps`] with the per-pixel arithmetic on `isa`
+    /// (the same values on each: the tests compare them).
+    fn pixel_maps_on(&self, scene: &Scene, want: MapRequest, isa: Isa) -> PixelMaps {
         let n = self.ids.len();
         let w = self.width as usize;
         let mut maps = PixelMaps {
@@ -263,7 +247,6 @@ impl Frame {
             return maps;
         };
         let rays = PixelRays::new(cam);
-        const BAND: usize = 8;
         let mut bands = Vec::new();
         {
             let mut mesh = maps.mesh.as_deref_mut();
@@ -281,7 +264,6 @@ impl Frame {
                 });
             }
         }
-        let geometry = want.barycentric || want.normal || want.distance || want.z;
         // The column and row parts of every pixel's ray, computed once (a
         // pinhole camera's rays, whose column part depends on the row
         // through the skew, are made per pixel by `PixelRays::ray`).
@@ -290,190 +272,22 @@ impl Frame {
             let rows: Vec<DVec3> = (0..self.height).map(|y| rays.row(y)).collect();
             (columns, rows)
         });
-        // whether each mesh was rendered at the identity (its corners are
-        // then its world points: `tri_setup` skips the product)
         let identity: Vec<bool> = self.worlds.iter().map(|m| *m == Mat4::IDENTITY).collect();
-        bands.into_par_iter().enumerate().for_each(|(b, mut out)| {
-            let y0 = b * BAND;
-            let rows = (self.height as usize - y0).min(BAND);
-            let mut hint = 0;
-            // Neighbouring pixels mostly show one triangle: the setups of
-            // the last triangles seen stay in a small cache (by id; id 0,
-            // the background's, marks an empty slot), and the band is
-            // walked in blocks of BAND × BAND pixels, which show fewer
-            // triangles than its rows do. Each pixel's values depend on
-            // its own triangle only, so the order changes none.
-            let mut cache: [(u32, Option<TriSetup>); CACHED_TRIS] =
-                std::array::from_fn(|_| (NO_TRIANGLE, None));
-            for x0 in (0..w).step_by(BAND) {
-                for r in 0..rows {
-                    let y = (y0 + r) as u32;
-                    let row_part = parts.as_ref().map(|(_, rs)| rs[y as usize]);
-                    for x in x0..(x0 + BAND).min(w) {
-                        let k = r * w + x;
-                        let id = self.ids[y0 * w + k];
-                        if id == NO_TRIANGLE {
-                            continue;
-                        }
-                        if !geometry {
-                            // mesh ids alone need no set-up: the mesh of
-                            // the id, as `tri_setup` finds it
-                            if let (Some(m), Some((mesh, _))) =
-                                (out.mesh.as_deref_mut(), scene.locate_from(id - 1, hint))
-                            {
-                                hint = mesh;
-                                if scene.mesh(mesh).is_some() {
-                                    m[k] = mesh;
-                                }
-                            }
-                            continue;
-                        }
-                        let slot = &mut cache[id as usize % CACHED_TRIS];
-                        if slot.0 != id {
-                            let t = self.tri_setup(
-                                scene,
-                                id - 1,
-                                &mut hint,
-                                &identity,
-                                want.normal,
-                                &rays,
-                            );
-                            *slot = (id, t);
-                        }
-                        let Some(t) = slot.1.as_ref() else {
-                            continue;
-                        };
-                        if let Some(m) = out.mesh.as_deref_mut() {
-                            m[k] = t.mesh;
-                        }
-                        let ray = match (&parts, row_part) {
-                            (Some((columns, _)), Some(row)) => rays.ray_from_parts(columns[x], row),
-                            _ => rays.ray(x as u32, y),
-                        };
-                        let Some(h) = self.pixel_hit(t, &rays, ray, (x as u32, y), want) else {
-                            continue;
-                        };
-                        if let Some(v) = out.bary.as_deref_mut() {
-                            v[3 * k..3 * k + 3].copy_from_slice(&h.bary);
-                        }
-                        if let Some(v) = out.normal.as_deref_mut() {
-                            v[3 * k..3 * k + 3].copy_from_slice(&t.normal);
-                        }
-                        if let Some(v) = out.distance.as_deref_mut() {
-                            v[k] = h.distance;
-                        }
-                        if let Some(v) = out.z.as_deref_mut() {
-                            v[k] = h.z;
-                        }
-                    }
-                }
-            }
-        });
+        let meshes = Meshes::new(scene);
+        let shared = Shared {
+            frame: self,
+            meshes: &meshes,
+            rays: &rays,
+            parts: parts.as_ref(),
+            identity: &identity,
+            want,
+            isa,
+        };
+        bands
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(b, out)| shared.band(b, out));
         maps
-    }
-
-    /// The per-triangle part of `Frame::pixel_maps` for global triangle
-    /// `global` as rendered.
-    fn tri_setup(
-        &self,
-        scene: &Scene,
-        global: u32,
-        hint: &mut MeshId,
-        identity: &[bool],
-        want_normal: bool,
-        rays: &PixelRays,
-    ) -> Option<TriSetup> {
-        let (mesh, local) = scene.locate_from(global, *hint)?;
-        *hint = mesh;
-        let corners = scene.mesh(mesh)?.triangle(local);
-        // (the identity's product is the point itself: skipped, the same
-        // values; a mesh without a matrix was rendered at the identity)
-        let p = match self.worlds.get(mesh as usize) {
-            Some(world) if !identity[mesh as usize] => {
-                corners.map(|q| world.transform_point3(q).as_dvec3())
-            }
-            _ => corners.map(|q| q.as_dvec3()),
-        };
-        let (e0, e1) = (p[1] - p[0], p[2] - p[0]);
-        let n = e0.cross(e1);
-        let (a, b, c) = (e0.dot(e0), e0.dot(e1), e1.dot(e1));
-        Some(TriSetup {
-            mesh,
-            p0: p[0],
-            e0,
-            e1,
-            n,
-            abc: (a, b, c),
-            den: a * c - b * b,
-            normal: if want_normal {
-                n.normalize_or_zero().as_vec3().to_array()
-            } else {
-                [0.0; 3]
-            },
-            num_eye: n.dot(p[0] - rays.eye),
-        })
-    }
-
-    /// The hit of pixel (x, y)'s ray `(o, d)` (`PixelRays::ray`) on the
-    /// plane of the triangle `t`: the parts `want` asks for (z always).
-    #[inline]
-    fn pixel_hit(
-        &self,
-        t: &TriSetup,
-        rays: &PixelRays,
-        (o, d): (DVec3, DVec3),
-        (x, y): (u32, u32),
-        want: MapRequest,
-    ) -> Option<PixelHit> {
-        let denom = t.n.dot(d);
-        let s = if denom != 0.0 {
-            // (a perspective ray starts at the eye: `num_eye` is this
-            // numerator, computed once by the same operations)
-            let num = if rays.perspective {
-                t.num_eye
-            } else {
-                t.n.dot(t.p0 - o)
-            };
-            num / denom
-        } else {
-            // seen edge-on: the depth buffer's point
-            let q = self
-                .camera
-                .as_ref()?
-                .unproject_with(
-                    &self.inv_view_proj,
-                    x as f32 + 0.5,
-                    y as f32 + 0.5,
-                    self.depth[y as usize * self.width as usize + x as usize],
-                )
-                .as_dvec3();
-            (q - o).dot(rays.forward)
-        };
-        let bary = if !want.barycentric {
-            [0.0; 3]
-        } else {
-            let dq = o + d * s - t.p0;
-            let ((a, b, c), den) = (t.abc, t.den);
-            let (d0, d1) = (dq.dot(t.e0), dq.dot(t.e1));
-            if den == 0.0 {
-                [1.0, 0.0, 0.0]
-            } else {
-                let v = (c * d0 - b * d1) / den;
-                let w = (a * d1 - b * d0) / den;
-                [(1.0 - v - w) as f32, v as f32, w as f32]
-            }
-        };
-        // (the ray's component along the viewing direction is 1 and an
-        // orthographic ray starts on the eye's plane: s is camera-space z)
-        Some(PixelHit {
-            bary,
-            distance: match (want.distance, rays.perspective) {
-                (false, _) => 0.0,
-                (true, true) => (s * d.length()) as f32,
-                (true, false) => s as f32,
-            },
-            z: s as f32,
-        })
     }
 }
 

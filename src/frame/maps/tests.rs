@@ -3,10 +3,12 @@
 //! scratch, the arithmetic written out once more. The maps must be the
 //! same bits on every camera kind and on 1 and 2 threads.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{DVec3, Mat4, Quat, Vec3};
 
+use super::hit::{hits4, PixelHit, TriSetup};
 use super::{MapRequest, PixelMaps, PixelRays};
 use crate::camera::{Camera, Projection};
+use crate::cpu::{Isa, Kernel, Lanes8};
 use crate::frame::Frame;
 use crate::raster::tile::NO_TRIANGLE;
 use crate::scene::{Mesh, Scene, Transform};
@@ -162,6 +164,15 @@ fn maps_are_the_reference_bits_on_every_camera_and_thread_count() {
                 .unwrap()
         })
         .into();
+    // the CPU's best instruction set (through `Picks::maps`: AVX2's four
+    // lanes on CI's machines) and the baseline's one pixel at a time
+    #[cfg(target_arch = "x86_64")]
+    assert_eq!(
+        matches!(Isa::detect(), Isa::Avx2(_)),
+        crate::cpu::has_avx2(),
+        "Isa::detect"
+    );
+    let isas = [None, Some(Isa::Base)];
     for (name, scene) in scenes() {
         for cam in cameras(&scene) {
             let frame = Renderer::new(RenderOptions::default())
@@ -177,18 +188,21 @@ fn maps_are_the_reference_bits_on_every_camera_and_thread_count() {
             );
             let want = reference(&frame, &scene);
             let picks = frame.picks(&scene).unwrap();
-            for pool in &pools {
+            for (pool, isa) in pools.iter().flat_map(|p| isas.iter().map(move |i| (p, *i))) {
                 let threads = pool.current_num_threads();
-                let all = pool.install(|| {
-                    picks.maps(MapRequest {
-                        mesh: true,
-                        barycentric: true,
-                        normal: true,
-                        distance: true,
-                        z: true,
-                    })
+                let maps = |r: MapRequest| match isa {
+                    // (`Picks::maps` is the CPU's best instruction set)
+                    Some(isa) => pool.install(|| frame.pixel_maps_on(&scene, r, isa)),
+                    None => pool.install(|| picks.maps(r)),
+                };
+                let all = maps(MapRequest {
+                    mesh: true,
+                    barycentric: true,
+                    normal: true,
+                    distance: true,
+                    z: true,
                 });
-                let case = format!("{name}, {:?}, {threads} threads", cam.projection);
+                let case = format!("{name}, {:?}, {threads} threads, {isa:?}", cam.projection);
                 assert_eq!(all.mesh, want.mesh, "mesh ids, {case}");
                 assert_eq!(
                     bits(&all.barycentric),
@@ -206,7 +220,7 @@ fn maps_are_the_reference_bits_on_every_camera_and_thread_count() {
                 let one = |f: fn(&mut MapRequest)| {
                     let mut r = MapRequest::default();
                     f(&mut r);
-                    pool.install(|| picks.maps(r))
+                    maps(r)
                 };
                 assert_eq!(
                     one(|r| r.mesh = true).mesh,
@@ -282,4 +296,134 @@ fn reference_barycentrics_of_a_head_on_triangle() {
         assert!((got - want).abs() < 1e-6, "{b:?}");
     }
     assert!((r.z.as_ref().unwrap()[k] - 4.0).abs() < 1e-6);
+}
+
+/// [`hits4`] in the AVX2 build (through [`Isa::run`]).
+struct Hits4<'a> {
+    t: [&'a TriSetup; 4],
+    perspective: bool,
+    o: [DVec3; 4],
+    d: [DVec3; 4],
+    want: MapRequest,
+}
+
+impl Kernel for Hits4<'_> {
+    type Out = ([PixelHit; 4], u32);
+    #[inline(always)]
+    fn run<L: Lanes8>(self, _lanes: L) -> Self::Out {
+        hits4(self.t, self.perspective, self.o, self.d, self.want)
+    }
+}
+
+/// The four lanes of `hits4` are `pixel_hit`'s bits, lane by lane, on
+/// seeded triangles and rays (degenerate triangles and rays in their
+/// plane included), in the portable build and the CPU's best one.
+#[test]
+fn four_lanes_are_one_pixel_s_bits() {
+    let scene = builtin_scene();
+    let cam = Camera::auto_frame(&scene.framing_bounds(), 40, 30);
+    let frame = Renderer::new(RenderOptions::default())
+        .unwrap()
+        .render(&scene, &cam)
+        .unwrap()
+        .clone();
+    let mut state = 0x6d61_7073_0000_0042_u64;
+    let mut rnd = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
+    };
+    let mut vec3 = || DVec3::new(rnd(), rnd(), rnd());
+    let rays = [true, false].map(|p| {
+        PixelRays::new(&Camera {
+            projection: if p {
+                cam.projection
+            } else {
+                Projection::Orthographic { height: 3.0 }
+            },
+            ..cam
+        })
+    });
+    let (mut lanes, mut edge_on) = (0, 0);
+    for round in 0..400 {
+        let setups: Vec<TriSetup> = (0..4)
+            .map(|i| {
+                let p0 = vec3();
+                let e0 = vec3();
+                // every fifth triangle degenerate (den = 0)
+                let e1 = if (round + i) % 5 == 0 {
+                    e0 * 2.0
+                } else {
+                    vec3()
+                };
+                let n = e0.cross(e1);
+                let (a, b, c) = (e0.dot(e0), e0.dot(e1), e1.dot(e1));
+                TriSetup {
+                    mesh: 0,
+                    p0,
+                    e0,
+                    e1,
+                    n,
+                    abc: (a, b, c),
+                    den: a * c - b * b,
+                    normal: [0.0; 3],
+                    num_eye: n.dot(p0 - rays[0].eye),
+                }
+            })
+            .collect();
+        let t: [&TriSetup; 4] = std::array::from_fn(|i| &setups[i]);
+        let r = &rays[round % 2];
+        let o: [DVec3; 4] = std::array::from_fn(|_| if r.perspective { r.eye } else { vec3() });
+        let d: [DVec3; 4] = std::array::from_fn(|i| {
+            if (round + i) % 7 == 0 {
+                // a ray in the triangle's plane: n · d = 0 exactly
+                let n = t[i].n;
+                DVec3::new(n.y, -n.x, 0.0)
+            } else {
+                vec3()
+            }
+        });
+        let want = MapRequest {
+            mesh: false,
+            barycentric: round % 3 != 2,
+            normal: false,
+            distance: round % 4 != 3,
+            z: true,
+        };
+        let portable = hits4(t, r.perspective, o, d, want);
+        let best = Isa::detect().run(Hits4 {
+            t,
+            perspective: r.perspective,
+            o,
+            d,
+            want,
+        });
+        let bits = |h: &PixelHit| {
+            (
+                h.bary.map(f32::to_bits),
+                h.distance.to_bits(),
+                h.z.to_bits(),
+            )
+        };
+        for (hits, mask) in [portable, best] {
+            for i in 0..4 {
+                let denom = t[i].n.dot(d[i]);
+                assert_eq!(mask >> i & 1 != 0, denom != 0.0, "round {round} lane {i}");
+                if denom == 0.0 {
+                    edge_on += 1;
+                    continue;
+                }
+                let one = frame
+                    .pixel_hit(t[i], r, (o[i], d[i]), (3, 4), want)
+                    .unwrap();
+                assert_eq!(bits(&hits[i]), bits(&one), "round {round} lane {i}");
+                lanes += 1;
+            }
+        }
+    }
+    assert!(
+        lanes > 2000 && edge_on > 200,
+        "{lanes} lanes, {edge_on} edge-on"
+    );
 }

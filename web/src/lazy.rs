@@ -191,15 +191,17 @@ struct AbsMats {
 }
 
 impl AbsMats {
-    fn of(pose: &Pose) -> AbsMats {
-        let mut a = AbsMats::default();
+    /// Refills these from `pose`, keeping the memory of the last pose (a
+    /// pose per frame allocates nothing once the bone count is reached).
+    fn refill(&mut self, pose: &Pose) {
+        self.axes.clear();
+        (self.row, self.shift) = (0.0, 0.0);
         for m in &pose.mats {
             let (x, y, z) = (m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs());
-            a.axes.push([x, y, z]);
-            a.row = a.row.max((x + y + z).truncate().max_element());
-            a.shift = a.shift.max(m.w_axis.truncate().abs().max_element());
+            self.axes.push([x, y, z]);
+            self.row = self.row.max((x + y + z).truncate().max_element());
+            self.shift = self.shift.max(m.w_axis.truncate().abs().max_element());
         }
-        a
     }
 }
 
@@ -599,7 +601,7 @@ impl LazyPose {
             self.clusters = clusters;
             self.stamp = 1;
         }
-        self.abs = AbsMats::of(&pose);
+        self.abs.refill(&pose);
         self.pose = pose;
         self.work = 0;
         self.budget = vertices;

@@ -20,6 +20,9 @@ pub use crate::io::obj::{load_obj, load_obj_bytes};
 pub use crate::io::ply::{load_ply, load_ply_bytes};
 #[cfg(feature = "stl")]
 pub use crate::io::stl::{load_stl, load_stl_bytes};
+/// A local ray and its cull mode as the caster makes them (the lazy picks'
+/// local rays are the caster's).
+pub use crate::pick::ray::query::local_ray_parts;
 pub use crate::raster::rules::{snap, snapped_area, SUBPIXEL_BITS};
 pub use crate::raster::vertex::ScreenVertex;
 

@@ -61,7 +61,7 @@
 use std::sync::Arc;
 
 use glam::{Mat4, Vec3, Vec4};
-use softpick::internals::{intersect, RayPrecomp, TriHit};
+use softpick::internals::{intersect, local_ray_parts, RayPrecomp, TriHit};
 use softpick::{Aabb, CullMode, Ray};
 
 use crate::geometry::Geometry;
@@ -513,16 +513,9 @@ pub(crate) fn local_ray(world: Mat4, ray: &Ray, cull: CullMode) -> Option<LocalR
             inverse.transform_vector3(ray.direction),
         )
     };
-    if !o.is_finite() || !d.is_finite() || d == Vec3::ZERO {
-        return None;
-    }
-    let cull = match (mirrored, cull) {
-        (true, CullMode::Back) => CullMode::Front,
-        (true, CullMode::Front) => CullMode::Back,
-        (_, c) => c,
-    };
+    let (ray, cull) = local_ray_parts(o, d, mirrored, cull)?;
     Some(LocalRay {
-        ray: RayPrecomp::new(o, d),
+        ray,
         cull,
         mirrored,
     })

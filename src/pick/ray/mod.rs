@@ -23,7 +23,7 @@
 mod batch;
 mod frame_picks;
 mod packet_walk;
-mod query;
+pub(crate) mod query;
 mod walk;
 
 use std::borrow::Cow;

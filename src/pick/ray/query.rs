@@ -88,18 +88,32 @@ pub(crate) fn local_ray(transform: &MeshTransform, ray: &Ray, cull: CullMode) ->
             transform.inverse.transform_vector3(ray.direction),
         )
     };
+    let (ray, cull) = local_ray_parts(o, d, transform.mirrored, cull)?;
+    Some(LocalRay { ray, cull })
+}
+
+/// The precomputed local ray of origin `o` and direction `d`, already in a
+/// mesh's space, and the cull mode `cull` as seen there: a mirroring
+/// placement (`mirrored`: negative determinant) reverses the winding, so
+/// front and back swap. `None` for a ray that is not finite or has no
+/// direction. (The browser crate's lazy picks call this too, so their
+/// local rays are the caster's.)
+#[inline(always)]
+pub fn local_ray_parts(
+    o: Vec3,
+    d: Vec3,
+    mirrored: bool,
+    cull: CullMode,
+) -> Option<(RayPrecomp, CullMode)> {
     if !o.is_finite() || !d.is_finite() || d == Vec3::ZERO {
         return None;
     }
-    let cull = match (transform.mirrored, cull) {
+    let cull = match (mirrored, cull) {
         (true, CullMode::Back) => CullMode::Front,
         (true, CullMode::Front) => CullMode::Back,
         (_, c) => c,
     };
-    Some(LocalRay {
-        ray: RayPrecomp::new(o, d),
-        cull,
-    })
+    Some((RayPrecomp::new(o, d), cull))
 }
 
 /// Whether the query's mesh filter lets mesh `id` be tested.

@@ -27,6 +27,35 @@ impl Ray {
     pub fn at(&self, t: f32) -> Vec3 {
         self.origin + self.direction * t
     }
+
+    /// The length of `direction`: world units per unit of `t`, so a hit's
+    /// distance is `t * ray.direction_length()`.
+    ///
+    /// `direction.length()` squares the coordinates in `f32`, which
+    /// overflows when the largest one is above about 1.8·10^19 and
+    /// underflows to 0 below about 10^-19, and a ray would then hit
+    /// nothing. Outside `10^-18 ..= 10^18` this sums the squares in `f64`
+    /// instead (an `f32` squared is exact in `f64`, with no overflow or
+    /// underflow), so any finite, non-zero direction has its length;
+    /// inside that range it is `direction.length()`, bit for bit.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use softpick::Ray;
+    /// let r = Ray::new(Vec3::ZERO, Vec3::new(3e30, 0.0, 4e30));
+    /// assert_eq!(r.direction_length(), 5e30);
+    /// assert_eq!(Ray::new(Vec3::ZERO, Vec3::new(3.0, 0.0, 4.0)).direction_length(), 5.0);
+    /// ```
+    #[must_use]
+    pub fn direction_length(&self) -> f32 {
+        let d = self.direction;
+        if (1.0e-18..=1.0e18).contains(&d.abs().max_element()) {
+            d.length()
+        } else {
+            // zero stays 0, NaN stays NaN, infinity stays infinite
+            d.as_dvec3().length() as f32
+        }
+    }
 }
 
 /// Axis-aligned bounding box. Empty boxes have `min > max` (see [`Aabb::empty`]).

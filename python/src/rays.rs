@@ -175,7 +175,7 @@ fn first_hits(scene: &Scene, rays: &Rays<'_>) -> Out {
                     // (a range in ray parameters is a different distance range
                     // for each ray)
                     for (k, r) in part_rays.enumerate() {
-                        let opts = rays.opts(r.direction.length());
+                        let opts = rays.opts(r.direction_length());
                         let hit = caster.first_hits([r], &opts).next().flatten();
                         part.set(k, scene, &caster, hit);
                     }
@@ -274,7 +274,7 @@ fn all_hits(scene: &Scene, rays: &Rays<'_>) -> Out {
             let mut out = Out::default();
             for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
                 let r = rays.ray(i);
-                let len = r.direction.length();
+                let len = r.direction_length();
                 let hits = caster.all(&r, &rays.opts(len));
                 out.counts.push(hits.len() as u32);
                 for h in &hits {

@@ -167,7 +167,7 @@ pub(crate) fn first(
         let a = Answer {
             mesh: h.mesh,
             triangle: h.triangle,
-            distance: h.t * ray.direction.length(),
+            distance: h.t * ray.direction_length(),
             point: ray.at(h.t),
             barycentric: h.barycentric,
             front: h.front_face,
@@ -273,7 +273,7 @@ impl Best {
         Answer {
             mesh: self.mesh,
             triangle: self.triangle,
-            distance: self.t * ray.direction.length(),
+            distance: self.t * ray.direction_length(),
             point: ray.at(self.t),
             barycentric: self.barycentric,
             front: self.front,
@@ -284,7 +284,7 @@ impl Best {
 /// The ray's range in units of its direction, as softpick's caster takes
 /// it (`None`: a ray that hits nothing).
 fn range(ray: &Ray, near: f64, far: f64) -> Option<(f32, f32)> {
-    let len = ray.direction.length();
+    let len = ray.direction_length();
     let valid = ray.origin.is_finite() && ray.direction.is_finite();
     if !(len > 0.0) || !valid {
         return None;
@@ -509,7 +509,7 @@ pub(crate) fn batch(
         .map(|(o, d)| Ray::new(Vec3::from_slice(o), Vec3::from_slice(d)));
     with_query(world, near, far, mask, |refs, _, caster, opts| {
         for (i, (h, ray)) in caster.first_hits(rays.clone(), opts).zip(rays).enumerate() {
-            let hit = h.map(|h| (h.mesh, h.triangle, h.t * ray.direction.length()));
+            let hit = h.map(|h| (h.mesh, h.triangle, h.t * ray.direction_length()));
             out.set(i, refs, hit);
         }
     })

@@ -31,7 +31,7 @@ pub struct RayHit {
     /// Global triangle index (file order over all meshes).
     pub global_triangle: u32,
     /// Ray parameter: the hit point is `origin + t * direction`, so the
-    /// distance is `t * direction.length()` ([`Hit::distance`]).
+    /// distance is `t * ray.direction_length()` ([`Hit::distance`]).
     pub t: f32,
     /// Barycentric weights of the triangle's corners, as [`Hit::barycentric`].
     pub barycentric: Vec3,
@@ -134,7 +134,7 @@ impl<'a> RayCaster<'a> {
         scratch: &mut RayScratch,
         isa: Isa,
     ) -> Option<RayHit> {
-        let len = ray.direction.length();
+        let len = ray.direction_length();
         if !(len > 0.0) || !ray.origin.is_finite() {
             return None;
         }
@@ -169,7 +169,7 @@ impl<'a> RayCaster<'a> {
         opts: &RayOptions<'_>,
         scratch: &mut RayScratch,
     ) -> Option<RayHit> {
-        let len = ray.direction.length();
+        let len = ray.direction_length();
         if !(len > 0.0) || !ray.origin.is_finite() {
             return None;
         }

@@ -66,7 +66,7 @@ fn make_hit(
         origin,
         node_name,
         depth: f32::NAN,
-        distance: h.t * ray.direction.length(),
+        distance: h.t * ray.direction_length(),
         position: ray.at(h.t),
         barycentric: h.bary,
         normal: face_normal(p),
@@ -214,7 +214,7 @@ impl<'a> RayCaster<'a> {
     pub(crate) fn all_in(&self, ray: &Ray, opts: &RayOptions<'_>, brute: bool) -> Vec<Hit> {
         let scene = self.scene;
         let mut out = Vec::new();
-        let len = ray.direction.length();
+        let len = ray.direction_length();
         if !(len > 0.0) || !ray.origin.is_finite() {
             return out;
         }
@@ -272,7 +272,7 @@ impl<'a> RayCaster<'a> {
     /// compare against.
     pub(crate) fn first_brute(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
         let mut best: Option<NearestHit> = None;
-        let len = ray.direction.length();
+        let len = ray.direction_length();
         if !(len > 0.0) || !ray.origin.is_finite() {
             return None;
         }

@@ -326,7 +326,7 @@ fn first_hits_equal_full_first_hits() {
                         assert_eq!(g.global_triangle, w.global_triangle, "{at}");
                         assert_eq!(g.barycentric, w.barycentric, "{at}");
                         assert_eq!(g.front_face, w.front_face, "{at}");
-                        assert_eq!(g.t * ray.direction.length(), w.distance, "{at}");
+                        assert_eq!(g.t * ray.direction_length(), w.distance, "{at}");
                         assert_eq!(ray.at(g.t), w.position, "{at}");
                         assert_eq!(caster.face_normal(g.mesh, g.triangle), w.normal, "{at}");
                         // (bit for bit: the flat walk takes it from the
@@ -380,4 +380,63 @@ fn hit_normal_places_negative_zero_corners_as_the_identity() {
     let bits = |v: Vec3| v.to_array().map(f32::to_bits);
     assert_eq!(bits(caster.hit_normal(&hit)), bits(full.normal));
     assert_eq!(full.normal.x.to_bits(), 0.0f32.to_bits());
+}
+
+/// A ray's direction may have any finite, non-zero length: scaled by a
+/// power of two (2^±70 and 2^±100, where squaring the coordinates in
+/// `f32` overflows or underflows), the same triangles are hit at the same
+/// barycentrics (the walks' arithmetic scales exactly) and at the same
+/// distance (the length's rounding aside), first hits and all hits.
+#[test]
+fn rays_of_any_direction_length_hit_alike() {
+    let mut rng = Rng(0xd1_1e46_7400);
+    let mut hits = 0;
+    for round in 0..6 {
+        let s = scene(&mut rng, [1, 5, 30][round % 3]);
+        let caster = RayCaster::new(&s);
+        for k in 0..200 {
+            let origin = rng.vec3(-14.0, 14.0);
+            // (aimed at a random vertex of a random mesh, so most rays hit)
+            let m = rng.below(s.meshes().len());
+            let p = s.meshes()[m].positions();
+            let target = s
+                .mesh_world(m as MeshId)
+                .transform_point3(p[rng.below(p.len())] * 0.9);
+            let dir = target - origin;
+            let opts = RayOptions {
+                cull: [CullMode::None, CullMode::Back][k % 2],
+                ..RayOptions::default()
+            };
+            let exact = |h: &Hit| {
+                let b = h.barycentric;
+                (
+                    h.mesh,
+                    h.triangle,
+                    b.x.to_bits(),
+                    b.y.to_bits(),
+                    h.front_face,
+                )
+            };
+            let base = caster.first(&Ray::new(origin, dir), &opts);
+            let base_all = caster.all(&Ray::new(origin, dir), &opts);
+            hits += usize::from(base.is_some());
+            for e in [-100, -70, 70, 100] {
+                let ray = Ray::new(origin, dir * 2f32.powi(e));
+                let at = format!("round {round} ray {k} scale 2^{e}");
+                let got = caster.first(&ray, &opts);
+                assert_eq!(got.as_ref().map(exact), base.as_ref().map(exact), "{at}");
+                if let (Some(g), Some(b)) = (&got, &base) {
+                    let rel = (g.distance - b.distance).abs() / b.distance;
+                    assert!(rel < 1e-6, "{at}: {} vs {}", g.distance, b.distance);
+                }
+                let all = caster.all(&ray, &opts);
+                let keys = |v: &[Hit]| v.iter().map(exact).collect::<Vec<_>>();
+                assert_eq!(keys(&all), keys(&base_all), "{at}");
+                let rows: Vec<_> = caster.first_hits([ray], &opts).collect();
+                let row = rows[0].as_ref().map(|h| (h.mesh, h.triangle));
+                assert_eq!(row, base.as_ref().map(|h| (h.mesh, h.triangle)), "{at}");
+            }
+        }
+    }
+    assert!(hits > 300, "{hits} hits: the rays must mostly hit");
 }

@@ -56,7 +56,7 @@ pub(crate) fn first_in(
     ray: &Ray,
     opts: &RayOptions<'_>,
 ) -> Option<NearestHit> {
-    let len = ray.direction.length();
+    let len = ray.direction_length();
     if !(len > 0.0) || !ray.origin.is_finite() {
         return None;
     }

@@ -181,9 +181,11 @@ async function bigSkinned() {
   return { root, mesh, camera, pose: (f) => { at(f / 30); root.updateMatrixWorld(true); mesh.skeleton.update(); } };
 }
 
-/** Fox and the generated skinned mesh: 1 pick and an n × n grid of picks per frame. */
-export async function skinnedRows({ frames = 30, n = 32 }) {
-  return [await skinned('Fox (Walk)', fox, { frames, n }), await skinned('skinned tube', bigSkinned, { frames, n })];
+/** Fox and the generated skinned mesh (`fox`: the Fox alone): 1 pick and an n × n grid of picks per frame. */
+export async function skinnedRows({ frames = 30, n = 32, fox: foxOnly = false }) {
+  const rows = [await skinned('Fox (Walk)', fox, { frames, n })];
+  if (!foxOnly) rows.push(await skinned('skinned tube', bigSkinned, { frames, n }));
+  return rows;
 }
 
 /**

@@ -5,9 +5,10 @@
 // size and load time. Prints the BENCHMARKS.md table (markdown) and writes
 // the raw results as JSON (bench/results.json, or --out FILE).
 //
-// usage: node bench/run.mjs [--frames N] [--models DIR] [--out FILE]
+// usage: node bench/run.mjs [--frames N] [--models DIR] [--out FILE] [--fox]
 // (from web/, after scripts/build.sh; DIR default ../shared/models from the
-// repository root: bunny_3k, snowden_bust and city_san_francisco are required)
+// repository root: bunny_3k, snowden_bust and city_san_francisco are required;
+// --fox: only the Fox's rows, ~10 s, no models needed)
 import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -19,7 +20,8 @@ const opt = (f, d) => { const i = args.indexOf(f); return i >= 0 ? args[i + 1] :
 const frames = parseInt(opt('--frames', '30'), 10);
 const modelsDir = resolve(REPO, opt('--models', '../shared/models'));
 const out = opt('--out', join(WEB, 'bench', 'results.json'));
-const MODELS = ['bunny_3k', 'snowden_bust', 'city_san_francisco'];
+const foxOnly = args.includes('--fox');
+const MODELS = foxOnly ? [] : ['bunny_3k', 'snowden_bust', 'city_san_francisco'];
 for (const m of MODELS) {
   if (!existsSync(join(modelsDir, `${m}.obj`))) {
     console.error(`bench: needs ${m}.obj in ${modelsDir} (--models DIR)`);
@@ -43,11 +45,13 @@ try {
   for (let k = 0; k < 5; k++) loads.push(await run('load', {}));
   results.wasm.load_ms = loads.sort((x, y) => x - y)[2];
   process.stderr.write('skinned meshes…\n');
-  results.skinned = await run('skinnedRows', { frames, n: 32 });
-  process.stderr.write('pickPixel…\n');
-  results.pixels = await run('pixelRows', { frames, width: 1280, height: 720 });
-  process.stderr.write('static meshes…\n');
-  results.static = await run('staticRows', { models: MODELS.map((m) => [m, `/shared-models/${m}.obj`]), n: 256, reps: 3 });
+  results.skinned = await run('skinnedRows', { frames, n: 32, fox: foxOnly });
+  if (!foxOnly) {
+    process.stderr.write('pickPixel…\n');
+    results.pixels = await run('pixelRows', { frames, width: 1280, height: 720 });
+    process.stderr.write('static meshes…\n');
+    results.static = await run('staticRows', { models: MODELS.map((m) => [m, `/shared-models/${m}.obj`]), n: 256, reps: 3 });
+  }
 } catch (e) {
   console.error(e.message, b.logs.slice(-20).join('\n'));
   process.exitCode = 1;

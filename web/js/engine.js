@@ -3,7 +3,7 @@
 // mirror's ids, and answers queries in them; the ID buffer of the last
 // camera, kept until the scene or the camera changes.
 
-import { _raw as raw } from './index.js';
+import { _raw as raw, _memory as memory } from './index.js';
 
 const S = 16; // numbers per packed hit
 
@@ -18,11 +18,18 @@ export class Engine {
     /** One more than the largest wasm object id in use (the length of an object mask). */
     this.maskLength = 0;
     this.maskStale = false;
-    // reused by every query: the object mask and the packed hits (a ray
-    // query allocates nothing on this side, so it adds no garbage to
-    // collect in an app's frame)
+    // reused by every query: the object mask (of a batch); and views of
+    // the scene's in-place buffers in the wasm memory (src/io.rs): the
+    // pose, the ray, its object mask and its packed hits. A pose or a ray
+    // query allocates nothing on either side (no garbage to collect in an
+    // app's frame) and passes no array through wasm-bindgen's glue. A
+    // view is made again when it is too short or the memory grew (which
+    // empties every view of it).
     this.maskBuffer = new Uint8Array(0);
-    this.out = new Float64Array(4 * S);
+    this.floats = null;
+    this.rayIo = null;
+    this.maskIo = null;
+    this.out = new Float64Array(0);
     /** BVHs built again by a pose instead of refit (their boxes grew too much). */
     this.rebuilt = 0;
   }
@@ -85,29 +92,64 @@ export class Engine {
       }
       case 'setClipPlanes': s.setClipPlanes(c.planes); break;
       case 'setObjectClipPlanes': s.setObjectClipPlanes(this.#obj(c.id), c.planes, c.counts); break;
-      case 'pose': this.rebuilt += s.poseObject(this.#obj(c.id), c.bones, c.bind, c.bindInverse, c.influences); break;
+      case 'pose': this.rebuilt += this.#pose(this.#obj(c.id), c); break;
       default: throw new Error(`softpick: unknown command ${c.op}`);
     }
   }
 
-  /** A wasm object mask from mirror ids (undefined: every object), in the reused buffer (the wasm call copies it). */
-  #mask(ids) {
-    if (ids === null || ids === undefined) return undefined;
+  /** A pose command through the pose buffer: the bone matrices and the influences written into it in place. */
+  #pose(id, c) {
+    const s = this.scene;
+    const nb = c.bones.length;
+    const ni = c.influences.length;
+    if (nb % 16 !== 0) return s.poseObject(id, c.bones, c.bind, c.bindInverse, c.influences); // (its error)
+    let f = this.floats;
+    if (f === null || f.length < nb + ni) f = this.floats = new Float32Array(memory().buffer, s.ioFloats(nb + ni), nb + ni);
+    f.set(c.bones);
+    f.set(c.influences, nb);
+    const given = c.bind.length > 0 || c.bindInverse.length > 0;
+    return s.poseObjectIo(id, nb / 16, ni, given ? c.bind : undefined, given ? c.bindInverse : undefined);
+  }
+
+  /** The mask's length, one more than the largest wasm object id in use. */
+  #maskLength() {
     if (this.maskStale) {
       let n = 0;
       for (const id of this.objects.values()) n = Math.max(n, id + 1);
       this.maskLength = n;
       this.maskStale = false;
     }
-    const n = this.maskLength;
-    let m = this.maskBuffer;
-    if (m.length !== n) m = this.maskBuffer = new Uint8Array(n);
-    else m.fill(0);
+    return this.maskLength;
+  }
+
+  /** Sets the bytes of the wasm objects of mirror ids `ids` in mask `m` (all zero). */
+  #fill(m, ids) {
     for (let k = 0; k < ids.length; k++) {
       const w = this.objects.get(ids[k]);
       if (w !== undefined) m[w] = 1;
     }
+  }
+
+  /** A wasm object mask from mirror ids (undefined: every object), in the reused buffer (the wasm call copies it). */
+  #mask(ids) {
+    if (ids === null || ids === undefined) return undefined;
+    const n = this.#maskLength();
+    let m = this.maskBuffer;
+    if (m.length !== n) m = this.maskBuffer = new Uint8Array(n);
+    else m.fill(0);
+    this.#fill(m, ids);
     return m;
+  }
+
+  /** The mask of mirror ids `ids` in the scene's mask buffer: its length (−1: none, every object). */
+  #maskInPlace(ids) {
+    if (ids === null || ids === undefined) return -1;
+    const n = this.#maskLength();
+    let m = this.maskIo;
+    if (m === null || m.length !== n) m = this.maskIo = n ? new Uint8Array(memory().buffer, this.scene.ioMask(n), n) : new Uint8Array(0);
+    m.fill(0);
+    this.#fill(m, ids);
+    return n;
   }
 
   /** Packed hits with the wasm's object ids turned into the mirror's (in place). */
@@ -118,17 +160,23 @@ export class Engine {
 
   /**
    * The nearest hit (`all`: every hit) of a ray, packed in mirror ids into
-   * `this.out` (grown when needed); the number of hits.
+   * `this.out` (a view of the scene's packed-hits buffer, valid until the
+   * next query); the number of hits.
    */
   raycastShared(origin, direction, near, far, ids, all) {
-    const m = this.#mask(ids);
-    let n = this.scene.raycastInto(origin, direction, near, far, m, all, this.out);
-    if (n * S > this.out.length) {
-      // (more hits than room: the same query again, into room for them all)
-      this.out = new Float64Array(2 * n * S);
-      n = this.scene.raycastInto(origin, direction, near, far, m, all, this.out);
-    }
-    const p = this.out;
+    const s = this.scene;
+    // (the mask first: making its buffer may grow the memory, and what is
+    // written through a view of the memory before it grew is lost)
+    const m = this.#maskInPlace(ids);
+    let r = this.rayIo;
+    if (r === null || r.length === 0) r = this.rayIo = new Float64Array(memory().buffer, s.ioRay(), 6);
+    r[0] = origin[0]; r[1] = origin[1]; r[2] = origin[2];
+    r[3] = direction[0]; r[4] = direction[1]; r[5] = direction[2];
+    const n = s.raycastIo(near, far, m, all);
+    let p = this.out;
+    // (the first query; the buffer moved: it had no room for these hits;
+    // or the memory grew)
+    if (p.length === 0 || n * S > p.length) p = this.out = new Float64Array(memory().buffer, s.ioPacked(), Math.max(n, 1) * S);
     const t = this.toMirror;
     for (let o = 0; o < n * S; o += S) p[o] = t[p[o]] ?? -1;
     return n;

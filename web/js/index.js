@@ -7,6 +7,7 @@ import initWasm, * as raw from '../pkg/softpick_web.js';
 
 let loading = null;
 let loaded = false;
+let memory = null;
 
 /**
  * Loads the WebAssembly module once (later calls return the same promise).
@@ -27,7 +28,7 @@ export function init(source) {
         input = url;
       }
     }
-    await initWasm({ module_or_path: input });
+    memory = (await initWasm({ module_or_path: input })).memory;
     loaded = true;
   })();
   loading.catch(() => { loading = null; });
@@ -494,3 +495,8 @@ export function analyzeRules(scene, camera) {
 }
 
 export { raw as _raw };
+
+/** The module's memory (the adapter's views of its in-place buffers; after init). */
+export function _memory() {
+  return memory;
+}

@@ -21,6 +21,7 @@ mod cast;
 mod clip;
 mod frame;
 mod geometry;
+mod io;
 mod lazy;
 mod place;
 mod pose;
@@ -53,6 +54,36 @@ fn mat(what: &str, m: &[f64]) -> Result<DMat4, JsError> {
         )));
     }
     Ok(DMat4::from_cols_slice(m))
+}
+
+/// Poses object `id` of `world` (see `RawScene::poseObject`).
+fn pose_in(
+    world: &mut World,
+    id: u32,
+    bones: &[f32],
+    bind: &[f64],
+    bind_inverse: &[f64],
+    influences: &[f32],
+) -> Result<u32, JsError> {
+    let o = world.object(id).map_err(err)?;
+    let (mut b, mut bi) = o.bind;
+    if !bind.is_empty() || !bind_inverse.is_empty() {
+        b = mat("bind matrix", bind)?;
+        bi = mat("bind matrix inverse", bind_inverse)?;
+        if let Some(i) = b
+            .to_cols_array()
+            .iter()
+            .chain(&bi.to_cols_array())
+            .position(|v| !v.is_finite())
+        {
+            return Err(err(format!("bind matrix value {i} is not finite")));
+        }
+    }
+    let g = world.geometry_mut(o.geometry).map_err(err)?;
+    let p = pose::Pose::new(g, bones, &b, &bi, influences).map_err(err)?;
+    let rebuilt = world.pose_with(id, p).map_err(err)?;
+    world.object_mut(id).map_err(err)?.bind = (b, bi);
+    Ok(rebuilt)
 }
 
 /// Instance matrices: 16 values (column-major) per instance.
@@ -88,6 +119,8 @@ pub struct RawScene {
     world: World,
     /// The packed hits of the last `raycastInto` (kept: no allocation per query).
     packed: Vec<f64>,
+    /// The buffers JavaScript fills and reads in place (`io`).
+    io: Box<io::Io>,
 }
 
 #[wasm_bindgen]
@@ -100,6 +133,7 @@ impl RawScene {
         RawScene {
             world: World::new(),
             packed: Vec::new(),
+            io: io::Io::new(),
         }
     }
 
@@ -109,6 +143,7 @@ impl RawScene {
         RawScene {
             world: World::from_core(builtin_scene()),
             packed: Vec::new(),
+            io: io::Io::new(),
         }
     }
 
@@ -120,6 +155,7 @@ impl RawScene {
         Ok(RawScene {
             world: World::from_core(scene),
             packed: Vec::new(),
+            io: io::Io::new(),
         })
     }
 
@@ -294,25 +330,7 @@ impl RawScene {
         bind_inverse: &[f64],
         influences: &[f32],
     ) -> Result<u32, JsError> {
-        let o = self.world.object(id).map_err(err)?;
-        let (mut b, mut bi) = o.bind;
-        if !bind.is_empty() || !bind_inverse.is_empty() {
-            b = mat("bind matrix", bind)?;
-            bi = mat("bind matrix inverse", bind_inverse)?;
-            if let Some(i) = b
-                .to_cols_array()
-                .iter()
-                .chain(&bi.to_cols_array())
-                .position(|v| !v.is_finite())
-            {
-                return Err(err(format!("bind matrix value {i} is not finite")));
-            }
-        }
-        let g = self.world.geometry_mut(o.geometry).map_err(err)?;
-        let p = pose::Pose::new(g, bones, &b, &bi, influences).map_err(err)?;
-        let rebuilt = self.world.pose_with(id, p).map_err(err)?;
-        self.world.object_mut(id).map_err(err)?.bind = (b, bi);
-        Ok(rebuilt)
+        pose_in(&mut self.world, id, bones, bind, bind_inverse, influences)
     }
 
     /// User clip planes for every object (three.js's

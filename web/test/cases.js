@@ -519,12 +519,13 @@ export async function clipping({ n = 80, w = 96, h = 72 }) {
 }
 
 /**
- * The reused-buffer ray query (intersectObject(s): RawScene.raycastInto
- * into the engine's one Float64Array) against the wasm calls that return
- * arrays of their own (raycast, raycastAll), on scene `name` at every
- * pose: per ray, nearest and every hit, the packed numbers bit for bit,
- * and the three.js intersections made of them; with room for one hit at
- * first, so that every ray with more hits takes the second, larger ask
+ * The in-place ray query (intersectObject(s): RawScene.raycastIo, the ray
+ * and the mask written into the scene's buffers, the hits read from its
+ * packed-hits buffer through the engine's view) against the wasm calls
+ * that return arrays of their own (raycast, raycastAll), on scene `name`
+ * at every pose: per ray, nearest and every hit, the packed numbers bit
+ * for bit, and the three.js intersections made of them; the packed-hits
+ * buffer has room for one hit at first and moves when a ray has more
  * (`double`: the materials made double-sided first).
  */
 export async function sharedQuery({ name, n = 40, double = false }) {
@@ -533,7 +534,7 @@ export async function sharedQuery({ name, n = 40, double = false }) {
   if (double) sc.root.traverse((o) => { if (o.isMesh) o.material.side = THREE.DoubleSide; });
   const picker = await Picker.create();
   const e = picker.engine;
-  const out = { rays: 0, hits: 0, many: 0, same: 0, sameObjects: 0, examples: [] };
+  const out = { rays: 0, hits: 0, many: 0, moved: 0, same: 0, sameObjects: 0, examples: [] };
   const S = sp._raw.hitStride();
   const translated = (p) => { for (let o = 0; o < p.length; o += S) p[o] = e.toMirror[p[o]] ?? -1; return p; };
   const key = (h) => [h.object.uuid, h.distance, h.faceIndex, h.point.toArray(), h.barycoord.toArray(), h.face.normal.toArray(), h.instanceId ?? -1].join('/');
@@ -547,12 +548,13 @@ export async function sharedQuery({ name, n = 40, double = false }) {
       for (const rc of grid(sc.camera, n)) {
         for (const all of [false, true]) {
           out.rays++;
-          e.out = new Float64Array(S); // room for one hit
           rc.firstHitOnly = !all;
           const o = Float64Array.of(rc.ray.origin.x, rc.ray.origin.y, rc.ray.origin.z);
           const d = Float64Array.of(rc.ray.direction.x, rc.ray.direction.y, rc.ray.direction.z);
           const own = translated(all ? e.scene.raycastAll(o, d, rc.near, rc.far, undefined) : e.scene.raycast(o, d, rc.near, rc.far, undefined));
+          const before = e.out.byteOffset;
           const n1 = e.raycastShared(o, d, rc.near, rc.far, null, all);
+          if (before !== 0 && e.out.byteOffset !== before) out.moved++; // (0: the first query made the view)
           const shared = e.out.slice(0, n1 * S);
           if (own.length) out.hits++;
           if (own.length > S) out.many++;

@@ -249,6 +249,11 @@ export class Engine {
     return ids;
   }
 
+  /** The ID buffer of a camera's view: per pixel a triangle's number + 1 (0: none); a copy. */
+  triangleIds(view, projection, width, height, revision) {
+    return this.#frame(view, projection, width, height, revision).ids();
+  }
+
   free() {
     this.frame?.free();
     this.scene.free();

@@ -67,6 +67,8 @@ export class Picker {
   pickLasso(camera: Camera, points: LassoPoints, width: number, height: number, opts?: { through?: boolean }): RegionPick;
   /** Per pixel of the view (rows from the top) the object under it, or null. */
   objectsAt(camera: Camera, width: number, height: number): (Object3D | null)[];
+  /** Per pixel of the view (rows from the top) a number + 1 of the triangle under it (one per triangle of each instance, until the next update), 0 for none. */
+  triangleIdsAt(camera: Camera, width: number, height: number): Uint32Array;
   /** three.js's own raycasts of mirrored meshes go through softpick. */
   install(): this;
   /** Restores three.js's own raycasts. */
@@ -87,6 +89,7 @@ export class PickerWorker {
   pickRect(camera: Camera, x0: number, y0: number, x1: number, y1: number, width: number, height: number, opts?: { through?: boolean }): Promise<RegionPick>;
   pickLasso(camera: Camera, points: LassoPoints, width: number, height: number, opts?: { through?: boolean }): Promise<RegionPick>;
   objectsAt(camera: Camera, width: number, height: number): Promise<(Object3D | null)[]>;
+  triangleIdsAt(camera: Camera, width: number, height: number): Promise<Uint32Array>;
   terminate(): void;
   free(): void;
 }

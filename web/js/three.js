@@ -252,6 +252,18 @@ export class Picker extends Base {
   }
 
   /**
+   * The ID buffer of a view as triangle numbers: per pixel (rows from the
+   * top) a number + 1 of the triangle under it, 0 for none; one number per
+   * triangle of each instance, the same at every pixel of it, until the
+   * next `update` (for colouring and counting; `pickPixel` says which
+   * object, face and instance a pixel shows).
+   */
+  triangleIdsAt(camera, width, height) {
+    const [view, proj] = viewOf(camera, width, height);
+    return this.engine.triangleIds(view, proj, width, height, this.mirror.revision);
+  }
+
+  /**
    * three.js's own raycasts (Raycaster.intersectObject(s), and anything
    * calling Mesh.raycast) of mirrored meshes go through softpick from now
    * on, on the pose of the last update; other objects keep their own.
@@ -394,6 +406,11 @@ export class PickerWorker extends Base {
     const [view, proj] = viewOf(camera, width, height);
     const ids = await this.#call('objectIds', [view, proj, width, height, this.mirror.revision]);
     return Array.from(ids, (id) => (id >= 0 ? this.mirror.byId[id]?.object ?? null : null));
+  }
+
+  async triangleIdsAt(camera, width, height) {
+    const [view, proj] = viewOf(camera, width, height);
+    return this.#call('triangleIds', [view, proj, width, height, this.mirror.revision]);
   }
 
   /** Stops the worker (its wasm memory goes with it). */

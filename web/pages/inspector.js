@@ -372,8 +372,7 @@ gl.addEventListener('pointerup', (ev) => {
 const idCanvas = $('idbuf');
 $('ids').addEventListener('change', () => { idCanvas.hidden = !$('ids').checked; viewDirty = true; });
 function drawIds() {
-  picker.objectsAt(camera, W, H); // renders (or reuses) this view's ID buffer
-  const ids = picker.engine.frame.ids(); // per pixel the global triangle + 1
+  const ids = picker.triangleIdsAt(camera, W, H); // per pixel a triangle's number + 1
   const px = new Uint8ClampedArray(W * H * 4);
   for (let i = 0; i < ids.length; i++) {
     if (!ids[i]) continue;

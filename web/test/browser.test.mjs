@@ -83,11 +83,14 @@ test('pickPixel: the buffer equals the direct pick at every pixel and the ray pi
   assert.ok(r.lasso.pixels > 0 && r.lasso.pixels < 96 * 72, JSON.stringify(r.lasso));
 });
 
-test('PickerWorker answers as Picker', async () => {
+test('PickerWorker answers as Picker (intersections, pixel picks, batches, triangle numbers)', async () => {
   const r = await inPage('0.187', 'worker', { n: 30 });
   assert.equal(r.same, r.rays, JSON.stringify(r.examples));
   assert.equal(r.samePixels, r.pixels);
   assert.equal(r.batchSame, true);
+  assert.equal(r.idsSame, true, 'triangleIdsAt: the worker gives the main thread\'s numbers');
+  assert.equal(r.idsFaithful, true, 'triangleIdsAt: a number exactly where a pixel pick is, one per (object, face, instance)');
+  assert.ok(r.idsSeen > 20, `triangleIdsAt: ${r.idsSeen} triangles seen`);
   assert.match(r.badError ?? '', /index 7 .*out of range/);
   assert.ok(r.afterBad > 0, 'the worker answers after a refused update');
 });

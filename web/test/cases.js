@@ -199,14 +199,32 @@ export async function worker({ n = 40 }) {
           if (a === b) out.same++;
           else if (out.examples.length < 3) out.examples.push({ a, b });
         }
+        // the triangle numbers: the worker's are the main thread's; a
+        // number is there exactly where a pixel pick is, and one number is
+        // one (object, face, instance) and back
+        const ta = picker.triangleIdsAt(sc.camera, 32, 24);
+        const tb = await worker.triangleIdsAt(sc.camera, 32, 24);
+        out.idsSame = (out.idsSame ?? true) && ta instanceof Uint32Array && ta.length === 32 * 24 && ta.every((v, k) => v === tb[k]);
+        const numbered = new Map();
+        const faces = new Map();
+        out.idsFaithful ??= true;
         for (let y = 0; y < 24; y++) {
           for (let x = 0; x < 32; x++) {
             out.pixels++;
             const a = picker.pickPixel(sc.camera, x + 0.5, y + 0.5, 32, 24);
             const b = await worker.pickPixel(sc.camera, x + 0.5, y + 0.5, 32, 24);
             if ((a === null && b === null) || (a && b && a.object === b.object && a.faceIndex === b.faceIndex && a.distance === b.distance)) out.samePixels++;
+            const id = ta[y * 32 + x];
+            const face = a && `${a.object.uuid}/${a.faceIndex}/${a.instanceId}`;
+            if ((id === 0) !== (a === null)) out.idsFaithful = false;
+            if (id !== 0 && a) {
+              if ((numbered.get(id) ?? face) !== face || (faces.get(face) ?? id) !== id) out.idsFaithful = false;
+              numbered.set(id, face);
+              faces.set(face, id);
+            }
           }
         }
+        out.idsSeen = (out.idsSeen ?? 0) + numbered.size;
         const origins = new Float32Array(3 * 64);
         const dirs = new Float32Array(3 * 64);
         let i = 0;

@@ -33,10 +33,12 @@ export async function adapter(root: Object3D, camera: PerspectiveCamera): Promis
   const hits: PickIntersection<Mesh>[] = picker.intersectObjects<Mesh>(rc, root.children, true);
   const px = picker.pickPixel(camera, 10, 10, 640, 480);
   const box: RegionPick = picker.pickRect(camera, 0, 0, 10, 10, 640, 480);
+  const tris: Uint32Array = picker.triangleIdsAt(camera, 640, 480);
   const worker = await PickerWorker.create();
   await worker.update(root);
   const w = await worker.intersectObject(rc, root);
+  const wtris: Uint32Array = await worker.triangleIdsAt(camera, 640, 480);
   worker.terminate();
   picker.install().uninstall().free();
-  return hits.length + (px?.faceIndex ?? 0) + box.objects.length + w.length;
+  return hits.length + (px?.faceIndex ?? 0) + box.objects.length + w.length + tris[0] + wtris[0];
 }

@@ -139,7 +139,13 @@ impl<I: Iterator<Item = Ray>> Iterator for FirstHits<'_, '_, '_, I> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.rays.size_hint()
+        // (the answers of a group walked ahead, not yet handed out, count)
+        let ahead = self.ahead.len - self.ahead.done;
+        let (lo, hi) = self.rays.size_hint();
+        (
+            lo.saturating_add(ahead),
+            hi.and_then(|h| h.checked_add(ahead)),
+        )
     }
 }
 

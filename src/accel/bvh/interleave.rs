@@ -20,7 +20,7 @@ use crate::cpu::{Isa, Kernel, Lanes8};
 use crate::geometry::CullMode;
 
 /// The most rays walked together.
-pub(crate) const INTERLEAVE: usize = 4;
+pub(crate) const INTERLEAVE: usize = 8;
 
 /// One ray's walk, paused between steps.
 struct RayWalk<'a, L: Lanes8> {

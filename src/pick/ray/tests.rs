@@ -383,7 +383,7 @@ fn hit_normal_places_negative_zero_corners_as_the_identity() {
 }
 
 /// From `INTERLEAVE_MIN_TRIS` triangles in an identity-placed scene the
-/// compact batch walks the flat BVH four rays at a time, interleaved step
+/// compact batch walks the flat BVH eight rays at a time, interleaved step
 /// by step: it still answers what full first hits answer, ray for ray, bit
 /// for bit (a 502k-triangle grid and a soup beside it, every cull mode, a
 /// distance range, rays that cannot hit or leave the fast walk mixed in,

@@ -573,7 +573,7 @@ fn by_distance_orders_as_a_sort() {
 /// bit for bit and with the same leaf, through `Isa::detect`'s lanes (AVX2
 /// on the CI's machines) and the baseline's, and the interleaved kernel
 /// gives the same on the portable lanes (`Scalar`, what `wasm32` runs):
-/// groups of one to four rays mixing rays of the fast walk with rays that
+/// groups of one to eight rays mixing rays of the fast walk with rays that
 /// walk alone (negative `t_min`, zero direction components, a zero
 /// direction, empty ranges), on a sphere, a grid and a soup.
 #[test]

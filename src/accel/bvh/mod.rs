@@ -48,6 +48,7 @@
 
 pub(crate) mod build;
 mod collapse;
+mod interleave;
 mod packet;
 mod refit;
 mod traverse;
@@ -62,9 +63,10 @@ use build::{bounds_of, build_par, Box3, MESH_LEAVES};
 use collapse::{collapse, leaf_packs, BinaryNode};
 
 pub(crate) use build::PAR_BUILD_MIN;
+pub(crate) use interleave::INTERLEAVE;
 pub(crate) use packet::{Packet8Stack, PacketStack, Rays8};
 pub(crate) use refit::Refit;
-pub(crate) use traverse::{set_bits, MeshStack, Stack};
+pub(crate) use traverse::{set_bits, LeafHit, MeshStack, Stack};
 
 /// Maximum number of levels of the binary build tree (the root is level 1),
 /// and so of the 8-wide tree.

@@ -12,10 +12,11 @@ use glam::Vec3;
 use super::query::{flat_bvh_for, RayOptions};
 use super::walk::{first_t_in, RayScratch};
 use super::RayCaster;
-use crate::accel::bvh::Bvh;
+use crate::accel::bvh::{Bvh, LeafHit, MeshStack, INTERLEAVE};
 use crate::accel::triangle::RayPrecomp;
 use crate::cpu::Isa;
 use crate::geometry::Ray;
+use crate::limits::INTERLEAVE_MIN_TRIS;
 use crate::pick::face_normal;
 #[cfg(doc)]
 use crate::pick::Hit;
@@ -57,6 +58,20 @@ pub struct FirstHits<'c, 'a, 'o, I> {
     flat: Option<&'a Bvh>,
     /// The instruction set of the walks, looked up once for the batch.
     isa: Isa,
+    /// Whether the rays walk the flat BVH [`INTERLEAVE`] at a time
+    /// (`Bvh::first_leaf_hits_on`, from [`INTERLEAVE_MIN_TRIS`]
+    /// triangles), with their answers in `ahead`, `done` of them handed
+    /// out.
+    interleave: bool,
+    ahead: Ahead,
+}
+
+/// The answers of a group of rays walked together, and their stacks.
+struct Ahead {
+    hits: [Option<RayHit>; INTERLEAVE],
+    len: usize,
+    done: usize,
+    stacks: [MeshStack; INTERLEAVE],
 }
 
 impl<I: Iterator<Item = Ray>> Iterator for FirstHits<'_, '_, '_, I> {
@@ -64,19 +79,73 @@ impl<I: Iterator<Item = Ray>> Iterator for FirstHits<'_, '_, '_, I> {
 
     #[inline]
     fn next(&mut self) -> Option<Option<RayHit>> {
-        let ray = self.rays.next()?;
-        Some(match self.flat {
-            Some(bvh) => self
-                .caster
-                .first_flat(bvh, &ray, &self.opts, &mut self.scratch, self.isa),
-            None => self
-                .caster
-                .first_compact(&ray, &self.opts, &mut self.scratch),
-        })
+        let Some(bvh) = self.flat else {
+            let ray = self.rays.next()?;
+            return Some(
+                self.caster
+                    .first_compact(&ray, &self.opts, &mut self.scratch),
+            );
+        };
+        if !self.interleave {
+            let ray = self.rays.next()?;
+            let walk = self.caster.flat_ray(&ray, &self.opts);
+            return Some(walk.and_then(|(pre, t_min, t_max)| {
+                let (cull, mesh) = (self.opts.cull, &mut self.scratch.mesh);
+                let hit = bvh.first_leaf_hit_on(self.isa, &pre, t_min, t_max, cull, mesh)?;
+                self.caster.flat_hit(bvh, hit, &mut self.scratch)
+            }));
+        }
+        let a = &mut self.ahead;
+        if a.done == a.len {
+            // the next group: its rays' walks set up as `first_flat`
+            // sets up one, then walked together
+            let mut rays = [None; INTERLEAVE];
+            let mut n = 0;
+            for slot in &mut rays {
+                let Some(ray) = self.rays.next() else { break };
+                *slot = self.caster.flat_ray(&ray, &self.opts);
+                n += 1;
+            }
+            if n == 0 {
+                return None;
+            }
+            let mut pre = [RayPrecomp::new(Vec3::ZERO, Vec3::Z); INTERLEAVE];
+            let mut range = [(0.0, 0.0); INTERLEAVE];
+            let mut of = [0; INTERLEAVE];
+            let mut m = 0;
+            for (k, r) in rays[..n].iter().enumerate() {
+                if let Some((p, t_min, t_max)) = r {
+                    (pre[m], range[m], of[m]) = (*p, (*t_min, *t_max), k);
+                    m += 1;
+                }
+            }
+            let mut leaf_hits: [Option<LeafHit>; INTERLEAVE] = [None; INTERLEAVE];
+            bvh.first_leaf_hits_on(
+                self.isa,
+                &pre[..m],
+                &range[..m],
+                self.opts.cull,
+                &mut a.stacks,
+                &mut leaf_hits[..m],
+            );
+            a.hits = [None; INTERLEAVE];
+            for (&k, hit) in of[..m].iter().zip(leaf_hits) {
+                a.hits[k] = hit.and_then(|h| self.caster.flat_hit(bvh, h, &mut self.scratch));
+            }
+            (a.len, a.done) = (n, 0);
+        }
+        a.done += 1;
+        Some(a.hits[a.done - 1])
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.rays.size_hint()
+        // (the answers of a group walked ahead, not yet handed out, count)
+        let ahead = self.ahead.len - self.ahead.done;
+        let (lo, hi) = self.rays.size_hint();
+        (
+            lo.saturating_add(ahead),
+            hi.and_then(|h| h.checked_add(ahead)),
+        )
     }
 }
 
@@ -107,33 +176,35 @@ impl<'a> RayCaster<'a> {
         rays: I,
         opts: &RayOptions<'o>,
     ) -> FirstHits<'c, 'a, 'o, I::IntoIter> {
+        let flat = flat_bvh_for(self.scene, &self.transforms, opts);
         FirstHits {
             caster: self,
             rays: rays.into_iter(),
             opts: *opts,
             scratch: RayScratch::new(),
-            flat: flat_bvh_for(self.scene, &self.transforms, opts),
+            flat,
             isa: Isa::detect(),
+            interleave: flat.is_some_and(|b| b.triangle_count() >= INTERLEAVE_MIN_TRIS),
+            ahead: Ahead {
+                hits: [None; INTERLEAVE],
+                len: 0,
+                done: 0,
+                stacks: std::array::from_fn(|_| MeshStack::new()),
+            },
         }
     }
 
-    /// [`RayCaster::first_compact`] through the scene's flat BVH `bvh`
-    /// (for a query that may walk it, see `flat_bvh_for`), with less on
-    /// the way: every mesh sits at the identity, so the world ray is the
-    /// local ray, the cull mode stays, the facing is not flipped and the
-    /// global triangle index is the one the walk returns. The ray and
-    /// range checks of the two-level path are the precomputed ray's
-    /// validity and the walk's own (the same conditions), and clip planes
-    /// narrow the range as there, so the answers are the same.
-    #[inline]
-    fn first_flat(
-        &self,
-        bvh: &Bvh,
-        ray: &Ray,
-        opts: &RayOptions<'_>,
-        scratch: &mut RayScratch,
-        isa: Isa,
-    ) -> Option<RayHit> {
+    /// The walk of `ray` through the scene's flat BVH (for a query that
+    /// may walk it, see `flat_bvh_for`): the precomputed ray and its
+    /// range, `None` when it cannot hit. [`RayCaster::first_compact`]'s
+    /// walk with less on the way: every mesh sits at the identity, so the
+    /// world ray is the local ray, the cull mode stays, the facing is not
+    /// flipped and the global triangle index is the one the walk returns.
+    /// The ray and range checks of the two-level path are the precomputed
+    /// ray's validity and the walk's own (the same conditions), and clip
+    /// planes narrow the range as there, so the answers are the same.
+    #[inline(always)]
+    fn flat_ray(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<(RayPrecomp, f32, f32)> {
         let len = ray.direction_length();
         if !(len > 0.0) || !ray.origin.is_finite() {
             return None;
@@ -145,9 +216,17 @@ impl<'a> RayCaster<'a> {
             Some(c) => c.narrow_all(ray, t_min, t_max)?,
             None => (t_min, t_max),
         };
-        let pre = RayPrecomp::new(ray.origin, ray.direction);
-        let ((global, hit), leaf) =
-            bvh.first_leaf_hit_on(isa, &pre, t_min, t_max, opts.cull, &mut scratch.mesh)?;
+        Some((RayPrecomp::new(ray.origin, ray.direction), t_min, t_max))
+    }
+
+    /// The [`RayHit`] of a walk's answer through the flat BVH `bvh`.
+    #[inline(always)]
+    fn flat_hit(
+        &self,
+        bvh: &Bvh,
+        ((global, hit), leaf): LeafHit,
+        scratch: &mut RayScratch,
+    ) -> Option<RayHit> {
         let (mesh, triangle) = self.scene.locate_from(global, scratch.mesh_hint)?;
         scratch.mesh_hint = mesh;
         Some(RayHit {

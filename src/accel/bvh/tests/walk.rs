@@ -567,3 +567,97 @@ fn by_distance_orders_as_a_sort() {
         assert_eq!(got, want, "mask {mask:08b}, near {near:?}");
     }
 }
+
+/// Rays walked together, interleaved step by step
+/// (`Bvh::first_leaf_hits_on`), get each what its one-ray walk gives it,
+/// bit for bit and with the same leaf, through `Isa::detect`'s lanes (AVX2
+/// on the CI's machines) and the baseline's, and the interleaved kernel
+/// gives the same on the portable lanes (`Scalar`, what `wasm32` runs):
+/// groups of one to eight rays mixing rays of the fast walk with rays that
+/// walk alone (negative `t_min`, zero direction components, a zero
+/// direction, empty ranges), on a sphere, a grid and a soup.
+#[test]
+fn interleaved_walks_equal_one_ray_walks() {
+    use crate::accel::bvh::interleave::Interleaved;
+    use crate::accel::bvh::INTERLEAVE;
+    use crate::cpu::{Isa, Kernel, Scalar};
+    let mut rng = Rng(0x4a11_0000_0000_001e);
+    let (sphere_p, sphere_t) = uv_sphere(60, 40, Vec3::new(0.3, -0.2, 0.1), 2.0);
+    let (grid_p, grid_t) = crate::test_util::grid(24, 0.4, &mut rng);
+    let meshes = [(sphere_p, sphere_t), (grid_p, grid_t), soup(3000, &mut rng)];
+    let culls = [CullMode::None, CullMode::Back, CullMode::Front];
+    let mut stacks: [MeshStack; INTERLEAVE] = std::array::from_fn(|_| MeshStack::new());
+    let mut single = MeshStack::new();
+    let (mut hits, mut alone) = (0, 0);
+    for (pos, tris) in &meshes {
+        let bvh = Bvh::build(pos, tris);
+        let b = bvh.root_bounds();
+        for i in 0..1500 {
+            let n = 1 + rng.below(INTERLEAVE);
+            let mut rays = Vec::new();
+            let mut range = Vec::new();
+            for _ in 0..n {
+                let (ray, t_min, t_max, _) = random_ray(&mut rng, pos, tris, &b);
+                let ray = match rng.below(16) {
+                    0 => {
+                        let mut d = Vec3::ONE / ray.inv_dir();
+                        d.y = 0.0;
+                        RayPrecomp::new(ray.origin(), d)
+                    }
+                    1 => RayPrecomp::new(ray.origin(), Vec3::ZERO),
+                    _ => ray,
+                };
+                let (t_min, t_max) = if rng.below(16) == 0 {
+                    (t_max, t_min)
+                } else {
+                    (t_min, t_max)
+                };
+                rays.push(ray);
+                range.push((t_min, t_max));
+            }
+            let cull = culls[rng.below(3)];
+            for isa in [Isa::detect(), Isa::Base] {
+                let mut got = vec![None; n];
+                bvh.first_leaf_hits_on(isa, &rays, &range, cull, &mut stacks, &mut got);
+                for r in 0..n {
+                    let (t_min, t_max) = range[r];
+                    let want =
+                        bvh.first_leaf_hit_on(isa, &rays[r], t_min, t_max, cull, &mut single);
+                    assert_eq!(
+                        leaf_hit_bits(&bvh, pos, tris, got[r]),
+                        leaf_hit_bits(&bvh, pos, tris, want),
+                        "group {i} ray {r}"
+                    );
+                    assert_eq!(got[r].map(|h| h.1), want.map(|h| h.1), "group {i} ray {r}");
+                    hits += usize::from(want.is_some());
+                }
+            }
+            // the portable lanes, on the rays of the fast walk
+            let fast: Vec<(usize, &RayPrecomp, f32, f32)> = (0..n)
+                .filter(|&r| {
+                    let (t_min, t_max) = range[r];
+                    rays[r].is_valid()
+                        && t_min <= t_max
+                        && t_min >= 0.0
+                        && rays[r].inv_dir().is_finite()
+                })
+                .map(|r| (r, &rays[r], range[r].0, range[r].1))
+                .collect();
+            alone += n - fast.len();
+            let mut got = vec![None; n];
+            Interleaved {
+                bvh: &bvh,
+                fast: &fast,
+                cull,
+                stacks: &mut stacks,
+                out: &mut got,
+            }
+            .run(Scalar);
+            for &(r, ray, t_min, t_max) in &fast {
+                let want = bvh.first_leaf_hit_on(Isa::Base, ray, t_min, t_max, cull, &mut single);
+                assert_eq!(got[r], want, "group {i} ray {r} (Scalar)");
+            }
+        }
+    }
+    assert!(hits > 4000 && alone > 500, "{hits} {alone}");
+}

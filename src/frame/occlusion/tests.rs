@@ -329,3 +329,29 @@ fn the_box_bound_holds_for_f32_vertices() {
     }
     assert!(bounded > 2000, "{bounded}");
 }
+
+/// Moved vertices get new chunk boxes: a sphere whose front half is moved
+/// behind its back half (and its back half to the front) is drawn as
+/// without the cull, right after a culled render of the old positions.
+#[test]
+fn moved_vertices_get_new_boxes() {
+    let mut scene = Scene::new();
+    let id = scene.add_mesh(sphere(300, 60, Vec3::ZERO, 1.0), Transform::IDENTITY, None);
+    let cam = Camera::auto_frame(&scene.bounds(), 120, 90);
+    let opts = RenderOptions::default();
+    let (before, _) = culled_and_not(&scene, &cam, opts, "before");
+    assert!(before.stats().occluded > 0);
+    let flipped: Vec<Vec3> = scene.meshes()[0]
+        .positions()
+        .iter()
+        .map(|p| Vec3::new(p.x, p.y, -p.z))
+        .collect();
+    scene.set_positions(id, flipped).unwrap();
+    let mut r = Renderer::new(opts).unwrap();
+    r.cull = Cull::Always;
+    let culled = r.render(&scene, &cam).unwrap().clone();
+    r.cull = Cull::Never;
+    let plain = r.render(&scene, &cam).unwrap().clone();
+    assert_same_pixels(&culled, &plain, "after");
+    assert!(culled.stats().occluded > 0);
+}

@@ -88,6 +88,32 @@ pub(crate) const TILE_SORT_MIN_TRIS: u32 = 8_192;
 /// are most of any mesh denser than the frame. For sparser scenes the second
 /// test costs about what it saves.
 pub(crate) const EARLY_EMPTY_TRIS_PER_PIXEL: u64 = 1;
+/// Triangles per occlusion chunk: the renderer's occlusion cull
+/// (`frame::occlusion`) bounds each run of this many consecutive triangles
+/// of a mesh by one object-space box ([`crate::scene::Mesh`]'s chunk
+/// boxes) and skips the runs found hidden.
+pub(crate) const OCCLUSION_CHUNK_TRIS: usize = 64;
+/// Frames of at least this many triangles per pixel are occlusion culled
+/// (depth test `Less` or `LessEqual`, no user clip planes); below it the
+/// occluder pass and the chunk boxes cost about what they save.
+pub(crate) const OCCLUSION_TRIS_PER_PIXEL: u64 = 1;
+/// Frames of fewer triangles are never occlusion culled: too few chunks
+/// to pay for the occluder pass.
+pub(crate) const OCCLUSION_MIN_TRIS: u64 = 32_768;
+/// Of a culled frame's occlusion chunks on screen, the share (in per
+/// mille) drawn first as occluders: those whose boxes come nearest to the
+/// eye.
+pub(crate) const OCCLUDER_PERMILLE: u64 = 250;
+/// A render whose cull skipped fewer than one in this many of the
+/// triangles makes the renderer draw its next [`OCCLUSION_RETRY`] frames
+/// without it (a scene seen with little hidden, or chunks whose boxes are
+/// too loose, pays the occluder pass for nothing).
+pub(crate) const OCCLUSION_MIN_YIELD: u64 = 20;
+/// See [`OCCLUSION_MIN_YIELD`].
+pub(crate) const OCCLUSION_RETRY: u32 = 15;
+/// Side in pixels of the squares whose farthest occluder depth a chunk's
+/// box is tested against.
+pub(crate) const OCCLUSION_TILE: u32 = 8;
 /// Vertices the vertex stage takes at a time: first their clip
 /// coordinates, then their outcodes and snapped window positions, so that
 /// many vertices' long chains from matrix to snap are in flight at once.

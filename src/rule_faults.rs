@@ -53,6 +53,8 @@ impl Frame {
     /// set-up triangle covers (depth ignored), in draw order per tile.
     pub(crate) fn for_each_coverage(&self, mut f: impl FnMut(usize, u32)) {
         let w = self.width as usize;
+        // (the rule experiment's frames are small: never occlusion culled)
+        debug_assert_eq!(self.stats.occluded, 0);
         for chunk in &self.chunks {
             for t in chunk.iter() {
                 let b = t.bbox();

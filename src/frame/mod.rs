@@ -6,6 +6,7 @@
 use glam::{DMat4, Mat4};
 
 pub(crate) mod maps;
+pub(crate) mod occlusion;
 pub(crate) mod render;
 
 use crate::camera::Camera;
@@ -49,6 +50,9 @@ pub struct Frame {
     pub(crate) vertices: Vec<ScreenVertex>,
     pub(crate) vertex_offsets: Vec<u32>,
     pub(crate) chunks: Vec<BinnedChunk>,
+    /// Every triangle's records when the render culled hidden ones
+    /// (`Stats::occluded`), made on first use ([`Frame::all_chunks`]).
+    pub(crate) all_chunks: std::sync::OnceLock<Vec<BinnedChunk>>,
     pub(crate) stats: Stats,
     pub(crate) stage_times: StageTimes,
     /// The direct picks' index of this render, built on first use.
@@ -100,6 +104,7 @@ impl Frame {
             vertices: Vec::new(),
             vertex_offsets: Vec::new(),
             chunks: Vec::new(),
+            all_chunks: Default::default(),
             stats: Stats::default(),
             stage_times: StageTimes::default(),
             direct: DirectCache::default(),

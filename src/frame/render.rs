@@ -13,13 +13,16 @@ use glam::Vec3;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::occlusion::{Cull, Occlusion};
 use super::{Frame, ScreenVertex};
 use crate::camera::Camera;
 use crate::error::Error;
 use crate::geometry::{ClipPlanes, CullMode};
-use crate::limits::chunk_tris;
+use crate::limits::{chunk_tris, OCCLUSION_MIN_YIELD, OCCLUSION_RETRY};
 use crate::par;
-use crate::raster::bin::{self, BinStage, EarlyEmpty, FrontEnd, TileGrid, TileSort};
+use crate::raster::bin::{
+    self, pass, BinStage, BinnedChunk, ChunkPick, EarlyEmpty, FrontEnd, TileGrid, TileSort,
+};
 use crate::raster::clip::Guard;
 use crate::raster::rules::{DepthTest, FillRule};
 use crate::raster::stats::Clock;
@@ -59,6 +62,7 @@ impl Default for RenderOptions {
 struct VertexScratch<'a> {
     verts: &'a mut Vec<SetupVertex>,
     world_pos: &'a mut Vec<Vec3>,
+    occlusion: &'a mut Occlusion,
 }
 
 /// A renderer: options, an optional private thread pool, and a frame whose
@@ -87,6 +91,10 @@ pub struct Renderer {
     tile_sort: TileSort,
     early_empty: EarlyEmpty,
     front_end: FrontEnd,
+    pub(crate) cull: Cull,
+    occlusion: Occlusion,
+    /// Renders left to draw without the cull ([`OCCLUSION_MIN_YIELD`]).
+    cull_rest: u32,
 }
 
 impl Renderer {
@@ -111,6 +119,9 @@ impl Renderer {
             tile_sort: TileSort::Auto,
             early_empty: EarlyEmpty::Auto,
             front_end: FrontEnd::Batches,
+            cull: Cull::Auto,
+            occlusion: Occlusion::default(),
+            cull_rest: 0,
         })
     }
 
@@ -194,6 +205,7 @@ impl Renderer {
         let scratch = VertexScratch {
             verts: &mut self.verts,
             world_pos: &mut self.world_pos,
+            occlusion: &mut self.occlusion,
         };
         let frame = &mut self.frame;
         frame.clip = self.clip.clone();
@@ -201,12 +213,57 @@ impl Renderer {
             tile_sort: self.tile_sort,
             early_empty: self.early_empty,
             front_end: self.front_end,
+            cull: match self.cull {
+                Cull::Auto if self.cull_rest > 0 => Cull::Never,
+                c => c,
+            },
         };
-        match &self.pool {
+        self.cull_rest = self.cull_rest.saturating_sub(1);
+        let culled = match &self.pool {
             Some(p) => p.install(|| render_into(scene, camera, opts, frame, scratch, how)),
             None => render_into(scene, camera, opts, frame, scratch, how),
+        };
+        // a cull that skipped little is not tried again for a while (the
+        // frames are the same either way)
+        let st = self.frame.stats;
+        if culled && st.occluded * OCCLUSION_MIN_YIELD < st.triangles {
+            self.cull_rest = OCCLUSION_RETRY;
         }
         Ok(&self.frame)
+    }
+}
+
+impl Frame {
+    /// The set-up records and bins of every triangle of the frame's
+    /// render: its own unless the render culled hidden triangles
+    /// ([`crate::Stats::occluded`]), else those of the same render without
+    /// the cull, made on first use (what lists every triangle under a
+    /// pixel or in a region, hidden ones included, reads).
+    pub(crate) fn all_chunks(&self, scene: &Scene) -> &[BinnedChunk] {
+        if self.stats.occluded == 0 {
+            return &self.chunks;
+        }
+        self.all_chunks.get_or_init(|| {
+            let Some(camera) = self.camera else {
+                return Vec::new();
+            };
+            let opts = RenderOptions {
+                rule: self.rule,
+                cull: self.cull,
+                depth_test: self.depth_test,
+                color: false,
+                threads: None,
+            };
+            let Ok(mut r) = Renderer::new(opts) else {
+                return Vec::new();
+            };
+            r.cull = Cull::Never;
+            r.clip = self.clip.clone();
+            match r.render(scene, &camera) {
+                Ok(_) => r.into_frame().chunks,
+                Err(_) => Vec::new(),
+            }
+        })
     }
 }
 
@@ -224,10 +281,11 @@ struct Choices {
     tile_sort: TileSort,
     early_empty: EarlyEmpty,
     front_end: FrontEnd,
+    cull: Cull,
 }
 
 /// One render into `frame`: its settings, then the stages in order, each
-/// timed.
+/// timed. Returns whether it ran the occlusion cull.
 fn render_into(
     scene: &Scene,
     camera: &Camera,
@@ -235,11 +293,16 @@ fn render_into(
     frame: &mut Frame,
     scratch: VertexScratch<'_>,
     how: Choices,
-) {
-    let VertexScratch { verts, world_pos } = scratch;
+) -> bool {
+    let VertexScratch {
+        verts,
+        world_pos,
+        occlusion,
+    } = scratch;
     let (w, h) = (camera.width, camera.height);
     frame.resize(w, h);
     frame.direct.reset();
+    frame.all_chunks = Default::default();
     frame.camera = Some(*camera);
     frame.scene = Some(scene.stamp());
     frame.inv_view_proj = camera.inverse_view_proj();
@@ -308,7 +371,47 @@ fn render_into(
         front_end: how.front_end,
         clip: frame.clip.as_deref(),
     };
-    frame.stats = bin_stage.run(&mut frame.chunks);
+    let cull = how.cull.enabled(
+        opts.depth_test,
+        frame.clip.is_some(),
+        total_tris as u64,
+        w,
+        h,
+    );
+    if cull {
+        // (see `occlusion`) the occluders, set up and drawn into the scratch
+        // depth buffer; the cull; the rest added to the occluders' chunks
+        occlusion.plan(scene, &frame.worlds, vp, w, h);
+        let first = ChunkPick {
+            pass_of: &occlusion.pass_of,
+            first: &occlusion.first,
+            pass: pass::OCCLUDER,
+            second: false,
+        };
+        bin_stage.run(&mut frame.chunks, Some(first));
+        occlusion.buffers(w, h);
+        let scratch = PixelBuffers {
+            width: w,
+            height: h,
+            depth: &mut occlusion.depth,
+            ids: &mut occlusion.ids,
+            color: None,
+            clean: &mut occlusion.clean,
+        };
+        tile::raster_bands(scratch, &frame.chunks, grid, opts.depth_test, false);
+        let culled = occlusion.cull();
+        let rest = ChunkPick {
+            pass_of: &occlusion.pass_of,
+            first: &occlusion.first,
+            pass: pass::DRAW,
+            second: true,
+        };
+        frame.stats = bin_stage.run(&mut frame.chunks, Some(rest));
+        frame.stats.triangles += culled;
+        frame.stats.occluded = culled;
+    } else {
+        frame.stats = bin_stage.run(&mut frame.chunks, None);
+    }
 
     // 5. clear and rasterize bands of tiles, one writer per band
     let setup_done = Clock::now();
@@ -318,6 +421,7 @@ fn render_into(
         setup: setup_done.since(vertex_done),
         raster: setup_done.elapsed(),
     };
+    cull
 }
 
 /// The tile stage into `frame`'s buffers, which it then records as clear
@@ -379,7 +483,7 @@ pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule
 mod tests {
     use glam::{Quat, Vec3};
 
-    use super::{EarlyEmpty, FrontEnd, Renderer, TileSort};
+    use super::{Cull, EarlyEmpty, FrontEnd, Renderer, TileSort};
     use crate::camera::{Camera, Projection};
     use crate::frame::Frame;
     use crate::limits::TILE_SORT_MIN_TRIS;
@@ -609,37 +713,43 @@ mod tests {
 
     /// Renders `scene` at each size, rule and thread count (1, 2, 3), with
     /// and without color, by the batches and by the one-at-a-time loop,
-    /// and checks that the buffers' hashes and the counters are the same
-    /// for every thread count and both paths. Returns how many frames.
+    /// with and without the occlusion cull, and checks that the buffers'
+    /// hashes are the same for all, and the counters for every thread
+    /// count and both paths. Returns how many frames.
     fn same_hashes_both_ways(scene: &Scene, sizes: &[(u32, u32)]) -> usize {
         let mut frames = 0;
         for &(w, h) in sizes {
             let cam = Camera::auto_frame(&scene.framing_bounds(), w, h);
             for rule in FillRule::ALL {
                 for color in [false, true] {
-                    let mut want = None;
-                    for threads in 1..=3 {
-                        let opts = RenderOptions {
-                            rule,
-                            color,
-                            threads: Some(threads),
-                            ..RenderOptions::default()
-                        };
-                        let mut r = Renderer::new(opts).unwrap();
-                        for front in [
-                            FrontEnd::PerTriangle,
-                            FrontEnd::BaselineBatches,
-                            FrontEnd::Batches,
-                        ] {
-                            r.front_end = front;
-                            let f = r.render(scene, &cam).unwrap();
-                            let got = (frame_hash(f), *f.stats());
-                            let want = want.get_or_insert(got);
-                            assert_eq!(
-                                &got, want,
-                                "{w}x{h} {rule:?} color {color} {threads} threads {front:?}"
-                            );
-                            frames += 1;
+                    // the same pixels with the occlusion cull and without
+                    let mut want_hash = None;
+                    for cull in [Cull::Never, Cull::Always] {
+                        let mut want = None;
+                        for threads in 1..=3 {
+                            let opts = RenderOptions {
+                                rule,
+                                color,
+                                threads: Some(threads),
+                                ..RenderOptions::default()
+                            };
+                            let mut r = Renderer::new(opts).unwrap();
+                            r.cull = cull;
+                            for front in [
+                                FrontEnd::PerTriangle,
+                                FrontEnd::BaselineBatches,
+                                FrontEnd::Batches,
+                            ] {
+                                r.front_end = front;
+                                let f = r.render(scene, &cam).unwrap();
+                                let got = (frame_hash(f), *f.stats());
+                                let what = format!(
+                                    "{w}x{h} {rule:?} color {color} {threads} threads {front:?} {cull:?}"
+                                );
+                                assert_eq!(&got, want.get_or_insert(got), "{what}");
+                                assert_eq!(got.0, *want_hash.get_or_insert(got.0), "{what}");
+                                frames += 1;
+                            }
                         }
                     }
                 }
@@ -683,7 +793,7 @@ mod tests {
         for scene in [&crate::builtin_scene(), &sphere, &grid_scene, &soup_scene] {
             frames += same_hashes_both_ways(scene, &sizes);
         }
-        assert_eq!(frames, 4 * 3 * 4 * 2 * 3 * 3);
+        assert_eq!(frames, 4 * 3 * 4 * 2 * 2 * 3 * 3);
     }
 
     /// [`model_hashes_equal_the_reference_path`] on the shared models

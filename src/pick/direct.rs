@@ -57,7 +57,8 @@ impl Frame {
         let bin = TileGrid::new(self.width, self.height).tile_of(ux, uy);
         let (i, j) = (ux as i32, uy as i32);
         let mut found: Vec<(f32, u32)> = Vec::new();
-        for chunk in &self.chunks {
+        // (hidden triangles too: every triangle's records)
+        for chunk in self.all_chunks(scene) {
             for &e in &chunk.bins[bin] {
                 let Some(t) = chunk.get(e) else { continue };
                 if t.covers(i, j) {

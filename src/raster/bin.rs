@@ -27,8 +27,8 @@ use crate::camera::Camera;
 use crate::cpu::Avx2;
 use crate::geometry::{ClipPlanes, CullMode};
 use crate::limits::{
-    EARLY_EMPTY_TRIS_PER_PIXEL, SCATTERED_JUMP, SCATTER_SAMPLES, TILE_SORT_MIN_TRIS,
-    TILE_SORT_SWITCHES,
+    EARLY_EMPTY_TRIS_PER_PIXEL, OCCLUSION_CHUNK_TRIS, SCATTERED_JUMP, SCATTER_SAMPLES,
+    TILE_SORT_MIN_TRIS, TILE_SORT_SWITCHES,
 };
 use crate::scene::{palette_color, Scene};
 
@@ -148,6 +148,12 @@ pub(crate) struct BinnedChunk {
     pub(crate) stats: Stats,
     /// Scratch of [`sort_by_tile`], kept for the next render.
     pub(crate) sort: TileSortScratch,
+    /// Per bin, its entries from the occluder pass ([`ChunkPick`]): the
+    /// second pass's follow them until [`merge_bins`] puts them back in
+    /// draw order.
+    pub(crate) split: Vec<u32>,
+    /// Scratch of [`merge_bins`].
+    pub(crate) merge: Vec<u32>,
 }
 
 /// The two forms of a set-up record, stored in separate arrays.
@@ -295,6 +301,36 @@ pub(crate) enum FrontEnd {
     PerTriangle,
 }
 
+/// The pass of an occlusion chunk (a run of
+/// [`crate::limits::OCCLUSION_CHUNK_TRIS`] triangles of a mesh) in a
+/// render that culls them ([`ChunkPick`]).
+pub(crate) mod pass {
+    /// Drawn first, into the depth buffer the others are tested against.
+    pub(crate) const OCCLUDER: u8 = 0;
+    /// Drawn in the second pass.
+    pub(crate) const DRAW: u8 = 1;
+    /// Hidden: never set up.
+    pub(crate) const CULLED: u8 = 2;
+}
+
+/// Which triangles a [`BinStage`] sets up when the renderer culls hidden
+/// runs of them (`frame::occlusion`): binning runs twice, first the
+/// occluders into emptied chunks, then the triangles that survived the
+/// cull, added to the same chunks (each chunk still a range of the draw
+/// order), whose bins are then merged back into draw order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChunkPick<'a> {
+    /// Per occlusion chunk, mesh after mesh, its pass ([`pass`]).
+    pub pass_of: &'a [u8],
+    /// Per mesh, the index in `pass_of` of its first occlusion chunk.
+    pub first: &'a [u32],
+    /// The pass this binning sets up.
+    pub pass: u8,
+    /// The second pass: add to the first pass's records, then merge the
+    /// bins, shade and sort.
+    pub second: bool,
+}
+
 /// The clip, setup and bin stages of one render over the scene's
 /// triangles, from the vertex stage's records.
 pub(crate) struct BinStage<'a> {
@@ -331,7 +367,9 @@ impl BinStage<'_> {
     /// [`BinStage::per_chunk`] triangles, reusing their memory), in
     /// parallel, and returns their counters summed.
     #[inline]
-    pub(crate) fn run(&self, chunks: &mut Vec<BinnedChunk>) -> Stats {
+    /// `pick`: only the triangles of some occlusion chunks (the occlusion
+    /// cull's two passes), or all.
+    pub(crate) fn run(&self, chunks: &mut Vec<BinnedChunk>, pick: Option<ChunkPick<'_>>) -> Stats {
         let nchunks = (self.scene.triangle_count() as usize).div_ceil(self.per_chunk);
         chunks.resize_with(nchunks, BinnedChunk::default);
         #[cfg(test)]
@@ -342,7 +380,7 @@ impl BinStage<'_> {
             simd::dispatch(
                 baseline,
                 #[inline(always)]
-                |avx2| self.bin_chunk(ci, chunk, avx2),
+                |avx2| self.bin_chunk(ci, chunk, avx2, pick),
             )
         });
         let mut stats = Stats::default();
@@ -358,14 +396,32 @@ impl BinStage<'_> {
     /// the front end ([`super::front`]).
     /// `avx2`: in the AVX2 build, whose triangle batches use it.
     #[inline(always)]
-    pub(crate) fn bin_chunk(&self, ci: usize, chunk: &mut BinnedChunk, avx2: Option<Avx2>) {
-        chunk.tris.clear();
-        chunk.small.clear();
-        chunk.sort.restart();
-        chunk.bins.resize_with(self.grid.count(), Vec::new);
-        for b in &mut chunk.bins {
-            b.clear();
+    pub(crate) fn bin_chunk(
+        &self,
+        ci: usize,
+        chunk: &mut BinnedChunk,
+        avx2: Option<Avx2>,
+        pick: Option<ChunkPick<'_>>,
+    ) {
+        let second = pick.is_some_and(|p| p.second);
+        // the records this call adds (and shades) start here
+        let from = (chunk.tris.len(), chunk.small.len());
+        if second {
+            // where the first pass's entries end
+            chunk.split.clear();
+            chunk
+                .split
+                .extend(chunk.bins.iter().map(|b| b.len() as u32));
+        } else {
+            chunk.tris.clear();
+            chunk.small.clear();
+            chunk.sort.restart();
+            chunk.bins.resize_with(self.grid.count(), Vec::new);
+            for b in &mut chunk.bins {
+                b.clear();
+            }
         }
+        let from = if second { from } else { (0, 0) };
         let mut st = Stats::default();
         let start = ci * self.per_chunk;
         let end = ((ci + 1) * self.per_chunk).min(self.scene.triangle_count() as usize);
@@ -379,34 +435,52 @@ impl BinStage<'_> {
             (lo < end).then(|| (m, mesh, start.max(lo) - lo..end.min(hi) - lo))
         });
         for (m, mesh, range) in spans {
-            let tris = &mesh.triangles()[range.clone()];
-            let first = offs[m] as usize + range.start;
-            // a mesh with user clip planes takes the one-at-a-time loop
-            // (the batches' triage knows the frustum only)
-            if let Some(user) = self.user_planes(m) {
-                self.mesh_triangles::<false, true>(m, tris, first, chunk, &mut st, Some(&user));
+            let scattered = scattered(&mesh.triangles()[range.clone()]);
+            let Some(pick) = pick else {
+                self.mesh_range(m, range, scattered, chunk, &mut st, avx2);
                 continue;
-            }
-            let scattered = scattered(tris);
-            match self.front_end {
-                #[cfg(test)]
-                FrontEnd::PerTriangle => {
-                    self.mesh_triangles::<false, false>(m, tris, first, chunk, &mut st, None);
+            };
+            // the runs of the range's occlusion chunks in this pass
+            let base = pick.first[m] as usize;
+            let mut run: Option<std::ops::Range<usize>> = None;
+            let mut at = range.start;
+            while at < range.end {
+                let k = at / OCCLUSION_CHUNK_TRIS;
+                let next = ((k + 1) * OCCLUSION_CHUNK_TRIS).min(range.end);
+                if pick.pass_of[base + k] == pick.pass {
+                    run = Some(run.map_or(at..next, |r| r.start..next));
+                } else if let Some(r) = run.take() {
+                    self.mesh_range(m, r, scattered, chunk, &mut st, avx2);
                 }
-                _ if scattered => self.mesh_batches::<true>(m, tris, first, chunk, &mut st, avx2),
-                _ => self.mesh_batches::<false>(m, tris, first, chunk, &mut st, avx2),
+                at = next;
+            }
+            if let Some(r) = run {
+                self.mesh_range(m, r, scattered, chunk, &mut st, avx2);
             }
         }
         if self.color {
-            // flat shading of what survived setup, from the records (see `shade`)
+            // flat shading of what survived setup, from the records (see
+            // `shade`), those of this call (each pass's are in draw order)
             let shader = shade::Shader {
                 scene: self.scene,
                 offsets: self.offsets,
                 world_pos: self.world_pos,
                 camera: self.camera,
             };
-            shader.shade_records(&mut chunk.tris);
-            shader.shade_records(&mut chunk.small);
+            shader.shade_records(&mut chunk.tris[from.0..]);
+            shader.shade_records(&mut chunk.small[from.1..]);
+        }
+        match pick {
+            Some(p) if !p.second => {
+                // the occluders only: sorted with the rest
+                chunk.stats = st;
+                return;
+            }
+            Some(_) => {
+                merge_bins(chunk);
+                st.add(&chunk.stats);
+            }
+            None => {}
         }
         // (after the shading, which walks the records in draw order)
         match self.tile_sort {
@@ -420,6 +494,81 @@ impl BinStage<'_> {
             TileSort::Never => {}
         }
         chunk.stats = st;
+    }
+
+    /// Triangles `range` (mesh-local) of mesh `m` through the front end;
+    /// `scattered`: the mesh's draw order jumps around its vertices
+    /// ([`scattered`]).
+    #[inline(always)]
+    fn mesh_range(
+        &self,
+        m: usize,
+        range: std::ops::Range<usize>,
+        scattered: bool,
+        chunk: &mut BinnedChunk,
+        st: &mut Stats,
+        avx2: Option<Avx2>,
+    ) {
+        let tris = &self.scene.meshes()[m].triangles()[range.clone()];
+        let first = self.scene.triangle_offsets()[m] as usize + range.start;
+        // a mesh with user clip planes takes the one-at-a-time loop
+        // (the batches' triage knows the frustum only)
+        if let Some(user) = self.user_planes(m) {
+            self.mesh_triangles::<false, true>(m, tris, first, chunk, st, Some(&user));
+            return;
+        }
+        match self.front_end {
+            #[cfg(test)]
+            FrontEnd::PerTriangle => {
+                self.mesh_triangles::<false, false>(m, tris, first, chunk, st, None);
+            }
+            _ if scattered => self.mesh_batches::<true>(m, tris, first, chunk, st, avx2),
+            _ => self.mesh_batches::<false>(m, tris, first, chunk, st, avx2),
+        }
+    }
+}
+
+/// Puts each bin of a chunk binned in two passes ([`ChunkPick`]) back in
+/// draw order: its first `split` entries (the occluders') and the rest
+/// are each in draw order, and no triangle is in both, so a merge by
+/// triangle id gives the order one pass over all of them would have
+/// (the pieces of one clipped triangle stay in the order they came).
+fn merge_bins(chunk: &mut BinnedChunk) {
+    let BinnedChunk {
+        tris,
+        small,
+        bins,
+        split,
+        merge,
+        ..
+    } = chunk;
+    let id = |e: u32| {
+        if e & BinnedChunk::SMALL != 0 {
+            small[(e & !BinnedChunk::SMALL) as usize].id
+        } else {
+            tris[e as usize].id
+        }
+    };
+    for (bin, &s) in bins.iter_mut().zip(split.iter()) {
+        let s = s as usize;
+        if s == 0 || s == bin.len() {
+            continue;
+        }
+        merge.clear();
+        merge.extend_from_slice(&bin[..s]);
+        // writing at `o` never overtakes reading at `j` (o = i + j - s)
+        let (mut i, mut j, mut o) = (0, s, 0);
+        while i < merge.len() && j < bin.len() {
+            if id(bin[j]) < id(merge[i]) {
+                bin[o] = bin[j];
+                j += 1;
+            } else {
+                bin[o] = merge[i];
+                i += 1;
+            }
+            o += 1;
+        }
+        bin[o..o + merge.len() - i].copy_from_slice(&merge[i..]);
     }
 }
 

@@ -66,6 +66,9 @@ pub struct Stats {
     pub small: u64,
     /// Bin entries written.
     pub bin_entries: u64,
+    /// Triangles of runs found hidden behind nearer ones and never set up
+    /// (the occlusion cull of dense frames; counted in `triangles` too).
+    pub occluded: u64,
 }
 
 /// Wall-clock time of each stage of one render ([`crate::Frame::stage_times`]):
@@ -115,5 +118,6 @@ impl Stats {
         self.setups += o.setups;
         self.small += o.small;
         self.bin_entries += o.bin_entries;
+        self.occluded += o.occluded;
     }
 }

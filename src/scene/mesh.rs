@@ -8,6 +8,8 @@ use glam::Vec3;
 use crate::accel::bvh::{Bvh, Refit};
 use crate::error::Error;
 use crate::geometry::Aabb;
+use crate::limits::OCCLUSION_CHUNK_TRIS;
+use crate::par::prelude::*;
 
 /// A triangle mesh in its local space: a handle on shared geometry (its
 /// positions, triangles and BVH) and its own name and color.
@@ -30,6 +32,9 @@ pub(super) struct Geometry {
     invalid: usize,
     bounds: Aabb,
     bvh: OnceLock<Bvh>,
+    /// The boxes of runs of [`OCCLUSION_CHUNK_TRIS`] triangles, made on
+    /// first use ([`Mesh::chunk_boxes`]).
+    chunk_boxes: OnceLock<Vec<Aabb>>,
 }
 
 impl Geometry {
@@ -56,6 +61,7 @@ impl Geometry {
             invalid: self.invalid,
             bounds: self.bounds,
             bvh: OnceLock::new(),
+            chunk_boxes: OnceLock::new(),
         }
     }
 }
@@ -96,6 +102,7 @@ impl Mesh {
                 invalid,
                 bounds,
                 bvh: OnceLock::new(),
+                chunk_boxes: OnceLock::new(),
             }),
         })
     }
@@ -176,6 +183,31 @@ impl Mesh {
         g.bvh.get_or_init(|| Bvh::build(&g.positions, &g.triangles))
     }
 
+    /// Per run of [`OCCLUSION_CHUNK_TRIS`] consecutive triangles (the
+    /// last run may be shorter), the local-space box of their finite
+    /// corners (empty when they have none): made on first use, in
+    /// parallel for large meshes, and shared like the BVH; moving the
+    /// vertices makes new ones. The occlusion cull's bounds.
+    #[must_use]
+    pub(crate) fn chunk_boxes(&self) -> &[Aabb] {
+        let g = &*self.geometry;
+        g.chunk_boxes.get_or_init(|| {
+            g.triangles
+                .par_chunks(OCCLUSION_CHUNK_TRIS)
+                .map(|run| {
+                    let mut b = Aabb::empty();
+                    for &i in run.iter().flatten() {
+                        let p = g.positions[i as usize];
+                        if p.is_finite() {
+                            b.grow(p);
+                        }
+                    }
+                    b
+                })
+                .collect()
+        })
+    }
+
     /// Do both meshes share one geometry (and so one BVH)?
     #[must_use]
     pub fn shares_geometry(&self, other: &Mesh) -> bool {
@@ -212,10 +244,12 @@ impl Mesh {
                 invalid: g.invalid,
                 bounds: g.bounds,
                 bvh,
+                chunk_boxes: OnceLock::new(),
             });
         }
         let g = Arc::get_mut(&mut self.geometry).expect("unique after the copy above");
         g.positions = positions;
+        g.chunk_boxes = OnceLock::new();
         (g.bounds, g.invalid) = Geometry::measure(&g.positions, &g.triangles);
         Ok(g.bvh
             .get_mut()

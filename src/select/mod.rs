@@ -343,7 +343,7 @@ impl Frame {
             )
             .reduce(|| (Bits::new(n), 0), |a, b| (a.0.or(b.0), a.1 + b.1));
         if mode == SelectMode::Through {
-            marked = self.mark_covering(region, marked);
+            marked = self.mark_covering(scene, region, marked);
             self.mark_overlapping(scene, region, &mut marked);
         }
         to_selection(scene, &marked, pixels)
@@ -352,7 +352,7 @@ impl Frame {
     /// Through, part 1: set-up pieces covering a pixel centre of the region,
     /// over the bins of the tiles the region touches (each piece tested
     /// once; chunks in parallel).
-    fn mark_covering(&self, region: &Region, marked: Bits) -> Bits {
+    fn mark_covering(&self, scene: &Scene, region: &Region, marked: Bits) -> Bits {
         let bbox = match region {
             Region::Rect(r) => *r,
             Region::Lasso(l) => match l.pixel_bounds {
@@ -370,8 +370,9 @@ impl Frame {
             (bbox[3] >> TILE_ORDER) as usize,
         );
         let n = marked.len();
+        // (hidden triangles too: every triangle's records)
         let found = self
-            .chunks
+            .all_chunks(scene)
             .par_iter()
             .fold(
                 || Bits::new(n),

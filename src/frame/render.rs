@@ -240,7 +240,8 @@ impl Frame {
     /// the cull, made on first use (what lists every triangle under a
     /// pixel or in a region, hidden ones included, reads).
     pub(crate) fn all_chunks(&self, scene: &Scene) -> &[BinnedChunk] {
-        if self.stats.occluded == 0 {
+        // (wasm32 renders never cull: the re-render is left out there)
+        if cfg!(target_arch = "wasm32") || self.stats.occluded == 0 {
             return &self.chunks;
         }
         self.all_chunks.get_or_init(|| {
@@ -371,13 +372,16 @@ fn render_into(
         front_end: how.front_end,
         clip: frame.clip.as_deref(),
     };
-    let cull = how.cull.enabled(
-        opts.depth_test,
-        frame.clip.is_some(),
-        total_tris as u64,
-        w,
-        h,
-    );
+    // (not in the wasm32 build, to keep the browser module small: the
+    // frame is the same bit for bit either way)
+    let cull = !cfg!(target_arch = "wasm32")
+        && how.cull.enabled(
+            opts.depth_test,
+            frame.clip.is_some(),
+            total_tris as u64,
+            w,
+            h,
+        );
     if cull {
         // (see `occlusion`) the occluders, set up and drawn into the scratch
         // depth buffer; the cull; the rest added to the occluders' chunks

@@ -403,6 +403,13 @@ impl BinStage<'_> {
         avx2: Option<Avx2>,
         pick: Option<ChunkPick<'_>>,
     ) {
+        // (wasm32 renders never cull, see `frame::render`: the two-pass
+        // code is left out of the browser module)
+        let pick = if cfg!(target_arch = "wasm32") {
+            None
+        } else {
+            pick
+        };
         let second = pick.is_some_and(|p| p.second);
         // the records this call adds (and shades) start here
         let from = (chunk.tris.len(), chunk.small.len());
@@ -436,26 +443,36 @@ impl BinStage<'_> {
         });
         for (m, mesh, range) in spans {
             let scattered = scattered(&mesh.triangles()[range.clone()]);
-            let Some(pick) = pick else {
-                self.mesh_range(m, range, scattered, chunk, &mut st, avx2);
-                continue;
-            };
-            // the runs of the range's occlusion chunks in this pass
-            let base = pick.first[m] as usize;
-            let mut run: Option<std::ops::Range<usize>> = None;
+            // the whole range, or with a pick each maximal run of the
+            // range's occlusion chunks in this pass, in order (one call
+            // site of the inlined front end, so its code is there once)
             let mut at = range.start;
             while at < range.end {
-                let k = at / OCCLUSION_CHUNK_TRIS;
-                let next = ((k + 1) * OCCLUSION_CHUNK_TRIS).min(range.end);
-                if pick.pass_of[base + k] == pick.pass {
-                    run = Some(run.map_or(at..next, |r| r.start..next));
-                } else if let Some(r) = run.take() {
-                    self.mesh_range(m, r, scattered, chunk, &mut st, avx2);
+                let run = match pick {
+                    None => {
+                        at = range.end;
+                        range.clone()
+                    }
+                    Some(p) => {
+                        let base = p.first[m] as usize;
+                        let in_pass =
+                            |a: usize| p.pass_of[base + a / OCCLUSION_CHUNK_TRIS] == p.pass;
+                        let next = |a: usize| {
+                            ((a / OCCLUSION_CHUNK_TRIS + 1) * OCCLUSION_CHUNK_TRIS).min(range.end)
+                        };
+                        while at < range.end && !in_pass(at) {
+                            at = next(at);
+                        }
+                        let start = at;
+                        while at < range.end && in_pass(at) {
+                            at = next(at);
+                        }
+                        start..at
+                    }
+                };
+                if !run.is_empty() {
+                    self.mesh_range(m, run, scattered, chunk, &mut st, avx2);
                 }
-                at = next;
-            }
-            if let Some(r) = run {
-                self.mesh_range(m, r, scattered, chunk, &mut st, avx2);
             }
         }
         if self.color {

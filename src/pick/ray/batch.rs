@@ -58,12 +58,12 @@ pub struct FirstHits<'c, 'a, 'o, I> {
     flat: Option<&'a Bvh>,
     /// The instruction set of the walks, looked up once for the batch.
     isa: Isa,
-    /// Whether the rays walk the flat BVH [`INTERLEAVE`] at a time
+    /// When the rays walk the flat BVH [`INTERLEAVE`] at a time
     /// (`Bvh::first_leaf_hits_on`, from [`INTERLEAVE_MIN_TRIS`]
-    /// triangles), with their answers in `ahead`, `done` of them handed
-    /// out.
-    interleave: bool,
-    ahead: Ahead,
+    /// triangles; never on wasm32, to keep the browser module small): the
+    /// group's answers and stacks. Made only then, so a batch walked ray
+    /// by ray sets up no stacks it would not use.
+    ahead: Option<Box<Ahead>>,
 }
 
 /// The answers of a group of rays walked together, and their stacks.
@@ -86,16 +86,19 @@ impl<I: Iterator<Item = Ray>> Iterator for FirstHits<'_, '_, '_, I> {
                     .first_compact(&ray, &self.opts, &mut self.scratch),
             );
         };
-        if !self.interleave {
+        // (the wasm32 build walks each ray alone, to keep the browser module
+        // small: the answers are the same bit for bit either way)
+        let ahead = self.ahead.as_deref_mut();
+        let Some(a) = ahead.filter(|_| !cfg!(target_arch = "wasm32")) else {
             let ray = self.rays.next()?;
-            let walk = self.caster.flat_ray(&ray, &self.opts);
-            return Some(walk.and_then(|(pre, t_min, t_max)| {
-                let (cull, mesh) = (self.opts.cull, &mut self.scratch.mesh);
-                let hit = bvh.first_leaf_hit_on(self.isa, &pre, t_min, t_max, cull, mesh)?;
-                self.caster.flat_hit(bvh, hit, &mut self.scratch)
-            }));
-        }
-        let a = &mut self.ahead;
+            return Some(self.caster.first_flat(
+                bvh,
+                &ray,
+                &self.opts,
+                &mut self.scratch,
+                self.isa,
+            ));
+        };
         if a.done == a.len {
             // the next group: its rays' walks set up as `first_flat`
             // sets up one, then walked together
@@ -140,7 +143,7 @@ impl<I: Iterator<Item = Ray>> Iterator for FirstHits<'_, '_, '_, I> {
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         // (the answers of a group walked ahead, not yet handed out, count)
-        let ahead = self.ahead.len - self.ahead.done;
+        let ahead = self.ahead.as_ref().map_or(0, |a| a.len - a.done);
         let (lo, hi) = self.rays.size_hint();
         (
             lo.saturating_add(ahead),
@@ -184,13 +187,18 @@ impl<'a> RayCaster<'a> {
             scratch: RayScratch::new(),
             flat,
             isa: Isa::detect(),
-            interleave: flat.is_some_and(|b| b.triangle_count() >= INTERLEAVE_MIN_TRIS),
-            ahead: Ahead {
-                hits: [None; INTERLEAVE],
-                len: 0,
-                done: 0,
-                stacks: std::array::from_fn(|_| MeshStack::new()),
-            },
+            ahead: flat
+                .filter(|b| {
+                    !cfg!(target_arch = "wasm32") && b.triangle_count() >= INTERLEAVE_MIN_TRIS
+                })
+                .map(|_| {
+                    Box::new(Ahead {
+                        hits: [None; INTERLEAVE],
+                        len: 0,
+                        done: 0,
+                        stacks: std::array::from_fn(|_| MeshStack::new()),
+                    })
+                }),
         }
     }
 
@@ -217,6 +225,26 @@ impl<'a> RayCaster<'a> {
             None => (t_min, t_max),
         };
         Some((RayPrecomp::new(ray.origin, ray.direction), t_min, t_max))
+    }
+
+    /// One ray of [`RayCaster::first_hits`] through the scene's flat BVH
+    /// `bvh`, walked alone: [`RayCaster::flat_ray`], the walk,
+    /// [`RayCaster::flat_hit`]. Inlined natively (out of line it costs
+    /// builtin's batches ~10 %); one copy out of line on wasm32, where the
+    /// browser module's size counts more.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    fn first_flat(
+        &self,
+        bvh: &Bvh,
+        ray: &Ray,
+        opts: &RayOptions<'_>,
+        scratch: &mut RayScratch,
+        isa: Isa,
+    ) -> Option<RayHit> {
+        let (pre, t_min, t_max) = self.flat_ray(ray, opts)?;
+        let hit = bvh.first_leaf_hit_on(isa, &pre, t_min, t_max, opts.cull, &mut scratch.mesh)?;
+        self.flat_hit(bvh, hit, scratch)
     }
 
     /// The [`RayHit`] of a walk's answer through the flat BVH `bvh`.

@@ -13,7 +13,7 @@
 //! in turns with other rays. So every answer is bit for bit that of
 //! [`Bvh::first_leaf_hit_on`] for the ray alone.
 
-use super::traverse::{by_distance, keep_closest, LeafHit, MeshStack, NodeTest};
+use super::traverse::{keep_closest, LeafHit, MeshStack, NodeTest};
 use super::{Bvh, NodeRef};
 use crate::accel::triangle::{Pack4Ray, Pack8Ray, RayPrecomp, TriHit};
 use crate::cpu::{Isa, Kernel, Lanes8};
@@ -51,34 +51,7 @@ impl<L: Lanes8> RayWalk<'_, L> {
             let q = &bvh.nodes[index as usize];
             let (mask, near) = self.test.test(q, self.prune);
             if mask != 0 {
-                let mut first = mask.trailing_zeros() as usize;
-                let rest = mask & (mask - 1);
-                if rest != 0 {
-                    let second = rest.trailing_zeros() as usize;
-                    if rest & (rest - 1) == 0 {
-                        // two children: nearer first (lower lane on ties)
-                        let swap = near[second] < near[first];
-                        let (a, b) = if swap {
-                            (second, first)
-                        } else {
-                            (first, second)
-                        };
-                        bvh.prefetch(q.child(b));
-                        self.stack.push((q.index[b], q.count[b], near[b]));
-                        first = a;
-                    } else {
-                        // three or more: all but the nearest pushed,
-                        // farthest first
-                        let order = by_distance(mask, &near);
-                        let n = mask.count_ones() as usize;
-                        for &k in &order[..n - 1] {
-                            let k = usize::from(k);
-                            bvh.prefetch(q.child(k));
-                            self.stack.push((q.index[k], q.count[k], near[k]));
-                        }
-                        first = usize::from(order[n - 1]);
-                    }
-                }
+                let first = bvh.push_far_children(q, mask, &near, self.stack);
                 self.next = q.child(first);
                 bvh.prefetch(self.next);
                 return;

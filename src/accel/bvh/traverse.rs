@@ -473,6 +473,49 @@ impl Bvh {
         }
     }
 
+    /// Of node `q`'s children entered (`mask`, not empty, at entry
+    /// distances `near`), pushes all but the nearest onto `stack` with
+    /// their distances, each prefetched, farthest first so that they pop
+    /// front to back (equal distances: the lower lane is nearer), and
+    /// returns the nearest's lane, the child to visit next. Two children
+    /// are ordered branch-free; three or more by [`by_distance`]. The one
+    /// child choice of every one-ray walk (`walk_first`, and the
+    /// interleaved walks' turns).
+    #[inline(always)]
+    pub(super) fn push_far_children(
+        &self,
+        q: &Node,
+        mask: u32,
+        near: &[f32; WIDTH],
+        stack: &mut MeshStack,
+    ) -> usize {
+        let first = mask.trailing_zeros() as usize;
+        let rest = mask & (mask - 1);
+        if rest == 0 {
+            return first;
+        }
+        let second = rest.trailing_zeros() as usize;
+        if rest & (rest - 1) == 0 {
+            let swap = near[second] < near[first];
+            let (a, b) = if swap {
+                (second, first)
+            } else {
+                (first, second)
+            };
+            self.prefetch(q.child(b));
+            stack.push((q.index[b], q.count[b], near[b]));
+            return a;
+        }
+        let order = by_distance(mask, near);
+        let n = mask.count_ones() as usize;
+        for &k in &order[..n - 1] {
+            let k = usize::from(k);
+            self.prefetch(q.child(k));
+            stack.push((q.index[k], q.count[k], near[k]));
+        }
+        usize::from(order[n - 1])
+    }
+
     /// The front-to-back walk of one ray (a tree of more than one leaf),
     /// with `boxes` giving a node's children the ray enters (bit mask) and
     /// their entry distances within `[t_min, t_hi]`, and `leaf` a leaf's
@@ -503,36 +546,7 @@ impl Bvh {
                 let q = &self.nodes[index as usize];
                 let (mask, near) = boxes(q, prune);
                 if mask != 0 {
-                    let mut first = mask.trailing_zeros() as usize;
-                    let rest = mask & (mask - 1);
-                    if rest != 0 {
-                        let second = rest.trailing_zeros() as usize;
-                        if rest & (rest - 1) == 0 {
-                            // Two children entered: nearer first (lower
-                            // lane on ties), branch-free.
-                            let swap = near[second] < near[first];
-                            let (a, b) = if swap {
-                                (second, first)
-                            } else {
-                                (first, second)
-                            };
-                            self.prefetch(q.child(b));
-                            stack.push((q.index[b], q.count[b], near[b]));
-                            first = a;
-                        } else {
-                            // Three or more: push all but the nearest,
-                            // farthest first, so they pop front to back
-                            // (equal distances: the higher lane first).
-                            let order = by_distance(mask, &near);
-                            let n = mask.count_ones() as usize;
-                            for &k in &order[..n - 1] {
-                                let k = usize::from(k);
-                                self.prefetch(q.child(k));
-                                stack.push((q.index[k], q.count[k], near[k]));
-                            }
-                            first = usize::from(order[n - 1]);
-                        }
-                    }
+                    let first = self.push_far_children(q, mask, &near, stack);
                     (index, count) = (q.index[first], q.count[first]);
                     continue;
                 }

@@ -52,7 +52,7 @@ pub struct Frame {
     pub(crate) chunks: Vec<BinnedChunk>,
     /// Every triangle's records when the render culled hidden ones
     /// (`Stats::occluded`), made on first use ([`Frame::all_chunks`]).
-    pub(crate) all_chunks: std::sync::OnceLock<Vec<BinnedChunk>>,
+    pub(crate) all_chunks: std::sync::OnceLock<Option<Vec<BinnedChunk>>>,
     pub(crate) stats: Stats,
     pub(crate) stage_times: StageTimes,
     /// The direct picks' index of this render, built on first use.

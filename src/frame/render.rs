@@ -244,10 +244,13 @@ impl Frame {
         if cfg!(target_arch = "wasm32") || self.stats.occluded == 0 {
             return &self.chunks;
         }
-        self.all_chunks.get_or_init(|| {
-            let Some(camera) = self.camera else {
-                return Vec::new();
-            };
+        // The re-render repeats a render that succeeded: the same scene
+        // (every caller holds a view that checked the frame's scene stamp),
+        // camera, options and clip planes, so it cannot fail. Were it to,
+        // the frame's own records (every triangle not culled, so every one
+        // that owns a pixel) are answered rather than none.
+        let again = self.all_chunks.get_or_init(|| {
+            let camera = self.camera?;
             let opts = RenderOptions {
                 rule: self.rule,
                 cull: self.cull,
@@ -255,16 +258,14 @@ impl Frame {
                 color: false,
                 threads: None,
             };
-            let Ok(mut r) = Renderer::new(opts) else {
-                return Vec::new();
-            };
+            let mut r = Renderer::new(opts).ok()?;
             r.cull = Cull::Never;
             r.clip = self.clip.clone();
-            match r.render(scene, &camera) {
-                Ok(_) => r.into_frame().chunks,
-                Err(_) => Vec::new(),
-            }
-        })
+            let done = r.render(scene, &camera).is_ok();
+            debug_assert!(done, "the re-render of a rendered frame failed");
+            done.then(|| r.into_frame().chunks)
+        });
+        again.as_deref().unwrap_or(&self.chunks)
     }
 }
 

@@ -42,8 +42,11 @@ impl Clock {
     }
 }
 
-/// Counters of one render (llvmpipe's `LP_COUNT` in spirit).
+/// Counters of one render (llvmpipe's `LP_COUNT` in spirit). Later
+/// releases may count more (`#[non_exhaustive]`): read the fields; the
+/// renderer makes the values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stats {
     /// Triangles submitted.
     pub triangles: u64,
@@ -86,6 +89,7 @@ pub struct Stats {
 /// assert!(t.raster > std::time::Duration::ZERO);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StageTimes {
     /// The vertex stage: the meshes' world matrices, then the clip
     /// coordinates, outcodes and snapped window positions of every vertex

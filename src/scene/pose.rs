@@ -51,6 +51,7 @@ pub struct Deformer {
 
 /// What a [`Scene::pose`] or [`Scene::set_positions`] did to the BVHs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PoseStats {
     /// Meshes whose vertices moved.
     pub deformed: usize,

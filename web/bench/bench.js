@@ -189,6 +189,87 @@ export async function skinnedRows({ frames = 30, n = 32, fox: foxOnly = false })
 }
 
 /**
+ * Where a cold Fox frame's time goes: softpick's update + 1 pick, split
+ * into the mirror's sync (JS), the pose call and the pick, after each of
+ * three kinds of work between frames: softpick's own 32×32 grid (its code
+ * and data warm), a 4 MB sweep of a Float64Array (data evicted, code
+ * untouched), or the peers' SkinnedMeshBVH and bake refits and 32×32 grids
+ * (as in the frames of skinnedRows). Means over `frames` (the 5 µs timer
+ * averages out) and the median of the whole step.
+ */
+export async function foxCold({ frames = 600, n = 32 }) {
+  const { root, mesh, camera, pose } = await fox();
+  const grid = rays(camera, n);
+  const one = new THREE.Raycaster();
+  one.ray.copy(grid.list[(n * n) >> 1]);
+  one.firstHitOnly = true;
+  const rc = new THREE.Raycaster();
+  rc.firstHitOnly = true;
+  const picker = await Picker.create();
+  const sbvh = new SkinnedMeshBVH(mesh);
+  const gen = new StaticGeometryGenerator(mesh);
+  gen.applyWorldTransforms = true;
+  const baked = gen.generate();
+  baked.boundsTree = new MeshBVH(baked, { indirect: true });
+  const bakedMesh = new THREE.Mesh(baked, mesh.material);
+  bakedMesh.raycast = acceleratedRaycast;
+  const hits = [];
+  const sweep = new Float64Array(1 << 19);
+  const between = {
+    'softpick grid (warm)': (f) => {
+      pose(f + 0.5);
+      picker.update(root, { updateMatrixWorld: false });
+      picker.intersectRays(grid.origins, grid.dirs);
+      for (const r of grid.list) { rc.ray.copy(r); picker.intersectObject(rc, mesh, false, []); }
+    },
+    '4 MB data sweep': () => {
+      let a = 0;
+      for (let i = 0; i < sweep.length; i += 8) a += sweep[i]++;
+      if (a < 0) throw new Error('unreachable');
+    },
+    'the peers\' refits and grids (as in the table)': (f) => {
+      pose(f + 0.25);
+      sbvh.refit();
+      pose(f + 0.5);
+      gen.generate(baked);
+      baked.boundsTree.refit();
+      for (const r of grid.list) {
+        rc.ray.copy(r);
+        hits.length = 0;
+        sbvh.raycastObject3D(mesh, rc, hits);
+        hits.length = 0;
+        bakedMesh.raycast(rc, hits);
+      }
+    },
+  };
+  const out = [];
+  for (const [label, work] of Object.entries(between)) {
+    const sum = { sync: 0, pose: 0, pick: 0 };
+    const whole = [];
+    for (let f = -50; f < frames; f++) {
+      work(f);
+      pose(f);
+      const t0 = performance.now();
+      const { cmds, errors } = picker._sync(root, { updateMatrixWorld: false });
+      const t1 = performance.now();
+      picker._refused(picker.engine.apply(cmds), errors);
+      const t2 = performance.now();
+      if (!picker.intersectObject(one, mesh, false)[0]) throw new Error('foxCold: the ray missed the Fox');
+      const t3 = performance.now();
+      if (f < 0) continue; // (warm-up)
+      sum.sync += t1 - t0;
+      sum.pose += t2 - t1;
+      sum.pick += t3 - t2;
+      whole.push(t3 - t0);
+    }
+    const us = (v) => (1000 * v) / frames;
+    out.push({ label, sync_us: us(sum.sync), pose_us: us(sum.pose), pick_us: us(sum.pick), median_us: 1000 * median(whole), frames });
+  }
+  picker.free();
+  return out;
+}
+
+/**
  * update + pickPixel at width × height per frame (the ID buffer rendered
  * each frame: the pose changed), at the pixel of a vertex of the posed
  * mesh (as a mouse over the model), and a second pick of the same frame.

@@ -5,10 +5,11 @@
 // size and load time. Prints the BENCHMARKS.md table (markdown) and writes
 // the raw results as JSON (bench/results.json, or --out FILE).
 //
-// usage: node bench/run.mjs [--frames N] [--models DIR] [--out FILE] [--fox]
+// usage: node bench/run.mjs [--frames N] [--models DIR] [--out FILE] [--fox | --fox-cold]
 // (from web/, after scripts/build.sh; DIR default ../shared/models from the
 // repository root: bunny_3k, snowden_bust and city_san_francisco are required;
-// --fox: only the Fox's rows, ~10 s, no models needed)
+// --fox: only the Fox's rows, ~10 s, no models needed; --fox-cold: where a
+// cold Fox frame's time goes, after warm, data-evicting and peers' work)
 import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -21,7 +22,8 @@ const frames = parseInt(opt('--frames', '30'), 10);
 const modelsDir = resolve(REPO, opt('--models', '../shared/models'));
 const out = opt('--out', join(WEB, 'bench', 'results.json'));
 const foxOnly = args.includes('--fox');
-const MODELS = foxOnly ? [] : ['bunny_3k', 'snowden_bust', 'city_san_francisco'];
+const foxCold = args.includes('--fox-cold');
+const MODELS = foxOnly || foxCold ? [] : ['bunny_3k', 'snowden_bust', 'city_san_francisco'];
 for (const m of MODELS) {
   if (!existsSync(join(modelsDir, `${m}.obj`))) {
     console.error(`bench: needs ${m}.obj in ${modelsDir} (--models DIR)`);
@@ -44,9 +46,13 @@ try {
   const loads = [];
   for (let k = 0; k < 5; k++) loads.push(await run('load', {}));
   results.wasm.load_ms = loads.sort((x, y) => x - y)[2];
-  process.stderr.write('skinned meshes…\n');
-  results.skinned = await run('skinnedRows', { frames, n: 32, fox: foxOnly });
-  if (!foxOnly) {
+  if (foxCold) {
+    process.stderr.write('the Fox, cold and warm…\n');
+    results.foxCold = await run('foxCold', { frames: parseInt(opt('--frames', '600'), 10) });
+  }
+  if (!foxCold) process.stderr.write('skinned meshes…\n');
+  if (!foxCold) results.skinned = await run('skinnedRows', { frames, n: 32, fox: foxOnly });
+  if (!foxOnly && !foxCold) {
     process.stderr.write('pickPixel…\n');
     results.pixels = await run('pixelRows', { frames, width: 1280, height: 720 });
     process.stderr.write('static meshes…\n');
@@ -74,6 +80,12 @@ for (const s of results.skinned ?? []) {
     const agree = k === 'softpick' ? '' : `${((100 * same) / s.agree.of[k]).toFixed(2)} %`;
     lines.push(`| ${k}${x} | ${ms(r.one_ms)} ms | ${ms(r.grid_ms)} ms${calls} | ${agree} |`);
   }
+  lines.push('');
+}
+if (results.foxCold) {
+  lines.push('| Fox update + 1 pick, after | sync µs (mean) | pose call µs | pick µs | whole step, median µs |', '|---|---:|---:|---:|---:|');
+  const u = (v) => v.toFixed(1);
+  for (const r of results.foxCold) lines.push(`| ${r.label} | ${u(r.sync_us)} | ${u(r.pose_us)} | ${u(r.pick_us)} | ${u(r.median_us)} |`);
   lines.push('');
 }
 for (const p of results.pixels ?? []) {

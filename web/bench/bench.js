@@ -41,12 +41,12 @@ function rays(camera, n) {
 }
 
 /**
- * A skinned mesh posed frame after frame: per frame, each method's
- * preparation (softpick: update; three.js: bounds; SkinnedMeshBVH: refit;
- * bake: StaticGeometryGenerator + refit) and its picks (1, or an n × n
- * grid), timed; the answers compared on the grid.
+ * A posed mesh of `setup` with what each method needs: an n × n grid of
+ * rays over its camera and the middle one (`one`), a first-hit raycaster,
+ * softpick's picker, three-mesh-bvh's SkinnedMeshBVH and the bake
+ * (StaticGeometryGenerator into a MeshBVH, raycast by acceleratedRaycast).
  */
-async function skinned(label, setup, { frames, n }) {
+async function contenders(setup, n) {
   const { root, mesh, pose, camera } = await setup();
   const grid = rays(camera, n);
   const one = new THREE.Raycaster();
@@ -61,6 +61,17 @@ async function skinned(label, setup, { frames, n }) {
   baked.boundsTree = new MeshBVH(baked, { indirect: true });
   const bakedMesh = new THREE.Mesh(baked, mesh.material);
   bakedMesh.raycast = acceleratedRaycast;
+  return { root, mesh, pose, grid, one, rc, picker, sbvh, gen, baked, bakedMesh };
+}
+
+/**
+ * A skinned mesh posed frame after frame: per frame, each method's
+ * preparation (softpick: update; three.js: bounds; SkinnedMeshBVH: refit;
+ * bake: StaticGeometryGenerator + refit) and its picks (1, or an n × n
+ * grid), timed; the answers compared on the grid.
+ */
+async function skinned(label, setup, { frames, n }) {
+  const { root, mesh, pose, grid, one, rc, picker, sbvh, gen, baked, bakedMesh } = await contenders(setup, n);
   const hits = [];
   const first = (ray, f) => {
     rc.ray.copy(ray);
@@ -198,21 +209,8 @@ export async function skinnedRows({ frames = 30, n = 32, fox: foxOnly = false })
  * averages out) and the median of the whole step.
  */
 export async function foxCold({ frames = 600, n = 32 }) {
-  const { root, mesh, camera, pose } = await fox();
-  const grid = rays(camera, n);
-  const one = new THREE.Raycaster();
-  one.ray.copy(grid.list[(n * n) >> 1]);
+  const { root, mesh, pose, grid, one, rc, picker, sbvh, gen, baked, bakedMesh } = await contenders(fox, n);
   one.firstHitOnly = true;
-  const rc = new THREE.Raycaster();
-  rc.firstHitOnly = true;
-  const picker = await Picker.create();
-  const sbvh = new SkinnedMeshBVH(mesh);
-  const gen = new StaticGeometryGenerator(mesh);
-  gen.applyWorldTransforms = true;
-  const baked = gen.generate();
-  baked.boundsTree = new MeshBVH(baked, { indirect: true });
-  const bakedMesh = new THREE.Mesh(baked, mesh.material);
-  bakedMesh.raycast = acceleratedRaycast;
   const hits = [];
   const sweep = new Float64Array(1 << 19);
   const between = {

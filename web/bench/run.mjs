@@ -6,10 +6,12 @@
 // the raw results as JSON (bench/results.json, or --out FILE).
 //
 // usage: node bench/run.mjs [--frames N] [--models DIR] [--out FILE] [--fox | --fox-cold]
+//                           [--cpuprofile FILE]
 // (from web/, after scripts/build.sh; DIR default ../shared/models from the
 // repository root: bunny_3k, snowden_bust and city_san_francisco are required;
 // --fox: only the Fox's rows, ~10 s, no models needed; --fox-cold: where a
-// cold Fox frame's time goes, after warm, data-evicting and peers' work)
+// cold Fox frame's time goes, after warm, data-evicting and peers' work;
+// --cpuprofile FILE: a CPU profile of the last part run, e.g. with --fox-cold)
 import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -33,10 +35,22 @@ for (const m of MODELS) {
 
 const wasm = await readFile(join(WEB, 'pkg', 'softpick_web_bg.wasm'));
 const b = await browser({ extraRoots: { '/shared-models/': modelsDir }, isolate: true });
+const cpuprofile = opt('--cpuprofile', null);
 const run = async (fn, a) => {
   const page = await b.page('0.187');
+  // (--cpuprofile: Chromium's sampling profiler, every 25 µs, over the run;
+  // the file opens in DevTools' Performance panel)
+  const cdp = cpuprofile ? await page.context().newCDPSession(page) : null;
   try {
-    return await page.evaluate(async ({ fn, a }) => (await import('/web/bench/bench.js'))[fn](a), { fn, a });
+    if (cdp) {
+      await page.evaluate(() => import('/web/bench/bench.js'));
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 25 });
+      await cdp.send('Profiler.start');
+    }
+    const r = await page.evaluate(async ({ fn, a }) => (await import('/web/bench/bench.js'))[fn](a), { fn, a });
+    if (cdp) await writeFile(cpuprofile, JSON.stringify((await cdp.send('Profiler.stop')).profile));
+    return r;
   } finally {
     await page.close();
   }

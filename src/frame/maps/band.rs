@@ -228,14 +228,20 @@ impl Shared<'_> {
     /// positions) as rendered.
     #[inline]
     fn setup(&self, mesh: MeshId, positions: &[glam::Vec3], corners: [u32; 3]) -> TriSetup {
-        let q = corners.map(|i| positions[i as usize]);
         // (the identity's product is the point itself: skipped, the same
-        // values; a mesh without a matrix was rendered at the identity)
+        // values; a mesh without a matrix was rendered at the identity.
+        // Each corner is read and widened on its own: `corners.map` made
+        // an array of `Vec3`s on the stack, copied in 8-byte pieces and
+        // read back across them, a store-forwarding stall per triangle.)
         let p = match self.frame.worlds.get(mesh as usize) {
             Some(world) if !self.identity[mesh as usize] => {
-                q.map(|q| world.transform_point3(q).as_dvec3())
+                let corner = |i: u32| world.transform_point3(positions[i as usize]).as_dvec3();
+                [corner(corners[0]), corner(corners[1]), corner(corners[2])]
             }
-            _ => q.map(|q| q.as_dvec3()),
+            _ => {
+                let corner = |i: u32| positions[i as usize].as_dvec3();
+                [corner(corners[0]), corner(corners[1]), corner(corners[2])]
+            }
         };
         let (e0, e1) = (p[1] - p[0], p[2] - p[0]);
         let n = e0.cross(e1);

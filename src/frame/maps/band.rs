@@ -299,28 +299,33 @@ impl Shared<'_> {
     fn pixels(&self, cache: &[Slot; SLOTS], pixels: &[Waiting], out: &mut BandOut, four: bool) {
         // (pixels of no triangle of the scene, never in a frame of it,
         // are left at the background's values)
-        let mut set = [(pixels[0], None::<&TriSetup>); BATCH];
-        let mut n = 0;
-        for &p in pixels {
-            if let Some(t) = cache[p.slot as usize].setup.as_ref() {
-                if let Some(m) = out.mesh.as_deref_mut() {
+        let setup = |p: &Waiting| cache[p.slot as usize].setup.as_ref();
+        if let Some(m) = out.mesh.as_deref_mut() {
+            for p in pixels {
+                if let Some(t) = setup(p) {
                     m[p.k as usize] = t.mesh;
                 }
-                set[n] = (p, Some(t));
-                n += 1;
             }
         }
-        let set = &set[..n];
-        let mut rest = set;
+        let mut rest = pixels;
         if four {
-            let groups = set.chunks_exact(4);
+            let groups = pixels.chunks_exact(4);
             rest = groups.remainder();
             for g in groups {
                 // (written out: `array::from_fn` and `map` are not always
                 // inlined into the AVX2 build)
-                let p = [g[0].0, g[1].0, g[2].0, g[3].0];
-                let set = |i: usize| g[i].1.expect("set up");
-                let t = [set(0), set(1), set(2), set(3)];
+                let p = [g[0], g[1], g[2], g[3]];
+                let (Some(t0), Some(t1), Some(t2), Some(t3)) =
+                    (setup(&p[0]), setup(&p[1]), setup(&p[2]), setup(&p[3]))
+                else {
+                    for p in g {
+                        if let Some(t) = setup(p) {
+                            self.one(out, *p, t);
+                        }
+                    }
+                    continue;
+                };
+                let t = [t0, t1, t2, t3];
                 let (o, d) = self.rays4(&p);
                 let (hits, computed) = hits4_lanes(t, self.rays.perspective, &o, &d, self.want);
                 for i in 0..4 {
@@ -332,8 +337,10 @@ impl Shared<'_> {
                 }
             }
         }
-        for &(p, t) in rest {
-            self.one(out, p, t.expect("set up"));
+        for p in rest {
+            if let Some(t) = setup(p) {
+                self.one(out, *p, t);
+            }
         }
     }
 }

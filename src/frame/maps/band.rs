@@ -13,14 +13,14 @@
 //!    corner indices (arrived meanwhile) are read and their corners
 //!    asked for, then the corners are read and the set-ups computed;
 //! 3. the batch's pixels are computed, four at a time in f64 lanes on a
-//!    CPU with AVX2 ([`hits4`]), else one at a time.
+//!    CPU with AVX2 ([`hits4_lanes`]), else one at a time.
 //!
 //! Each pixel's values depend on its own ray and triangle only, so
 //! neither the batches nor the lanes change any.
 
 use glam::DVec3;
 
-use super::hit::{hits4, PixelHit, TriSetup};
+use super::hit::{hits4_lanes, lanes, PixelHit, TriSetup, F4};
 use super::meshes::Meshes;
 use super::{BandOut, MapRequest, PixelRays};
 use crate::cpu::{prefetch, Isa, Kernel, Lanes8};
@@ -53,7 +53,7 @@ pub(super) struct Shared<'a> {
     pub(super) identity: &'a [bool],
     pub(super) want: MapRequest,
     /// Where the pixels' arithmetic runs: [`Isa::Base`] one pixel at a
-    /// time (`Frame::pixel_hit`), AVX2 four at a time ([`hits4`]).
+    /// time (`Frame::pixel_hit`), AVX2 four at a time ([`hits4_lanes`]).
     pub(super) isa: Isa,
 }
 
@@ -186,18 +186,62 @@ impl Shared<'_> {
         }
     }
 
+    /// The rays of four pixels in lanes (`ov[c][i]`, `dv[c][i]`: component
+    /// `c` of pixel `i`'s origin and direction), lane by lane the
+    /// operations of [`Shared::ray`], so the same bits; made in lanes
+    /// rather than gathered from four `DVec3`s, which LLVM passes through
+    /// the stack in pieces it then reads whole (a store-forwarding stall
+    /// per group).
+    #[inline(always)]
+    fn rays4(&self, p: &[Waiting; 4]) -> ([F4; 3], [F4; 3]) {
+        let Some((columns, rows)) = self.parts else {
+            let ray = |i: usize| self.ray(p[i].x, p[i].y);
+            let r = [ray(0), ray(1), ray(2), ray(3)];
+            let o = |c: usize| lanes(|i| r[i].0[c]);
+            let d = |c: usize| lanes(|i| r[i].1[c]);
+            return ([o(0), o(1), o(2)], [d(0), d(1), d(2)]);
+        };
+        let column = |i: usize| columns[p[i].x as usize];
+        let row = |i: usize| rows[p[i].y as usize];
+        let (col, row) = (
+            [column(0), column(1), column(2), column(3)],
+            [row(0), row(1), row(2), row(3)],
+        );
+        // `ray_from_parts`: side = column + row, then forward + side
+        // (perspective) or eye + side (orthographic)
+        let side = |c: usize| lanes(|i| col[i][c] + row[i][c]);
+        let side = [side(0), side(1), side(2)];
+        let (e, f) = (self.rays.eye, self.rays.forward);
+        let fixed = |v: DVec3| [[v.x; 4], [v.y; 4], [v.z; 4]];
+        let plus = |v: DVec3| {
+            let one = |c: usize| lanes(|i| v[c] + side[c][i]);
+            [one(0), one(1), one(2)]
+        };
+        if self.rays.perspective {
+            (fixed(e), plus(f))
+        } else {
+            (plus(e), fixed(f))
+        }
+    }
+
     /// The setup of triangle `corners` (indices into mesh `mesh`'s
     /// positions) as rendered.
     #[inline]
     fn setup(&self, mesh: MeshId, positions: &[glam::Vec3], corners: [u32; 3]) -> TriSetup {
-        let q = corners.map(|i| positions[i as usize]);
         // (the identity's product is the point itself: skipped, the same
-        // values; a mesh without a matrix was rendered at the identity)
+        // values; a mesh without a matrix was rendered at the identity.
+        // Each corner is read and widened on its own: `corners.map` made
+        // an array of `Vec3`s on the stack, copied in 8-byte pieces and
+        // read back across them, a store-forwarding stall per triangle.)
         let p = match self.frame.worlds.get(mesh as usize) {
             Some(world) if !self.identity[mesh as usize] => {
-                q.map(|q| world.transform_point3(q).as_dvec3())
+                let corner = |i: u32| world.transform_point3(positions[i as usize]).as_dvec3();
+                [corner(corners[0]), corner(corners[1]), corner(corners[2])]
             }
-            _ => q.map(|q| q.as_dvec3()),
+            _ => {
+                let corner = |i: u32| positions[i as usize].as_dvec3();
+                [corner(corners[0]), corner(corners[1]), corner(corners[2])]
+            }
         };
         let (e0, e1) = (p[1] - p[0], p[2] - p[0]);
         let n = e0.cross(e1);
@@ -250,42 +294,40 @@ impl Shared<'_> {
     }
 
     /// The pixels of a batch whose triangles are set up, four at a time
-    /// in lanes ([`hits4`]) when `four`, else one at a time.
+    /// in lanes ([`hits4_lanes`]) when `four`, else one at a time.
     #[inline(always)]
     fn pixels(&self, cache: &[Slot; SLOTS], pixels: &[Waiting], out: &mut BandOut, four: bool) {
         // (pixels of no triangle of the scene, never in a frame of it,
         // are left at the background's values)
-        let mut set = [(pixels[0], None::<&TriSetup>); BATCH];
-        let mut n = 0;
-        for &p in pixels {
-            if let Some(t) = cache[p.slot as usize].setup.as_ref() {
-                if let Some(m) = out.mesh.as_deref_mut() {
+        let setup = |p: &Waiting| cache[p.slot as usize].setup.as_ref();
+        if let Some(m) = out.mesh.as_deref_mut() {
+            for p in pixels {
+                if let Some(t) = setup(p) {
                     m[p.k as usize] = t.mesh;
                 }
-                set[n] = (p, Some(t));
-                n += 1;
             }
         }
-        let set = &set[..n];
-        let mut rest = set;
+        let mut rest = pixels;
         if four {
-            let groups = set.chunks_exact(4);
+            let groups = pixels.chunks_exact(4);
             rest = groups.remainder();
             for g in groups {
                 // (written out: `array::from_fn` and `map` are not always
                 // inlined into the AVX2 build)
-                let p = [g[0].0, g[1].0, g[2].0, g[3].0];
-                let set = |i: usize| g[i].1.expect("set up");
-                let t = [set(0), set(1), set(2), set(3)];
-                let ray = |i: usize| self.ray(p[i].x, p[i].y);
-                let r = [ray(0), ray(1), ray(2), ray(3)];
-                let (hits, computed) = hits4(
-                    t,
-                    self.rays.perspective,
-                    [r[0].0, r[1].0, r[2].0, r[3].0],
-                    [r[0].1, r[1].1, r[2].1, r[3].1],
-                    self.want,
-                );
+                let p = [g[0], g[1], g[2], g[3]];
+                let (Some(t0), Some(t1), Some(t2), Some(t3)) =
+                    (setup(&p[0]), setup(&p[1]), setup(&p[2]), setup(&p[3]))
+                else {
+                    for p in g {
+                        if let Some(t) = setup(p) {
+                            self.one(out, *p, t);
+                        }
+                    }
+                    continue;
+                };
+                let t = [t0, t1, t2, t3];
+                let (o, d) = self.rays4(&p);
+                let (hits, computed) = hits4_lanes(t, self.rays.perspective, &o, &d, self.want);
                 for i in 0..4 {
                     if computed >> i & 1 != 0 {
                         Self::write(out, p[i], t[i], &hits[i]);
@@ -295,8 +337,10 @@ impl Shared<'_> {
                 }
             }
         }
-        for &(p, t) in rest {
-            self.one(out, p, t.expect("set up"));
+        for p in rest {
+            if let Some(t) = setup(p) {
+                self.one(out, *p, t);
+            }
         }
     }
 }

@@ -103,11 +103,11 @@ impl Frame {
 }
 
 /// Four lanes of f64.
-type F4 = [f64; 4];
+pub(super) type F4 = [f64; 4];
 
 /// Lane by lane.
 #[inline(always)]
-fn lanes(mut f: impl FnMut(usize) -> f64) -> F4 {
+pub(super) fn lanes(mut f: impl FnMut(usize) -> f64) -> F4 {
     // (written out: `array::from_fn`'s closure is not always inlined,
     // which leaves a call per lane outside the AVX2 build)
     [f(0), f(1), f(2), f(3)]
@@ -143,6 +143,7 @@ fn gather(v: [DVec3; 4]) -> [F4; 3] {
 /// triangle seen edge-on, whose hit the depth buffer gives) are left out
 /// of the returned mask (bit i: lane i computed); the caller computes
 /// them with `pixel_hit`.
+#[cfg(test)]
 #[inline(always)]
 pub(super) fn hits4(
     t: [&TriSetup; 4],
@@ -151,10 +152,21 @@ pub(super) fn hits4(
     d: [DVec3; 4],
     want: MapRequest,
 ) -> ([PixelHit; 4], u32) {
+    hits4_lanes(t, perspective, &gather(o), &gather(d), want)
+}
+
+/// [`hits4`] of rays already in lanes: `ov[c][i]`, `dv[c][i]` the
+/// component `c` of lane `i`'s origin and direction.
+#[inline(always)]
+pub(super) fn hits4_lanes(
+    t: [&TriSetup; 4],
+    perspective: bool,
+    ov: &[F4; 3],
+    dv: &[F4; 3],
+    want: MapRequest,
+) -> ([PixelHit; 4], u32) {
     let n = gather(each(t, |t| t.n));
-    let dv = gather(d);
-    let ov = gather(o);
-    let denom = dot(&n, &dv);
+    let denom = dot(&n, dv);
     let num = if perspective {
         lanes(|i| t[i].num_eye)
     } else {
@@ -191,7 +203,7 @@ pub(super) fn hits4(
     let distance: [f32; 4] = match (want.distance, perspective) {
         (false, _) => [0.0; 4],
         (true, true) => {
-            let dd = dot(&dv, &dv);
+            let dd = dot(dv, dv);
             let len = lanes(|i| dd[i].sqrt());
             let one = |i: usize| (s[i] * len[i]) as f32;
             [one(0), one(1), one(2), one(3)]

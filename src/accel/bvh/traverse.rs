@@ -107,10 +107,16 @@ impl<T: Copy + Default, const N: usize> Stack<T, N> {
         self.more.clear();
     }
 
+    /// The last entry pushed. The spill vector holds entries only while
+    /// the array is full (`push` spills only then, and the array gives
+    /// back nothing before the vector is empty), so it is looked at only
+    /// then: most pops test one count.
     #[inline(always)]
     pub(crate) fn pop(&mut self) -> Option<T> {
-        if let Some(v) = self.more.pop() {
-            return Some(v);
+        if self.n == N {
+            if let Some(v) = self.more.pop() {
+                return Some(v);
+            }
         }
         self.n = self.n.checked_sub(1)?;
         Some(self.top[self.n])
@@ -576,9 +582,11 @@ impl Bvh {
         let packs = self
             .packs
             .get(first..first + (leaf.count as usize).div_ceil(4))?;
+        // (the lanes compared at once, without a branch per lane)
         packs.iter().find_map(|pk| {
-            let k = set_bits(pk.used).find(|&k| pk.id[k] == id)?;
-            Some(pk.corners(k))
+            let lanes = glam::UVec4::from_array(pk.id).cmpeq(glam::UVec4::splat(id));
+            let k = lanes.bitmask() & pk.used;
+            (k != 0).then(|| pk.corners(k.trailing_zeros() as usize))
         })
     }
 

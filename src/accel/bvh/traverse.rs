@@ -60,16 +60,19 @@ pub(super) fn insert_desc(order: &mut [(f32, usize); WIDTH], n: usize, d: f32, k
 #[inline(always)]
 pub(super) fn by_distance(mask: u32, near: &[f32; WIDTH]) -> [u8; WIDTH] {
     let (lo, hi) = (Vec4::from_slice(&near[..4]), Vec4::from_slice(&near[4..]));
-    let last = mask.count_ones() as usize - 1;
-    let mut order = [0u8; WIDTH];
+    let last = mask.count_ones() - 1;
+    // (the lanes placed as bytes of one register: written byte by byte in
+    // memory, the order was read back as a whole and the CPU could not
+    // forward the eight narrow stores to that read, a stall per node)
+    let mut order = 0u64;
     for k in set_bits(mask) {
         let d = Vec4::splat(near[k]);
         let lt = lo.cmplt(d).bitmask() | hi.cmplt(d).bitmask() << 4;
         let eq = lo.cmpeq(d).bitmask() | hi.cmpeq(d).bitmask() << 4;
         let before = (lt | eq & ((1 << k) - 1)) & mask;
-        order[last - before.count_ones() as usize] = k as u8;
+        order |= (k as u64) << (8 * (last - before.count_ones()));
     }
-    order
+    order.to_le_bytes()
 }
 
 /// A traversal stack: the first `N` entries in an array (cheap to set up
@@ -107,10 +110,16 @@ impl<T: Copy + Default, const N: usize> Stack<T, N> {
         self.more.clear();
     }
 
+    /// The last entry pushed. The spill vector holds entries only while
+    /// the array is full (`push` spills only then, and the array gives
+    /// back nothing before the vector is empty), so it is looked at only
+    /// then: most pops test one count.
     #[inline(always)]
     pub(crate) fn pop(&mut self) -> Option<T> {
-        if let Some(v) = self.more.pop() {
-            return Some(v);
+        if self.n == N {
+            if let Some(v) = self.more.pop() {
+                return Some(v);
+            }
         }
         self.n = self.n.checked_sub(1)?;
         Some(self.top[self.n])
@@ -576,9 +585,11 @@ impl Bvh {
         let packs = self
             .packs
             .get(first..first + (leaf.count as usize).div_ceil(4))?;
+        // (the lanes compared at once, without a branch per lane)
         packs.iter().find_map(|pk| {
-            let k = set_bits(pk.used).find(|&k| pk.id[k] == id)?;
-            Some(pk.corners(k))
+            let lanes = glam::UVec4::from_array(pk.id).cmpeq(glam::UVec4::splat(id));
+            let k = lanes.bitmask() & pk.used;
+            (k != 0).then(|| pk.corners(k.trailing_zeros() as usize))
         })
     }
 

@@ -46,7 +46,7 @@
 mod pack;
 mod watertight;
 
-use glam::{Vec3, Vec3A};
+use glam::{BVec3A, Vec3, Vec3A};
 
 pub(crate) use pack::{Pack4Ray, Pack8Ray, TriPack};
 pub use watertight::intersect;
@@ -115,17 +115,19 @@ impl RayPrecomp {
         let x_dom = a.x >= a.y && a.x >= a.z;
         let kz = usize::from(!x_dom) * (1 + usize::from(!(a.y >= a.z)));
         let d = dir.to_array()[kz];
-        let (c1, c2) = ([1, 2, 0][kz], [2, 0, 1][kz]);
+        // (constant tables, read from memory: a local array or a lane
+        // index converted to a float is rebuilt for every ray)
+        const NEXT: [usize; 3] = [1, 2, 0];
+        const AFTER: [usize; 3] = [2, 0, 1];
+        const LANE: [BVec3A; 3] = [
+            BVec3A::new(true, false, false),
+            BVec3A::new(false, true, false),
+            BVec3A::new(false, false, true),
+        ];
+        let (c1, c2) = (NEXT[kz], AFTER[kz]);
         let neg = d < 0.0;
         let (kx, ky) = if neg { (c2, c1) } else { (c1, c2) };
-        let lanes = Vec3A::new(0.0, 1.0, 2.0);
-        let unit = |k: usize, s: f32| {
-            Vec3A::select(
-                lanes.cmpeq(Vec3A::splat(k as f32)),
-                Vec3A::splat(s),
-                Vec3A::ZERO,
-            )
-        };
+        let unit = |k: usize, s: f32| Vec3A::select(LANE[k], Vec3A::splat(s), Vec3A::ZERO);
         Self::with_axes(origin, dir, [kx, ky, kz], d, unit)
     }
 

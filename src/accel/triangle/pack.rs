@@ -44,10 +44,13 @@ impl TriPack {
 
     #[inline]
     pub(crate) fn corners(&self, lane: usize) -> [Vec3; 3] {
-        // (written out: `array::map` here compiled to an outlined call)
+        // (written out: `array::map` here compiled to an outlined call;
+        // each lane read as an array element, where indexing a `Vec4`
+        // is a jump by the lane)
         let c = |k: usize| {
             let p = &self.p[k];
-            Vec3::new(p[0][lane], p[1][lane], p[2][lane])
+            let at = |v: &Vec4| AsRef::<[f32; 4]>::as_ref(v)[lane];
+            Vec3::new(at(&p[0]), at(&p[1]), at(&p[2]))
         };
         [c(0), c(1), c(2)]
     }

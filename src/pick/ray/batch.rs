@@ -12,7 +12,7 @@ use glam::Vec3;
 use super::query::{flat_bvh_for, RayOptions};
 use super::walk::{first_t_in, RayScratch};
 use super::RayCaster;
-use crate::accel::bvh::{Bvh, LeafHit, MeshStack, INTERLEAVE};
+use crate::accel::bvh::{Bvh, LeafHit, MeshStack, NodeRef, INTERLEAVE};
 use crate::accel::triangle::RayPrecomp;
 use crate::cpu::Isa;
 use crate::geometry::Ray;
@@ -21,6 +21,11 @@ use crate::pick::face_normal;
 #[cfg(doc)]
 use crate::pick::Hit;
 use crate::scene::MeshId;
+
+/// Scenes of up to this many meshes (the offsets of their triangles, one
+/// more) find a flat walk's hit's mesh by counting (see
+/// `RayCaster::flat_hit`).
+const FEW_MESHES: usize = 33;
 
 /// The nearest hit of one ray of a batch ([`RayCaster::first_hits`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,12 +44,13 @@ pub struct RayHit {
     /// Whether the ray sees the triangle counter-clockwise in world space,
     /// as [`Hit::front_face`].
     pub front_face: bool,
-    /// The triangle's corners (mesh space) as the walk through the
-    /// scene's flat BVH read them, for [`RayCaster::hit_normal`]: taken
-    /// from the leaf the walk has just read, they spare it the cache
-    /// misses of the mesh's arrays on a large mesh. `None` on the other
-    /// paths.
-    corners: Option<[Vec3; 3]>,
+    /// The leaf of the scene's flat BVH that holds the triangle, where
+    /// the walk went through it, for [`RayCaster::hit_normal`]: the
+    /// triangle's corners (mesh space) read from there, from memory the
+    /// walk has read, spare it the cache misses of the mesh's arrays on a
+    /// large mesh; found only when the normal is asked for, so a hit
+    /// costs no more than its walk. `None` on the other paths.
+    leaf: Option<NodeRef>,
 }
 
 /// The iterator of [`RayCaster::first_hits`].
@@ -133,7 +139,7 @@ impl<I: Iterator<Item = Ray>> Iterator for FirstHits<'_, '_, '_, I> {
             );
             a.hits = [None; INTERLEAVE];
             for (&k, hit) in of[..m].iter().zip(leaf_hits) {
-                a.hits[k] = hit.and_then(|h| self.caster.flat_hit(bvh, h, &mut self.scratch));
+                a.hits[k] = hit.and_then(|h| self.caster.flat_hit(h, &mut self.scratch));
             }
             (a.len, a.done) = (n, 0);
         }
@@ -211,20 +217,37 @@ impl<'a> RayCaster<'a> {
     /// The ray and range checks of the two-level path are the precomputed
     /// ray's validity and the walk's own (the same conditions), and clip
     /// planes narrow the range as there, so the answers are the same.
+    ///
+    /// The range in units of `t` is the options' distances divided by the
+    /// direction's length, except for the whole ray (`near` +0, `far`
+    /// infinite) with no direction coordinate above 10^18 (`len` is then
+    /// finite, and above zero for a direction that is not zero), where it
+    /// is `(+0, inf)` whatever `len`: no length to compute. A ray whose
+    /// precomputed ray is not valid (origin or direction not finite, or a
+    /// zero direction) hits nothing either way and is `None` at once.
     #[inline(always)]
     fn flat_ray(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<(RayPrecomp, f32, f32)> {
-        let len = ray.direction_length();
-        if !(len > 0.0) || !ray.origin.is_finite() {
+        let pre = RayPrecomp::new(ray.origin, ray.direction);
+        if !pre.is_valid() {
             return None;
         }
-        let (t_min, t_max) = (opts.near / len, opts.far / len);
+        let whole = opts.near.to_bits() == 0 && opts.far == f32::INFINITY;
+        let (t_min, t_max) = if whole && ray.direction.abs().max_element() <= 1.0e18 {
+            (0.0, f32::INFINITY)
+        } else {
+            let len = ray.direction_length();
+            if !(len > 0.0) {
+                return None;
+            }
+            (opts.near / len, opts.far / len)
+        };
         // clip planes of every mesh narrow the ray first, as in the
         // two-level walk (`flat_bvh_for` rules out planes of one mesh)
         let (t_min, t_max) = match opts.clip {
             Some(c) => c.narrow_all(ray, t_min, t_max)?,
             None => (t_min, t_max),
         };
-        Some((RayPrecomp::new(ray.origin, ray.direction), t_min, t_max))
+        Some((pre, t_min, t_max))
     }
 
     /// One ray of [`RayCaster::first_hits`] through the scene's flat BVH
@@ -244,19 +267,31 @@ impl<'a> RayCaster<'a> {
     ) -> Option<RayHit> {
         let (pre, t_min, t_max) = self.flat_ray(ray, opts)?;
         let hit = bvh.first_leaf_hit_on(isa, &pre, t_min, t_max, opts.cull, &mut scratch.mesh)?;
-        self.flat_hit(bvh, hit, scratch)
+        self.flat_hit(hit, scratch)
     }
 
     /// The [`RayHit`] of a walk's answer through the flat BVH `bvh`.
     #[inline(always)]
-    fn flat_hit(
-        &self,
-        bvh: &Bvh,
-        ((global, hit), leaf): LeafHit,
-        scratch: &mut RayScratch,
-    ) -> Option<RayHit> {
-        let (mesh, triangle) = self.scene.locate_from(global, scratch.mesh_hint)?;
-        scratch.mesh_hint = mesh;
+    fn flat_hit(&self, ((global, hit), leaf): LeafHit, scratch: &mut RayScratch) -> Option<RayHit> {
+        let offsets = self.scene.triangle_offsets();
+        let (mesh, triangle) = if offsets.len() <= FEW_MESHES {
+            // (few meshes: the mesh is the number of meshes that start at
+            // or before the triangle, less one, counted without a branch,
+            // where the hint of a random ray's last hit is a branch
+            // predicted wrong and a binary search a chain of loads; the
+            // offsets rise, so this is the mesh `Scene::locate` finds)
+            let last = offsets.last().copied().unwrap_or(0);
+            if global >= last {
+                return None;
+            }
+            let m = offsets.iter().map(|&o| u32::from(o <= global)).sum::<u32>();
+            let m = m.checked_sub(1)?;
+            (m, global - offsets.get(m as usize)?)
+        } else {
+            let (mesh, triangle) = self.scene.locate_from(global, scratch.mesh_hint)?;
+            scratch.mesh_hint = mesh;
+            (mesh, triangle)
+        };
         Some(RayHit {
             mesh,
             triangle,
@@ -264,7 +299,7 @@ impl<'a> RayCaster<'a> {
             t: hit.t,
             barycentric: hit.bary,
             front_face: hit.front,
-            corners: bvh.leaf_corners(leaf, global),
+            leaf: Some(leaf),
         })
     }
 
@@ -299,15 +334,15 @@ impl<'a> RayCaster<'a> {
             barycentric: n.hit.bary,
             // (a mirrored placement flips the facing, as in a full hit)
             front_face: n.hit.front != transform.mirrored,
-            corners: None,
+            leaf: None,
         })
     }
 
     /// The unit world-space normal of the triangle of `hit`, a hit of this
     /// caster's [`RayCaster::first_hits`]: [`RayCaster::face_normal`] of its
     /// mesh and triangle, bit for bit, but read, where the walk went
-    /// through the scene's one flat BVH, from the corners the walk has just
-    /// read (the same positions, placed by the same identity matrix).
+    /// through the scene's one flat BVH, from the corners in the leaf the
+    /// walk read (the same positions, placed by the same identity matrix).
     ///
     /// ```
     /// use glam::Vec3;
@@ -323,8 +358,16 @@ impl<'a> RayCaster<'a> {
     #[must_use]
     #[inline]
     pub fn hit_normal(&self, hit: &RayHit) -> Vec3 {
-        match hit.corners {
-            // Only the flat walk sets the corners, and only when every
+        // (a hit of this caster's flat walk names a leaf of the scene's
+        // flat BVH, built by that walk; a leaf that does not hold the
+        // triangle, of no hit of this caster, falls back to the mesh)
+        let corners = hit.leaf.and_then(|leaf| {
+            self.scene
+                .flat_bvh()
+                .leaf_corners(leaf, hit.global_triangle)
+        });
+        match corners {
+            // Only the flat walk sets the leaf, and only when every
             // mesh sits at exactly the identity. The identity's
             // `transform_point3` of a finite point (the leaves hold only
             // finite corners) is `((1·x + 0·y) + 0·z) + 0` per axis: `x`

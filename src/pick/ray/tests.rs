@@ -441,6 +441,66 @@ fn rays_of_any_direction_length_hit_alike() {
     assert!(hits > 300, "{hits} hits: the rays must mostly hit");
 }
 
+/// The batch's whole ray (default options) on the flat BVH takes its
+/// range in `t` without the direction's length when no direction
+/// coordinate exceeds 10^18: at every scale of the direction, on both
+/// sides of that bound (2^59 and 2^60 times a direction whose largest
+/// coordinate is 1) and where the length overflows to infinity (no hit
+/// either way), its answers are full first hits' bit for bit, in scenes of
+/// few meshes (their hits' meshes counted) and many (looked up).
+#[test]
+fn first_hits_of_the_whole_ray_at_any_direction_scale() {
+    let mut rng = Rng(0x3a0e_5ca1);
+    let mut hits = 0;
+    let mut overflowed = 0;
+    for round in 0..4 {
+        let s = scene_placed(&mut rng, [1, 6, 40, 3][round], true);
+        let caster = RayCaster::new(&s);
+        let opts = RayOptions::default();
+        for k in 0..120 {
+            let origin = rng.vec3(-14.0, 14.0);
+            // (aimed at a vertex of a random mesh: placed by the identity,
+            // its positions are world positions)
+            let p = s.meshes()[rng.below(s.meshes().len())].positions();
+            let dir = p[rng.below(p.len())] * 0.9 - origin;
+            let dir = dir / dir.abs().max_element();
+            let scales = [
+                2f32.powi(-100),
+                2f32.powi(-60),
+                1.0,
+                2f32.powi(59),
+                2f32.powi(60),
+                2f32.powi(100),
+                f32::MAX * 0.9,
+            ];
+            for (e, scale) in scales.into_iter().enumerate() {
+                let ray = Ray::new(origin, dir * scale);
+                let at = format!("round {round} ray {k} scale {e}");
+                let len = ray.direction_length();
+                overflowed += usize::from(len == f32::INFINITY);
+                let want = caster.first(&ray, &opts);
+                let got = caster.first_hits([ray], &opts).next().flatten();
+                match (want, got) {
+                    (None, None) => {}
+                    (Some(w), Some(g)) => {
+                        hits += 1;
+                        assert_eq!((g.mesh, g.triangle), (w.mesh, w.triangle), "{at}");
+                        assert_eq!(g.global_triangle, w.global_triangle, "{at}");
+                        assert_eq!(g.barycentric, w.barycentric, "{at}");
+                        assert_eq!(g.front_face, w.front_face, "{at}");
+                        assert_eq!(g.t * len, w.distance, "{at}");
+                        let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+                        assert_eq!(bits(caster.hit_normal(&g)), bits(w.normal), "{at}");
+                    }
+                    (w, g) => panic!("{at}: full {:?}, batch {g:?}", w.map(|h| h.triangle)),
+                }
+            }
+        }
+    }
+    assert!(hits > 1000, "{hits} hits: the rays must often hit");
+    assert!(overflowed > 50, "{overflowed}: some lengths must overflow");
+}
+
 /// From `INTERLEAVE_MIN_TRIS` triangles in an identity-placed scene the
 /// compact batch walks the flat BVH eight rays at a time, interleaved step
 /// by step: it still answers what full first hits answer, ray for ray, bit

@@ -16,16 +16,11 @@ use crate::accel::bvh::{Bvh, LeafHit, MeshStack, NodeRef, INTERLEAVE};
 use crate::accel::triangle::RayPrecomp;
 use crate::cpu::Isa;
 use crate::geometry::Ray;
-use crate::limits::INTERLEAVE_MIN_TRIS;
+use crate::limits::{FLAT_COUNT_MESHES, INTERLEAVE_MIN_TRIS};
 use crate::pick::face_normal;
 #[cfg(doc)]
 use crate::pick::Hit;
 use crate::scene::MeshId;
-
-/// Scenes of up to this many meshes (the offsets of their triangles, one
-/// more) find a flat walk's hit's mesh by counting (see
-/// `RayCaster::flat_hit`).
-const FEW_MESHES: usize = 33;
 
 /// The nearest hit of one ray of a batch ([`RayCaster::first_hits`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -274,7 +269,7 @@ impl<'a> RayCaster<'a> {
     #[inline(always)]
     fn flat_hit(&self, ((global, hit), leaf): LeafHit, scratch: &mut RayScratch) -> Option<RayHit> {
         let offsets = self.scene.triangle_offsets();
-        let (mesh, triangle) = if offsets.len() <= FEW_MESHES {
+        let (mesh, triangle) = if offsets.len() <= FLAT_COUNT_MESHES + 1 {
             // (few meshes: the mesh is the number of meshes that start at
             // or before the triangle, less one, counted without a branch,
             // where the hint of a random ray's last hit is a branch

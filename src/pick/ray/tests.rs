@@ -16,6 +16,21 @@ fn scene(rng: &mut Rng, meshes: usize) -> Scene {
     scene_placed(rng, meshes, false)
 }
 
+/// A batch hit `g` of [`RayCaster::first_hits`] is the full query's hit
+/// `w` of the same ray (whose direction is `len` long): the same triangle,
+/// barycentrics, facing and distance, and the same normal bit for bit
+/// (the flat walk takes it from the leaf's corners, not the mesh's
+/// arrays).
+fn assert_batch_hit_is_full(caster: &RayCaster<'_>, g: &RayHit, w: &Hit, len: f32, at: &str) {
+    assert_eq!((g.mesh, g.triangle), (w.mesh, w.triangle), "{at}");
+    assert_eq!(g.global_triangle, w.global_triangle, "{at}");
+    assert_eq!(g.barycentric, w.barycentric, "{at}");
+    assert_eq!(g.front_face, w.front_face, "{at}");
+    assert_eq!(g.t * len, w.distance, "{at}");
+    let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+    assert_eq!(bits(caster.hit_normal(g)), bits(w.normal), "{at}");
+}
+
 /// [`scene`], with every mesh placed by the identity when `identity`
 /// (the scenes whose picks walk the flat BVH).
 fn scene_placed(rng: &mut Rng, meshes: usize, identity: bool) -> Scene {
@@ -322,17 +337,9 @@ fn first_hits_equal_full_first_hits() {
                     (None, None) => {}
                     (Some(w), Some(g)) => {
                         hits += 1;
-                        assert_eq!((g.mesh, g.triangle), (w.mesh, w.triangle), "{at}");
-                        assert_eq!(g.global_triangle, w.global_triangle, "{at}");
-                        assert_eq!(g.barycentric, w.barycentric, "{at}");
-                        assert_eq!(g.front_face, w.front_face, "{at}");
-                        assert_eq!(g.t * ray.direction_length(), w.distance, "{at}");
+                        assert_batch_hit_is_full(&caster, g, &w, ray.direction_length(), &at);
                         assert_eq!(ray.at(g.t), w.position, "{at}");
                         assert_eq!(caster.face_normal(g.mesh, g.triangle), w.normal, "{at}");
-                        // (bit for bit: the flat walk takes it from the
-                        // leaf's corners, not the mesh's arrays)
-                        let bits = |v: Vec3| v.to_array().map(f32::to_bits);
-                        assert_eq!(bits(caster.hit_normal(g)), bits(w.normal), "{at}");
                     }
                     (w, g) => panic!("{at}: full {:?}, batch {g:?}", w.map(|h| h.triangle)),
                 }
@@ -484,13 +491,7 @@ fn first_hits_of_the_whole_ray_at_any_direction_scale() {
                     (None, None) => {}
                     (Some(w), Some(g)) => {
                         hits += 1;
-                        assert_eq!((g.mesh, g.triangle), (w.mesh, w.triangle), "{at}");
-                        assert_eq!(g.global_triangle, w.global_triangle, "{at}");
-                        assert_eq!(g.barycentric, w.barycentric, "{at}");
-                        assert_eq!(g.front_face, w.front_face, "{at}");
-                        assert_eq!(g.t * len, w.distance, "{at}");
-                        let bits = |v: Vec3| v.to_array().map(f32::to_bits);
-                        assert_eq!(bits(caster.hit_normal(&g)), bits(w.normal), "{at}");
+                        assert_batch_hit_is_full(&caster, &g, &w, len, &at);
                     }
                     (w, g) => panic!("{at}: full {:?}, batch {g:?}", w.map(|h| h.triangle)),
                 }

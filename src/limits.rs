@@ -170,10 +170,10 @@ pub const MAX_CLIP_PLANES: usize = 8;
 /// 463, 443 (four interleaved: 390, 397; 533, 483; 493, 533).
 pub(crate) const INTERLEAVE_MIN_TRIS: usize = 200_000;
 
-/// Scenes of up to this many meshes find the mesh of a flat-BVH ray hit by
-/// counting the meshes whose first triangle is at or below the hit's
-/// (branch-free, `RayCaster::flat_hit`); larger ones search from the last
-/// hit's mesh. Random rays in a small scene rarely hit the last ray's mesh,
-/// so the hinted search mispredicts there (builtin, 22 meshes: about 5 ns a
-/// ray of the 40 around the walk before the count).
-pub(crate) const FLAT_COUNT_MESHES: usize = 32;
+/// Scenes of up to this many meshes find the mesh of a global triangle
+/// (a flat-BVH ray hit's) by counting the meshes whose first triangle is
+/// at or below it, branch-free (`Scene::locate_from`); larger ones search
+/// from the last hit's mesh. Random rays in a small scene rarely hit the
+/// last ray's mesh, so the hinted search mispredicts there (builtin, 22
+/// meshes: about 5 ns a ray of the 40 around the walk before the count).
+pub(crate) const LOCATE_COUNT_MESHES: usize = 32;

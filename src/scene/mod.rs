@@ -13,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 use glam::{Mat4, Quat, Vec3};
 
 use crate::accel::bvh::Bvh;
+use crate::limits::LOCATE_COUNT_MESHES;
 pub use animation::{Animation, Channel, ChannelPath, Interpolation, LoopMode};
 use mesh::Geometry;
 pub use mesh::Mesh;
@@ -445,9 +446,22 @@ impl Scene {
 
     /// [`Scene::locate`], trying mesh `hint` first (neighbouring pixels'
     /// picks often land on one mesh; the search takes a dozen steps in a
-    /// scene of thousands of meshes).
-    #[inline]
+    /// scene of thousands of meshes). A scene of up to
+    /// `LOCATE_COUNT_MESHES` meshes counts instead, without a branch:
+    /// the mesh is the number of meshes that start at or before `global`,
+    /// less one (the offsets rise, so it is the one `locate` finds), where
+    /// a hint that random rays rarely confirm is a branch predicted wrong.
+    #[inline(always)]
     pub(crate) fn locate_from(&self, global: u32, hint: MeshId) -> Option<(MeshId, u32)> {
+        let offsets = &self.tri_offset;
+        if offsets.len() <= LOCATE_COUNT_MESHES + 1 {
+            if global >= self.triangle_count() {
+                return None;
+            }
+            let m = offsets.iter().map(|&o| u32::from(o <= global)).sum::<u32>();
+            let m = m.checked_sub(1)?;
+            return Some((m, global - offsets.get(m as usize)?));
+        }
         let h = hint as usize;
         if let (Some(&lo), Some(&hi)) = (self.tri_offset.get(h), self.tri_offset.get(h + 1)) {
             // (only a non-empty mesh holds `global`, and only one)

@@ -16,7 +16,7 @@ use crate::accel::bvh::{Bvh, LeafHit, MeshStack, NodeRef, INTERLEAVE};
 use crate::accel::triangle::RayPrecomp;
 use crate::cpu::Isa;
 use crate::geometry::Ray;
-use crate::limits::{FLAT_COUNT_MESHES, INTERLEAVE_MIN_TRIS};
+use crate::limits::INTERLEAVE_MIN_TRIS;
 use crate::pick::face_normal;
 #[cfg(doc)]
 use crate::pick::Hit;
@@ -268,25 +268,8 @@ impl<'a> RayCaster<'a> {
     /// The [`RayHit`] of a walk's answer through the flat BVH `bvh`.
     #[inline(always)]
     fn flat_hit(&self, ((global, hit), leaf): LeafHit, scratch: &mut RayScratch) -> Option<RayHit> {
-        let offsets = self.scene.triangle_offsets();
-        let (mesh, triangle) = if offsets.len() <= FLAT_COUNT_MESHES + 1 {
-            // (few meshes: the mesh is the number of meshes that start at
-            // or before the triangle, less one, counted without a branch,
-            // where the hint of a random ray's last hit is a branch
-            // predicted wrong and a binary search a chain of loads; the
-            // offsets rise, so this is the mesh `Scene::locate` finds)
-            let last = offsets.last().copied().unwrap_or(0);
-            if global >= last {
-                return None;
-            }
-            let m = offsets.iter().map(|&o| u32::from(o <= global)).sum::<u32>();
-            let m = m.checked_sub(1)?;
-            (m, global - offsets.get(m as usize)?)
-        } else {
-            let (mesh, triangle) = self.scene.locate_from(global, scratch.mesh_hint)?;
-            scratch.mesh_hint = mesh;
-            (mesh, triangle)
-        };
+        let (mesh, triangle) = self.scene.locate_from(global, scratch.mesh_hint)?;
+        scratch.mesh_hint = mesh;
         Some(RayHit {
             mesh,
             triangle,

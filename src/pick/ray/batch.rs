@@ -289,11 +289,7 @@ impl<'a> RayCaster<'a> {
         opts: &RayOptions<'_>,
         scratch: &mut RayScratch,
     ) -> Option<RayHit> {
-        let len = ray.direction_length();
-        if !(len > 0.0) || !ray.origin.is_finite() {
-            return None;
-        }
-        let (t_min, t_max) = (opts.near / len, opts.far / len);
+        let (t_min, t_max) = opts.t_range(ray)?;
         let n = first_t_in(
             self.scene,
             &self.transforms,

@@ -214,11 +214,9 @@ impl<'a> RayCaster<'a> {
     pub(crate) fn all_in(&self, ray: &Ray, opts: &RayOptions<'_>, brute: bool) -> Vec<Hit> {
         let scene = self.scene;
         let mut out = Vec::new();
-        let len = ray.direction_length();
-        if !(len > 0.0) || !ray.origin.is_finite() {
+        let Some((t_min, t_max)) = opts.t_range(ray) else {
             return out;
-        }
-        let (t_min, t_max) = (opts.near / len, opts.far / len);
+        };
         if !(t_min <= t_max) {
             return out;
         }
@@ -272,11 +270,7 @@ impl<'a> RayCaster<'a> {
     /// compare against.
     pub(crate) fn first_brute(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
         let mut best: Option<NearestHit> = None;
-        let len = ray.direction_length();
-        if !(len > 0.0) || !ray.origin.is_finite() {
-            return None;
-        }
-        let (t_min, t_max0) = (opts.near / len, opts.far / len);
+        let (t_min, t_max0) = opts.t_range(ray)?;
         let (t_min0, t_max0) = opts
             .clip
             .map_or(Some((t_min, t_max0)), |c| c.narrow_all(ray, t_min, t_max0))?;

@@ -38,6 +38,23 @@ impl Default for RayOptions<'_> {
     }
 }
 
+impl RayOptions<'_> {
+    /// The range of the ray parameter `t` that `near` and `far`, distances
+    /// along `ray`, give: each divided by the direction's length
+    /// ([`Ray::direction_length`]). `None` for a ray that hits nothing: one
+    /// without a length (a zero or NaN direction) or with an origin that
+    /// is not finite. The start of every ray query but the flat batch walk
+    /// (which skips the length for the whole ray).
+    #[inline(always)]
+    pub(crate) fn t_range(&self, ray: &Ray) -> Option<(f32, f32)> {
+        let len = ray.direction_length();
+        if !(len > 0.0) || !ray.origin.is_finite() {
+            return None;
+        }
+        Some((self.near / len, self.far / len))
+    }
+}
+
 impl std::fmt::Debug for RayOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RayOptions")

@@ -56,18 +56,8 @@ pub(crate) fn first_in(
     ray: &Ray,
     opts: &RayOptions<'_>,
 ) -> Option<NearestHit> {
-    let len = ray.direction_length();
-    if !(len > 0.0) || !ray.origin.is_finite() {
-        return None;
-    }
-    first_t(
-        scene,
-        transforms,
-        ray,
-        opts.near / len,
-        opts.far / len,
-        opts,
-    )
+    let (t_min, t_max) = opts.t_range(ray)?;
+    first_t(scene, transforms, ray, t_min, t_max, opts)
 }
 
 /// [`first_in`] with the range given in units of the ray parameter `t`

@@ -47,17 +47,22 @@ fn address<T>(v: &[T]) -> u32 {
     v.as_ptr() as usize as u32
 }
 
+/// The address of `v` made `len` elements long at least: replaced by a
+/// zeroed buffer of `len` (so moved) when it is shorter, else as it is.
+fn address_of_len<T: Copy + Default>(v: &mut Vec<T>, len: u32) -> u32 {
+    if v.len() < len as usize {
+        *v = vec![T::default(); len as usize];
+    }
+    address(v)
+}
+
 #[wasm_bindgen]
 impl RawScene {
     /// The address of the pose buffer, `len` f32 values at least (grown,
     /// and moved, when it is shorter): `poseObjectIo` reads it.
     #[wasm_bindgen(js_name = ioFloats)]
     pub fn io_floats(&mut self, len: u32) -> u32 {
-        let f = &mut self.io.floats;
-        if f.len() < len as usize {
-            *f = vec![0.0; len as usize];
-        }
-        address(f)
+        address_of_len(&mut self.io.floats, len)
     }
 
     /// The address of the ray buffer: 6 f64 values (origin, direction)
@@ -72,11 +77,7 @@ impl RawScene {
     /// and moved, when it is shorter): `raycastIo` reads it.
     #[wasm_bindgen(js_name = ioMask)]
     pub fn io_mask(&mut self, len: u32) -> u32 {
-        let m = &mut self.io.mask;
-        if m.len() < len as usize {
-            *m = vec![0; len as usize];
-        }
-        address(m)
+        address_of_len(&mut self.io.mask, len)
     }
 
     /// The address of the packed hits of the last `raycastIo`: room for

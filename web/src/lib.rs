@@ -123,6 +123,17 @@ pub struct RawScene {
     io: Box<io::Io>,
 }
 
+impl RawScene {
+    /// A scene over `world`, with empty query buffers.
+    fn of(world: World) -> RawScene {
+        RawScene {
+            world,
+            packed: Vec::new(),
+            io: io::Io::new(),
+        }
+    }
+}
+
 #[wasm_bindgen]
 impl RawScene {
     /// An empty scene to add geometries and objects to.
@@ -130,21 +141,13 @@ impl RawScene {
     #[must_use]
     #[allow(clippy::new_without_default)]
     pub fn new() -> RawScene {
-        RawScene {
-            world: World::new(),
-            packed: Vec::new(),
-            io: io::Io::new(),
-        }
+        RawScene::of(World::new())
     }
 
     /// The built-in pick-test scene (362 triangles).
     #[must_use]
     pub fn builtin() -> RawScene {
-        RawScene {
-            world: World::from_core(builtin_scene()),
-            packed: Vec::new(),
-            io: io::Io::new(),
-        }
+        RawScene::of(World::from_core(builtin_scene()))
     }
 
     /// A model file's scene (OBJ or glTF: `.glb`, or `.gltf` with its
@@ -152,11 +155,7 @@ impl RawScene {
     /// by the bytes.
     pub fn load(bytes: &[u8], name: &str) -> Result<RawScene, JsError> {
         let (scene, _) = load_model_bytes(Path::new(name), bytes).map_err(err)?;
-        Ok(RawScene {
-            world: World::from_core(scene),
-            packed: Vec::new(),
-            io: io::Io::new(),
-        })
+        Ok(RawScene::of(World::from_core(scene)))
     }
 
     /// Adds a geometry: positions (x, y, z per vertex), indices (none:

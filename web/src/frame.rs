@@ -256,11 +256,7 @@ impl RawFrame {
     ) -> Result<Vec<u32>, JsError> {
         scene.world.build();
         let core = scene.world.core.scene();
-        let mode = if through {
-            SelectMode::Through
-        } else {
-            SelectMode::Visible
-        };
+        let mode = select_mode(through);
         let s = self.renderer.frame().picks(core).map_err(err)?.rect(
             x0.floor() as i64,
             y0.floor() as i64,
@@ -282,11 +278,7 @@ impl RawFrame {
     ) -> Result<Vec<u32>, JsError> {
         scene.world.build();
         let core = scene.world.core.scene();
-        let mode = if through {
-            SelectMode::Through
-        } else {
-            SelectMode::Visible
-        };
+        let mode = select_mode(through);
         let poly: Vec<[f32; 2]> = points.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
         let s = self
             .renderer
@@ -346,4 +338,14 @@ pub fn analyze_rules_js(scene: &mut RawScene, camera: &RawCamera) -> Result<Vec<
         }
     }
     Ok(out)
+}
+
+/// The selection mode of the glue's `through` flag: every triangle under
+/// the region, or only those drawn.
+fn select_mode(through: bool) -> SelectMode {
+    if through {
+        SelectMode::Through
+    } else {
+        SelectMode::Visible
+    }
 }

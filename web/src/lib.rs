@@ -132,6 +132,23 @@ impl RawScene {
             io: io::Io::new(),
         }
     }
+
+    /// The hits of a ray (`all`: every hit, nearest first; else the
+    /// nearest), packed into a new array: `raycast` and `raycastAll`.
+    fn cast_packed(
+        &mut self,
+        origin: &[f64],
+        direction: &[f64],
+        near: f64,
+        far: f64,
+        mask: Option<&[u8]>,
+        all: bool,
+    ) -> Result<Vec<f64>, JsError> {
+        let ray = query::ray(origin, direction).map_err(err)?;
+        let mut out = Vec::with_capacity(HIT_STRIDE);
+        query::cast(&mut self.world, &ray, near, far, mask, all, &mut out).map_err(err)?;
+        Ok(out)
+    }
 }
 
 #[wasm_bindgen]
@@ -441,19 +458,7 @@ impl RawScene {
         far: f64,
         mask: Option<Vec<u8>>,
     ) -> Result<Vec<f64>, JsError> {
-        let ray = query::ray(origin, direction).map_err(err)?;
-        let mut out = Vec::with_capacity(HIT_STRIDE);
-        query::cast(
-            &mut self.world,
-            &ray,
-            near,
-            far,
-            mask.as_deref(),
-            false,
-            &mut out,
-        )
-        .map_err(err)?;
-        Ok(out)
+        self.cast_packed(origin, direction, near, far, mask.as_deref(), false)
     }
 
     /// The hits of a ray (`all`: every hit, nearest first, as
@@ -502,19 +507,7 @@ impl RawScene {
         far: f64,
         mask: Option<Vec<u8>>,
     ) -> Result<Vec<f64>, JsError> {
-        let ray = query::ray(origin, direction).map_err(err)?;
-        let mut out = Vec::new();
-        query::cast(
-            &mut self.world,
-            &ray,
-            near,
-            far,
-            mask.as_deref(),
-            true,
-            &mut out,
-        )
-        .map_err(err)?;
-        Ok(out)
+        self.cast_packed(origin, direction, near, far, mask.as_deref(), true)
     }
 
     /// The nearest hits of many rays (origins and directions, x, y, z

@@ -159,15 +159,7 @@ impl Bvh {
         let mut fast = [(0, &rays[0], 0.0, 0.0); INTERLEAVE];
         let mut n = 0;
         for (k, (ray, &(t_min, t_max))) in rays.iter().zip(range).enumerate() {
-            // (the conditions under which `first_leaf_hit_on` runs the
-            // fast walk)
-            let walks_fast = !self.is_empty()
-                && ray.is_valid()
-                && t_min <= t_max
-                && !self.is_single_leaf()
-                && ray.inv_dir().is_finite()
-                && t_min >= 0.0;
-            if walks_fast {
+            if self.walks_fast(ray, t_min, t_max) {
                 fast[n] = (k, ray, t_min, t_max);
                 n += 1;
             } else {

@@ -373,6 +373,21 @@ impl Bvh {
             .map(|(hit, _)| hit)
     }
 
+    /// Whether [`Bvh::first_leaf_hit_on`] answers `ray` within
+    /// `[t_min, t_max]` with the fast walk ([`FirstHit`]): a tree of more
+    /// than one leaf, a valid ray whose inverse direction is finite (no
+    /// zero coordinate), and a range that is not empty, not NaN and starts
+    /// at 0 or later. The interleaved walks take exactly these rays.
+    #[inline(always)]
+    pub(super) fn walks_fast(&self, ray: &RayPrecomp, t_min: f32, t_max: f32) -> bool {
+        !self.is_empty()
+            && !self.is_single_leaf()
+            && ray.is_valid()
+            && ray.inv_dir().is_finite()
+            && t_min <= t_max
+            && t_min >= 0.0
+    }
+
     /// [`Bvh::first_hit_on`] with the leaf that holds the hit triangle.
     #[inline(always)]
     pub(crate) fn first_leaf_hit_on(
@@ -398,7 +413,7 @@ impl Bvh {
         }
         // No separate root-box test: testing the root's children rejects a
         // ray that misses everything just as fast.
-        if ray.inv_dir().is_finite() && t_min >= 0.0 {
+        if self.walks_fast(ray, t_min, t_max) {
             let walk = FirstHit {
                 bvh: self,
                 ray,

@@ -522,9 +522,9 @@ proptest::proptest! {
                 FirstHit { bvh: &wide, ray: &ray, t_min, t_max, cull, stack: &mut stack }
             };
         }
-        // (the kernels take the fast walk's preconditions: finite inverse
-        // direction, t_min >= 0; `first_hit` checks them)
-        if ray.inv_dir().is_finite() && t_min >= 0.0 && !wide.is_empty() && !wide.is_single_leaf() {
+        // (the kernels are run only on the rays of the fast walk, which
+        // `first_hit` chooses by `walks_fast`)
+        if wide.walks_fast(&ray, t_min, t_max) {
             proptest::prop_assert_eq!(leaf_hit_bits(&wide, &pos, &tris, walk!().run(Scalar)), want);
             #[cfg(target_arch = "x86_64")]
             proptest::prop_assert_eq!(leaf_hit_bits(&wide, &pos, &tris, walk!().run(crate::cpu::Sse)), want);
@@ -634,13 +634,7 @@ fn interleaved_walks_equal_one_ray_walks() {
             }
             // the portable lanes, on the rays of the fast walk
             let fast: Vec<(usize, &RayPrecomp, f32, f32)> = (0..n)
-                .filter(|&r| {
-                    let (t_min, t_max) = range[r];
-                    rays[r].is_valid()
-                        && t_min <= t_max
-                        && t_min >= 0.0
-                        && rays[r].inv_dir().is_finite()
-                })
+                .filter(|&r| bvh.walks_fast(&rays[r], range[r].0, range[r].1))
                 .map(|r| (r, &rays[r], range[r].0, range[r].1))
                 .collect();
             alone += n - fast.len();

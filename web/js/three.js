@@ -110,10 +110,23 @@ class Base {
     return { cmds, errors };
   }
 
+  /**
+   * Undoes what the backend refused and throws its errors, each naming the
+   * three.js object it was about (an object whose geometry was refused
+   * adds no error of its own: the geometry's names it).
+   */
   _refused(refused, errors) {
+    const geometries = new Set();
     for (const r of refused) {
-      this.mirror.refused(r.cmd);
-      errors.push(new Error(r.message));
+      const cmd = r.cmd;
+      const skip = cmd.op === 'addObject' && geometries.has(cmd.geometry);
+      if (cmd.op === 'addGeometry') geometries.add(cmd.id);
+      // (named before the mirror forgets the object)
+      const about = this.mirror.describe(cmd);
+      this.mirror.refused(cmd);
+      if (skip) continue;
+      const message = r.message.replace(/^softpick: /, '');
+      errors.push(new Error(about ? `softpick: ${about}: ${message}` : `softpick: ${message}`));
     }
     fail(errors);
   }

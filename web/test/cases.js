@@ -298,7 +298,18 @@ export async function badInput() {
     const s = new THREE.Scene();
     const g = tri();
     g.setIndex([0, 1, 99]);
-    s.add(new THREE.Mesh(g, new THREE.MeshBasicMaterial()));
+    const m = new THREE.Mesh(g, new THREE.MeshBasicMaterial());
+    m.name = 'badIndex';
+    s.add(m);
+    picker.update(s);
+  });
+  attempt('morphTargetShort', () => {
+    const s = new THREE.Scene();
+    const g = tri();
+    g.morphAttributes.position = [new THREE.Float32BufferAttribute([0, 0, 0, 1, 0, 0], 3)];
+    const m = new THREE.Mesh(g, new THREE.MeshBasicMaterial());
+    m.updateMorphTargets();
+    s.add(m);
     picker.update(s);
   });
   attempt('noPositions', () => {

@@ -93,6 +93,7 @@ test('PickerWorker answers as Picker (intersections, pixel picks, batches, trian
   assert.ok(r.idsSeen > 20, `triangleIdsAt: ${r.idsSeen} triangles seen`);
   assert.match(r.badError ?? '', /index 7 .*out of range/);
   assert.ok(r.afterBad > 0, 'the worker answers after a refused update');
+  assert.match(r.afterTerminate, /this PickerWorker was terminated/);
 });
 
 test('bad input throws a clear Error and the picker stays usable', async () => {
@@ -116,6 +117,12 @@ test('bad input throws a clear Error and the picker stays usable', async () => {
   }
   assert.ok(r.mixed.thrown && /index 5/.test(r.mixed.message), JSON.stringify(r.mixed));
   assert.ok(r.mixed.goodHits > 0, 'the good mesh of a partly bad scene still answers');
+  for (const k of ['pixelBeforeUpdate', 'raysBeforeUpdate']) {
+    assert.ok(r[k].thrown && r[k].isError, `${k}: ${JSON.stringify(r[k])}`);
+    assert.match(r[k].message, /call picker\.update\(scene\) before picking/);
+  }
+  assert.ok(r.afterFree.thrown && r.afterFree.isError, JSON.stringify(r.afterFree));
+  assert.match(r.afterFree.message, /this Picker was freed/);
 });
 
 test('install() routes three.js raycasts through softpick, uninstall() restores them', async () => {

@@ -255,6 +255,12 @@ export async function worker({ n = 40 }) {
     const rc = new THREE.Raycaster();
     rc.setFromCamera(new THREE.Vector2(0, 0), sc.camera);
     out.afterBad = (await worker.intersectObjects(rc, sc.root.children, true)).length;
+    // a terminated worker's calls reject (it would never answer them)
+    worker.terminate();
+    out.afterTerminate = await Promise.race([
+      worker.intersectObjects(rc, sc.root.children, true).then(() => 'resolved', (e) => e.message),
+      new Promise((r) => setTimeout(() => r('no answer in 5 s'), 5000)),
+    ]);
   } finally {
     worker.terminate();
     picker.free();
@@ -345,7 +351,27 @@ export async function badInput() {
   }
   const r2 = new THREE.Raycaster(new THREE.Vector3(0, 0, 5), new THREE.Vector3(0, 0, -1));
   out.mixed.goodHits = picker.intersectObjects(r2, s.children, true).length;
+  // a picker without an update, and a freed one, say so
+  const fresh = await Picker.create();
+  for (const [name, fn] of [
+    ['pixelBeforeUpdate', () => fresh.pickPixel(sc.camera, 1, 1, 10, 10)],
+    ['raysBeforeUpdate', () => fresh.intersectRays([0, 0, 5], [0, 0, -1])],
+  ]) {
+    try {
+      fn();
+      out[name] = { thrown: false };
+    } catch (e) {
+      out[name] = { thrown: true, isError: e instanceof Error, message: e.message };
+    }
+  }
+  fresh.free();
   picker.free();
+  try {
+    picker.intersectObjects(rc, sc.root.children, true);
+    out.afterFree = { thrown: false };
+  } catch (e) {
+    out.afterFree = { thrown: true, isError: e instanceof Error, message: e.message };
+  }
   return out;
 }
 

@@ -157,6 +157,13 @@ test('the core API: typed arrays in; hits, batches, frames, selections out; erro
   assert.match(r.errors.badMatrix, /element 0 is NaN/);
   assert.match(r.errors.noObject, /object 99 does not exist/);
   assert.equal(r.afterErrors, 0, "the scene answers as before the errors");
+  assert.match(r.errors.noFov, /needs `fov`.* or `orthoHeight`/);
+  assert.deepEqual(r.freed, {
+    scene: 'softpick: this Scene was freed (free() was called on it)',
+    frame: 'softpick: this Frame was freed (free() was called on it)',
+    camera: 'softpick: this Camera was freed (free() was called on it)',
+    renderFreed: 'softpick: this Scene was freed (free() was called on it)',
+  });
 });
 
 test('the wasm build renders and picks the built-in scene bit for bit as the native build', async () => {

@@ -425,7 +425,15 @@ export async function coreApi() {
     badModel: err(() => sp.Scene.load(new TextEncoder().encode('{"asset": 7}'), 'broken.gltf')),
   };
   out.afterErrors = scene.raycast([0.75, 0.25, 5], [0, 0, -1])?.faceIndex;
+  out.errors.noFov = err(() => sp.Camera.lookAt({ eye: [0, 0, 5], target: [0, 0, 0], near: 0.1, far: 100, width: 8, height: 8 }));
   for (const x of [scene, s2, f, cam, bi, bc, bf]) x.free();
+  // what was freed says so
+  out.freed = {
+    scene: err(() => scene.raycast([0, 0, 5], [0, 0, -1])),
+    frame: err(() => f.pick(1, 1)),
+    camera: err(() => cam.rayThrough(1, 1)),
+    renderFreed: err(() => new sp.Frame().render(scene, bc)),
+  };
   return out;
 }
 

@@ -1,6 +1,6 @@
 // Types of `softpick/three`, the three.js adapter.
 
-import type { Camera, Face, Intersection, Object3D, Plane, Raycaster, Vector2 } from 'three';
+import type { Camera, Face, Intersection, Object3D, Plane, Raycaster, Vector2, Vector3 } from 'three';
 import type { PickMethod, WasmSource } from './index.js';
 
 export interface PickerOptions {
@@ -12,9 +12,9 @@ export interface UpdateOptions {
   /** Call root.updateMatrixWorld() first (default true). */
   updateMatrixWorld?: boolean;
   /** Clip as this renderer draws: its clippingPlanes, and with localClippingEnabled the materials' clippingPlanes. */
-  renderer?: { clippingPlanes: Plane[]; localClippingEnabled: boolean };
+  renderer?: { clippingPlanes: readonly Plane[]; localClippingEnabled: boolean };
   /** Planes for every object (instead of a renderer's). */
-  clippingPlanes?: Plane[];
+  clippingPlanes?: readonly Plane[];
   /** Whether the materials' clippingPlanes count (instead of a renderer's). */
   localClippingEnabled?: boolean;
 }
@@ -23,6 +23,8 @@ export interface UpdateOptions {
 export interface PickIntersection<T extends Object3D = Object3D> extends Intersection<T> {
   face: Face;
   faceIndex: number;
+  /** The barycentric weights of the face's corners a, b, c at the point (always given; older three.js types lack it). */
+  barycoord: Vector3;
 }
 
 export interface RegionPick {

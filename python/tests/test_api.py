@@ -1,6 +1,7 @@
 """The rest of the API: scene building, cameras, picks, selections,
 layers, conventions, method choice and errors."""
 
+import pickle
 import threading
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple, Type
@@ -233,8 +234,13 @@ def test_bad_input_raises(tmp_path: Path) -> None:
         with pytest.raises(exc, match=msg):
             call()
     (tmp_path / "broken.obj").write_text("v 0 0 0\nf 1 2 3\n")
-    with pytest.raises(softpick.Error, match="broken.obj"):
+    with pytest.raises(softpick.Error, match="broken.obj") as broken:
         softpick.load(tmp_path / "broken.obj")
+    # named where the package exports it, so a worker process's error
+    # pickles back (Dask, multiprocessing) and tracebacks say softpick.Error
+    assert f"{softpick.Error.__module__}.{softpick.Error.__qualname__}" == "softpick.Error"
+    back = pickle.loads(pickle.dumps(broken.value))
+    assert type(back) is softpick.Error and str(back) == str(broken.value)
     (tmp_path / "cam.json").write_text('{"eye": [0, 0, 1], "fov_y_deg": 400}')
     with pytest.raises(ValueError):
         softpick.Camera.from_json(tmp_path / "cam.json")

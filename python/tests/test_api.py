@@ -226,6 +226,7 @@ def test_bad_input_raises(tmp_path: Path) -> None:
         (lambda: s.render(camera(), cull="sideways"), ValueError, "cull"),  # type: ignore[arg-type]
         (lambda: s.render(camera(), threads=0), ValueError, "threads"),
         (lambda: s.cast_rays(np.zeros((3, 3)), np.ones((4, 3))), ValueError, "same shape"),
+        (lambda: s.cast_rays(np.zeros(3), np.ones(3)), ValueError, r"\(\.\.\., 3\): two or more axes.*got \[3\]"),
         (lambda: s.cast_rays(np.zeros((3, 3)), np.full((3, 3), np.nan)), ValueError, "finite"),
         (lambda: s.cast_rays(np.zeros((3, 3)), np.ones((3, 3)), near=2, far=1), ValueError, "near"),
         (lambda: softpick.load(tmp_path / "missing.obj"), FileNotFoundError, "missing.obj"),

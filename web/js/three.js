@@ -365,6 +365,9 @@ export class PickerWorker extends Base {
 
   constructor(opts = {}) {
     super(true);
+    if (typeof Worker === 'undefined') {
+      throw new Error('softpick: PickerWorker needs Web Workers (a browser); without them (Node.js), use Picker');
+    }
     this.worker = new Worker(opts.workerURL ?? new URL('./worker.js', import.meta.url), { type: 'module' });
     this.worker.onmessage = (e) => {
       const { id, result, error } = e.data;

@@ -57,7 +57,11 @@ export type LassoPoints = Float32Array | number[] | [number, number][] | Vector2
 export class Picker {
   /** Loads the wasm module (once) and makes a picker. */
   static create(opts?: PickerOptions): Promise<Picker>;
-  /** Mirrors `root`: meshes, instanced, skinned and morphed meshes as posed now, visibility. Throws for what it cannot mirror. */
+  /**
+   * Mirrors `root`: meshes, instanced, skinned and morphed meshes as posed now, visibility. Throws for what it cannot mirror.
+   * Points, Lines, Sprites and BatchedMeshes are not mirrored: softpick's picks never return them (three.js's Raycaster
+   * would); with install(), raycaster.intersectObjects still tests them with three.js's own code.
+   */
   update(root: Object3D, opts?: UpdateOptions): this;
   /**
    * As raycaster.intersectObjects(objects, recursive): three.js intersections, nearest first, on the pose of the last update

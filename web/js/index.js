@@ -17,18 +17,37 @@ let memory = null;
  */
 export function init(source) {
   loading ??= (async () => {
-    let input = source;
+    let input = await source;
     if (input === undefined) {
       const url = new URL('../pkg/softpick_web_bg.wasm', import.meta.url);
       if (url.protocol === 'file:') {
         const fs = 'node:fs/promises';
         const { readFile } = await import(/* @vite-ignore */ fs);
-        input = await readFile(url);
+        input = await readFile(url).catch((e) => {
+          throw new Error(`softpick: could not read the WebAssembly module ${url.pathname}: ${e.message}`);
+        });
       } else {
         input = url;
       }
     }
-    memory = (await initWasm({ module_or_path: input })).memory;
+    // a URL is fetched here, so that a missing file says so (wasm-bindgen
+    // would compile the error page and report its first bytes)
+    const where = typeof input === 'string' || input instanceof URL ? String(input) : null;
+    if (where !== null) {
+      let r;
+      try {
+        r = await fetch(input);
+      } catch (e) {
+        throw new Error(`softpick: could not fetch the WebAssembly module ${where}: ${e.cause?.message ?? e.message}`);
+      }
+      if (!r.ok) throw new Error(`softpick: could not fetch the WebAssembly module ${where}: HTTP ${r.status} ${r.statusText}`);
+      input = r;
+    }
+    try {
+      memory = (await initWasm({ module_or_path: input })).memory;
+    } catch (e) {
+      throw new Error(`softpick: the WebAssembly module${where ? ` ${where}` : ''} did not load: ${e.message}`);
+    }
     loaded = true;
   })();
   loading.catch(() => { loading = null; });

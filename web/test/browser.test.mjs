@@ -96,6 +96,14 @@ test('PickerWorker answers as Picker (intersections, pixel picks, batches, trian
   assert.match(r.afterTerminate, /this PickerWorker was terminated/);
 });
 
+test('a wasm source that is missing or not wasm says so, and the default still loads', async () => {
+  const r = await inPage('0.187', 'wasmSource');
+  assert.match(r.missing ?? '', /^softpick: could not fetch the WebAssembly module \/web\/pkg\/no-such-module\.wasm: HTTP 404/);
+  assert.match(r.notWasm ?? '', /^softpick: the WebAssembly module \/web\/package\.json did not load: .*magic word/);
+  assert.match(r.workerMissing ?? '', /could not fetch the WebAssembly module .*HTTP 404/);
+  assert.match(r.after, /^\d+\.\d+\.\d+$/);
+});
+
 test('bad input throws a clear Error and the picker stays usable', async () => {
   const r = await inPage('0.187', 'badInput');
   assert.ok(r.before > 0);

@@ -268,6 +268,20 @@ export async function worker({ n = 40 }) {
   return out;
 }
 
+/** A wasm source that is not there or not wasm: a clear Error (run on a fresh page: nothing loaded yet), then the default loads. */
+export async function wasmSource() {
+  const message = async (f) => { try { await f(); return null; } catch (e) { return e instanceof Error ? e.message : `not an Error: ${e}`; } };
+  const out = {
+    missing: await message(() => Picker.create({ wasm: '/web/pkg/no-such-module.wasm' })),
+    notWasm: await message(() => Picker.create({ wasm: '/web/package.json' })),
+    workerMissing: await message(() => PickerWorker.create({ wasm: '/web/pkg/no-such-module.wasm' })),
+  };
+  const picker = await Picker.create();
+  out.after = sp.version();
+  picker.free();
+  return out;
+}
+
 /** Bad input: each throws an Error with a clear message, and the picker keeps answering. */
 export async function badInput() {
   const picker = await Picker.create();

@@ -161,7 +161,15 @@ class Base {
 
   _pixelHit(p, camera) {
     if (!p.length) return null;
-    const h = this.mirror.intersection(p, 0, _fwd.set(0, 0, -1).transformDirection(camera.matrixWorld).clone());
+    // the pixel's ray (for the normal's facing): from the eye to the point,
+    // or the view direction of an orthographic camera
+    let dir;
+    if (camera.isOrthographicCamera || camera.projectionMatrix.elements[15] === 1) {
+      dir = new Vector3(0, 0, -1).transformDirection(camera.matrixWorld);
+    } else {
+      dir = new Vector3(p[5], p[6], p[7]).sub(_eye.setFromMatrixPosition(camera.matrixWorld));
+    }
+    const h = this.mirror.intersection(p, 0, dir);
     if (h) h.distance = cameraDistance(camera, h.point);
     return h;
   }

@@ -96,6 +96,14 @@ test('PickerWorker answers as Picker (intersections, pixel picks, batches, trian
   assert.match(r.afterTerminate, /this PickerWorker was terminated/);
 });
 
+test("pickPixel's normal faces the pixel's ray, as three.js's Raycaster gives it", async () => {
+  const r = await inPage('0.187', 'pixelNormal');
+  assert.ok(r.forwardDot > 0, 'the wall is turned away from the view direction');
+  assert.ok(r.softpick && r.three, JSON.stringify(r));
+  const dot = r.softpick.reduce((sum, v, i) => sum + v * r.three[i], 0);
+  assert.ok(dot > 0.999, `softpick's normal ${r.softpick} is three.js's ${r.three}`);
+});
+
 test('a wasm source that is missing or not wasm says so, and the default still loads', async () => {
   const r = await inPage('0.187', 'wasmSource');
   assert.match(r.missing ?? '', /^softpick: could not fetch the WebAssembly module \/web\/pkg\/no-such-module\.wasm: HTTP 404/);

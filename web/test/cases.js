@@ -268,6 +268,41 @@ export async function worker({ n = 40 }) {
   return out;
 }
 
+/**
+ * A pixel pick's normal faces the pixel's ray, as three.js's does: a wall
+ * to the side of a wide perspective view, facing the eye but turned a
+ * little away from the view direction (its normal · the camera's forward
+ * is > 0, its normal · the pixel's ray < 0).
+ */
+export async function pixelNormal() {
+  const n = new THREE.Vector3(-1, 0, -0.1).normalize();
+  const wall = new THREE.Mesh(new THREE.PlaneGeometry(1, 1), new THREE.MeshBasicMaterial());
+  wall.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), n);
+  wall.position.set(1, 0, -1);
+  const scene = new THREE.Scene();
+  scene.add(wall);
+  const cam = new THREE.PerspectiveCamera(120, 1, 0.01, 100);
+  cam.updateMatrixWorld(true);
+  const picker = await Picker.create();
+  try {
+    picker.update(scene);
+    const w = 64, h = 64;
+    const ndc = new THREE.Vector3(1, 0, -1).project(cam);
+    const x = Math.floor(((ndc.x + 1) / 2) * w), y = Math.floor(((1 - ndc.y) / 2) * h);
+    const s = picker.pickPixel(cam, x + 0.5, y + 0.5, w, h);
+    const rc = new THREE.Raycaster();
+    rc.setFromCamera(new THREE.Vector2(((x + 0.5) / w) * 2 - 1, 1 - ((y + 0.5) / h) * 2), cam);
+    const t = rc.intersectObject(wall)[0];
+    return {
+      softpick: s && s.normal.toArray(),
+      three: t && t.normal.toArray(),
+      forwardDot: n.dot(new THREE.Vector3(0, 0, -1)),
+    };
+  } finally {
+    picker.free();
+  }
+}
+
 /** A wasm source that is not there or not wasm: a clear Error (run on a fresh page: nothing loaded yet), then the default loads. */
 export async function wasmSource() {
   const message = async (f) => { try { await f(); return null; } catch (e) { return e instanceof Error ? e.message : `not an Error: ${e}`; } };

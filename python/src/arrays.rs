@@ -88,7 +88,7 @@ fn as_array<'py>(
 fn check_cols(shape: &[usize], what: &str, cols: usize) -> PyResult<()> {
     if cols > 0 && (shape.len() < 2 || shape[shape.len() - 1] != cols) {
         return Err(value_err(format!(
-            "{what} must have shape (N, {cols}) (got {shape:?})"
+            "{what} must have shape (N, {cols}) or (..., {cols}): two or more axes, the last of {cols} (got {shape:?})"
         )));
     }
     Ok(())

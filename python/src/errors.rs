@@ -5,8 +5,12 @@ use pyo3::exceptions::{PyFileNotFoundError, PyValueError};
 use pyo3::PyErr;
 use softpick::ModelErrorKind;
 
+// (named `softpick.Error`, where the package exports it: so tracebacks
+// say `softpick.Error`, and pickle, which Dask and multiprocessing use to
+// send a worker's exception back, finds the class; as `_softpick.Error`
+// neither did)
 pyo3::create_exception!(
-    _softpick,
+    softpick,
     Error,
     pyo3::exceptions::PyException,
     "An error of the softpick core (its message is the core's)."

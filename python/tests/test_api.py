@@ -1,6 +1,7 @@
 """The rest of the API: scene building, cameras, picks, selections,
 layers, conventions, method choice and errors."""
 
+import pickle
 import threading
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple, Type
@@ -225,6 +226,7 @@ def test_bad_input_raises(tmp_path: Path) -> None:
         (lambda: s.render(camera(), cull="sideways"), ValueError, "cull"),  # type: ignore[arg-type]
         (lambda: s.render(camera(), threads=0), ValueError, "threads"),
         (lambda: s.cast_rays(np.zeros((3, 3)), np.ones((4, 3))), ValueError, "same shape"),
+        (lambda: s.cast_rays(np.zeros(3), np.ones(3)), ValueError, r"\(\.\.\., 3\): two or more axes.*got \[3\]"),
         (lambda: s.cast_rays(np.zeros((3, 3)), np.full((3, 3), np.nan)), ValueError, "finite"),
         (lambda: s.cast_rays(np.zeros((3, 3)), np.ones((3, 3)), near=2, far=1), ValueError, "near"),
         (lambda: softpick.load(tmp_path / "missing.obj"), FileNotFoundError, "missing.obj"),
@@ -233,8 +235,13 @@ def test_bad_input_raises(tmp_path: Path) -> None:
         with pytest.raises(exc, match=msg):
             call()
     (tmp_path / "broken.obj").write_text("v 0 0 0\nf 1 2 3\n")
-    with pytest.raises(softpick.Error, match="broken.obj"):
+    with pytest.raises(softpick.Error, match="broken.obj") as broken:
         softpick.load(tmp_path / "broken.obj")
+    # named where the package exports it, so a worker process's error
+    # pickles back (Dask, multiprocessing) and tracebacks say softpick.Error
+    assert f"{softpick.Error.__module__}.{softpick.Error.__qualname__}" == "softpick.Error"
+    back = pickle.loads(pickle.dumps(broken.value))
+    assert type(back) is softpick.Error and str(back) == str(broken.value)
     (tmp_path / "cam.json").write_text('{"eye": [0, 0, 1], "fov_y_deg": 400}')
     with pytest.raises(ValueError):
         softpick.Camera.from_json(tmp_path / "cam.json")

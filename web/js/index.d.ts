@@ -82,7 +82,7 @@ export interface Pose {
   influences?: ArrayLike<number>;
 }
 
-/** A scene: geometries and the objects placing them, or a scene softpick made whole. Free it when done. */
+/** A scene: geometries and the objects placing them, or a scene softpick made whole. Free it when done (then every call throws). */
 export class Scene {
   constructor();
   /** The built-in pick-test scene (362 triangles). */
@@ -94,7 +94,7 @@ export class Scene {
   setGeometryPositions(geometry: number, positions: Float32Array): void;
   /** Four joint indices and four weights per vertex. */
   setSkin(geometry: number, joints: ArrayLike<number>, weights: Float32Array): void;
-  /** Morph targets, x, y, z per vertex each; `relative`: deltas (three.js's morphTargetsRelative), else positions. */
+  /** Morph targets, x, y, z per vertex each; `relative` (default true): deltas (three.js's morphTargetsRelative, whose default is false), else positions. */
   setMorphTargets(geometry: number, targets: Float32Array[], relative?: boolean): void;
   removeGeometry(geometry: number): void;
   /** Adds an object; its id. `instances`: 16 numbers per instance, each after `matrix`. */
@@ -139,6 +139,7 @@ export class Camera {
   static fromMatrices(view: Matrix, projection: Matrix, width: number, height: number): Camera;
   /** softpick's automatic framing of a scene. */
   static auto(scene: Scene, width: number, height: number): Camera;
+  /** `fov` (vertical, degrees: perspective) or `orthoHeight` (world units: orthographic); one of them is needed. */
   static lookAt(opts: {
     eye: ArrayLike<number>; target: ArrayLike<number>; up?: ArrayLike<number>;
     fov?: number; orthoHeight?: number; near: number; far: number; width: number; height: number;

@@ -17,18 +17,37 @@ let memory = null;
  */
 export function init(source) {
   loading ??= (async () => {
-    let input = source;
+    let input = await source;
     if (input === undefined) {
       const url = new URL('../pkg/softpick_web_bg.wasm', import.meta.url);
       if (url.protocol === 'file:') {
         const fs = 'node:fs/promises';
         const { readFile } = await import(/* @vite-ignore */ fs);
-        input = await readFile(url);
+        input = await readFile(url).catch((e) => {
+          throw new Error(`softpick: could not read the WebAssembly module ${url.pathname}: ${e.message}`);
+        });
       } else {
         input = url;
       }
     }
-    memory = (await initWasm({ module_or_path: input })).memory;
+    // a URL is fetched here, so that a missing file says so (wasm-bindgen
+    // would compile the error page and report its first bytes)
+    const where = typeof input === 'string' || input instanceof URL ? String(input) : null;
+    if (where !== null) {
+      let r;
+      try {
+        r = await fetch(input);
+      } catch (e) {
+        throw new Error(`softpick: could not fetch the WebAssembly module ${where}: ${e.cause?.message ?? e.message}`);
+      }
+      if (!r.ok) throw new Error(`softpick: could not fetch the WebAssembly module ${where}: HTTP ${r.status} ${r.statusText}`);
+      input = r;
+    }
+    try {
+      memory = (await initWasm({ module_or_path: input })).memory;
+    } catch (e) {
+      throw new Error(`softpick: the WebAssembly module${where ? ` ${where}` : ''} did not load: ${e.message}`);
+    }
     loaded = true;
   })();
   loading.catch(() => { loading = null; });
@@ -67,6 +86,12 @@ function u32(a, what) {
   if (a instanceof Uint32Array) return a;
   if (a instanceof Uint16Array || a instanceof Uint8Array || Array.isArray(a)) return Uint32Array.from(a);
   throw new Error(`softpick: ${what} must be a Uint16Array or Uint32Array, not ${describe(a)}`);
+}
+
+/** A class's wasm object, or a clear Error once it was freed. */
+function live(inner, what) {
+  if (!inner) throw new Error(`softpick: this ${what} was freed (free() was called on it)`);
+  return inner;
 }
 
 function describe(v) {
@@ -136,10 +161,15 @@ function mask(objects) {
  * scene softpick made whole (`Scene.builtin()`, `Scene.load(bytes, name)`).
  */
 export class Scene {
+  #raw;
+
   constructor(inner) {
     ready();
-    this.raw = inner ?? new raw.RawScene();
+    this.#raw = inner ?? new raw.RawScene();
   }
+
+  /** The wasm scene (an Error once freed). */
+  get raw() { return live(this.#raw, 'Scene'); }
 
   /** The built-in pick-test scene (362 triangles). */
   static builtin() {
@@ -333,7 +363,7 @@ export class Scene {
     return f;
   }
 
-  free() { this.raw?.free(); this.raw = null; }
+  free() { this.#raw?.free(); this.#raw = null; }
 }
 
 function sides(s) {
@@ -344,7 +374,12 @@ function sides(s) {
 
 /** A softpick camera. */
 export class Camera {
-  constructor(inner) { this.raw = inner; }
+  #raw;
+
+  constructor(inner) { this.#raw = inner; }
+
+  /** The wasm camera (an Error once freed). */
+  get raw() { return live(this.#raw, 'Camera'); }
 
   /** From a view matrix (three.js's camera.matrixWorldInverse) and a projection matrix, for a width × height view. */
   static fromMatrices(view, projection, width, height) {
@@ -358,10 +393,11 @@ export class Camera {
     return new Camera(raw.RawCamera.auto(scene.raw, width, height));
   }
 
-  /** A look-at camera: eye, target, up; `fov` (degrees, perspective) or `height` (orthographic); near, far; width, height. */
+  /** A look-at camera: eye, target, up; `fov` (vertical, degrees: perspective) or `orthoHeight` (world units: orthographic); near, far; width, height. */
   static lookAt({ eye, target, up = [0, 1, 0], fov, orthoHeight, near, far, width, height }) {
     ready();
     const ortho = orthoHeight !== undefined;
+    if (!ortho && fov === undefined) throw new Error('softpick: Camera.lookAt needs `fov` (vertical, degrees: a perspective camera) or `orthoHeight` (world units: an orthographic one)');
     return new Camera(raw.RawCamera.lookAt(f32(eye, 'eye'), f32(target, 'target'), f32(up, 'up'),
       ortho ? orthoHeight : fov, ortho, near, far, width, height));
   }
@@ -382,7 +418,7 @@ export class Camera {
     return { origin: [r[0], r[1], r[2]], direction: [r[3], r[4], r[5]] };
   }
 
-  free() { this.raw?.free(); this.raw = null; }
+  free() { this.#raw?.free(); this.#raw = null; }
 }
 
 function rectArgs(x0, y0, x1, y1) {
@@ -409,11 +445,16 @@ function selection(s) {
  * is under its pixels. Rendering again reuses the buffers.
  */
 export class Frame {
+  #raw;
+
   constructor() {
     ready();
-    this.raw = new raw.RawFrame();
+    this.#raw = new raw.RawFrame();
     this.scene = null;
   }
+
+  /** The wasm frame (an Error once freed). */
+  get raw() { return live(this.#raw, 'Frame'); }
 
   /**
    * Renders `scene` from `camera`. Options: `rule` ("top-left" default,
@@ -471,11 +512,11 @@ export class Frame {
   }
 
   #scene() {
-    if (!this.scene?.raw) throw new Error('softpick: render the frame first (or its scene was freed)');
-    return this.scene.raw;
+    if (!this.scene) throw new Error('softpick: render the frame first');
+    return this.scene.raw; // (an Error if the scene was freed)
   }
 
-  free() { this.raw?.free(); this.raw = null; }
+  free() { this.#raw?.free(); this.#raw = null; }
 }
 
 /**

@@ -47,6 +47,9 @@ function floats(attr, size, copy) {
   return out;
 }
 
+/** The commands about a geometry (their `id` is the geometry's); the others' is an object's. */
+const GEOMETRY_OPS = new Set(['addGeometry', 'setGeometryPositions', 'setSkin', 'setMorphTargets', 'removeGeometry']);
+
 function label(o) {
   return `${o.type} "${o.name}" (${o.uuid})`;
 }
@@ -154,6 +157,16 @@ export class Mirror {
     for (let i = 0; i < ch.length; i++) this.#visit(ch[i], v, stamp, cmds, errors);
   }
 
+  /** The three.js object a command is about, as errors name it (a geometry's: the first object using it), or null. */
+  describe(cmd) {
+    if (GEOMETRY_OPS.has(cmd.op)) {
+      for (const rec of this.objects.values()) if (rec.geometry.id === cmd.id) return `${label(rec.object)}'s geometry`;
+      return null;
+    }
+    const rec = this.byId[cmd.id];
+    return rec && cmd.op !== 'setClipPlanes' ? label(rec.object) : null;
+  }
+
   /** Undoes the record of a command the backend refused (so the next sync sends it again). */
   refused(cmd) {
     if (cmd.op === 'addGeometry') {
@@ -240,10 +253,16 @@ export class Mirror {
     const which = multi ? 'multi' : 'single';
     let rec = slot?.[which];
     if (rec && Mirror.#same(rec, g, multi)) return rec;
+    const morph = g.morphAttributes?.position ?? null;
+    // (before any command: a refused geometry sends nothing)
+    morph?.forEach((a, t) => {
+      if (a.count !== pos.count) {
+        throw new Error(`softpick: ${label(o)}: morph target ${t} (morphAttributes.position[${t}]) has ${a.count} vertices, the geometry ${pos.count}`);
+      }
+    });
     if (!slot) this.geometries.set(g, (slot = { single: null, multi: null }));
     const index = g.index;
     const skin = o.isSkinnedMesh ? [g.attributes.skinIndex, g.attributes.skinWeight] : null;
-    const morph = g.morphAttributes?.position ?? null;
     const dr = g.drawRange;
     const state = Mirror.#state(g);
     // the primitives, as three.js's raycast walks them

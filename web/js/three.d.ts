@@ -1,6 +1,6 @@
 // Types of `softpick/three`, the three.js adapter.
 
-import type { Camera, Face, Intersection, Object3D, Plane, Raycaster, Vector2 } from 'three';
+import type { Camera, Face, Intersection, Object3D, Plane, Raycaster, Vector2, Vector3 } from 'three';
 import type { PickMethod, WasmSource } from './index.js';
 
 export interface PickerOptions {
@@ -12,9 +12,9 @@ export interface UpdateOptions {
   /** Call root.updateMatrixWorld() first (default true). */
   updateMatrixWorld?: boolean;
   /** Clip as this renderer draws: its clippingPlanes, and with localClippingEnabled the materials' clippingPlanes. */
-  renderer?: { clippingPlanes: Plane[]; localClippingEnabled: boolean };
+  renderer?: { clippingPlanes: readonly Plane[]; localClippingEnabled: boolean };
   /** Planes for every object (instead of a renderer's). */
-  clippingPlanes?: Plane[];
+  clippingPlanes?: readonly Plane[];
   /** Whether the materials' clippingPlanes count (instead of a renderer's). */
   localClippingEnabled?: boolean;
 }
@@ -23,6 +23,8 @@ export interface UpdateOptions {
 export interface PickIntersection<T extends Object3D = Object3D> extends Intersection<T> {
   face: Face;
   faceIndex: number;
+  /** The barycentric weights of the face's corners a, b, c at the point (always given; older three.js types lack it). */
+  barycoord: Vector3;
 }
 
 export interface RegionPick {
@@ -55,15 +57,30 @@ export type LassoPoints = Float32Array | number[] | [number, number][] | Vector2
 export class Picker {
   /** Loads the wasm module (once) and makes a picker. */
   static create(opts?: PickerOptions): Promise<Picker>;
-  /** Mirrors `root`: meshes, instanced, skinned and morphed meshes as posed now, visibility. Throws for what it cannot mirror. */
+  /**
+   * Mirrors `root`: meshes, instanced, skinned and morphed meshes as posed now, visibility. Throws for what it cannot mirror.
+   * Points, Lines, Sprites and BatchedMeshes are not mirrored: softpick's picks never return them (three.js's Raycaster
+   * would); with install(), raycaster.intersectObjects still tests them with three.js's own code.
+   */
   update(root: Object3D, opts?: UpdateOptions): this;
+  /**
+   * As raycaster.intersectObjects(objects, recursive): three.js intersections, nearest first, on the pose of the last update
+   * (the raycaster's near, far and layers honoured; with three-mesh-bvh's `raycaster.firstHitOnly = true`, only the nearest).
+   */
   intersectObjects<T extends Object3D = Object3D>(raycaster: Raycaster, objects: Object3D[], recursive?: boolean, intersects?: PickIntersection<T>[]): PickIntersection<T>[];
+  /** As raycaster.intersectObject(object, recursive). */
   intersectObject<T extends Object3D = Object3D>(raycaster: Raycaster, object: Object3D, recursive?: boolean, intersects?: PickIntersection<T>[]): PickIntersection<T>[];
   /** The nearest hits of many world rays (x, y, z per ray). */
   intersectRays(origins: ArrayLike<number>, directions: ArrayLike<number>, opts?: RaysOptions): RayHits;
-  /** What is under pixel (x, y) of camera's width × height view (the ID buffer, reused until the scene or camera changes). */
+  /**
+   * What is under pixel (x, y) of camera's width × height view: x, y in pixels from the top left (the pixel containing the
+   * point; its centre is at +0.5), as a three.js intersection, or null. The ID buffer is rendered at a view's first pick and
+   * reused until the scene or the camera changes. `method`: "buffer" (default), "direct" or "ray".
+   */
   pickPixel(camera: Camera, x: number, y: number, width: number, height: number, opts?: { method?: PickMethod }): PickIntersection | null;
+  /** The objects and faces in a pixel rectangle of the view, corners included (`through`: hidden ones too). */
   pickRect(camera: Camera, x0: number, y0: number, x1: number, y1: number, width: number, height: number, opts?: { through?: boolean }): RegionPick;
+  /** The objects and faces inside a lasso (pixels from the top left), by the even-odd rule on pixel centres (`through`: hidden ones too). */
   pickLasso(camera: Camera, points: LassoPoints, width: number, height: number, opts?: { through?: boolean }): RegionPick;
   /** Per pixel of the view (rows from the top) the object under it, or null. */
   objectsAt(camera: Camera, width: number, height: number): (Object3D | null)[];
@@ -75,11 +92,13 @@ export class Picker {
   uninstall(): this;
   /** One object's softpick hits into `intersects`; false when softpick does not mirror it. */
   raycastInto(object: Object3D, raycaster: Raycaster, intersects: Intersection[]): boolean;
+  /** Frees the wasm memory (and uninstalls); later calls throw. */
   free(): void;
 }
 
 /** A Picker whose wasm scene lives in a Web Worker: the same methods, returning promises. */
 export class PickerWorker {
+  /** Starts the worker (a module Worker of the package's js/worker.js, or `workerURL`) and loads the wasm in it; browsers only. */
   static create(opts?: PickerOptions & { workerURL?: string | URL }): Promise<PickerWorker>;
   update(root: Object3D, opts?: UpdateOptions): Promise<this>;
   intersectObjects<T extends Object3D = Object3D>(raycaster: Raycaster, objects: Object3D[], recursive?: boolean, intersects?: PickIntersection<T>[]): Promise<PickIntersection<T>[]>;
@@ -90,6 +109,7 @@ export class PickerWorker {
   pickLasso(camera: Camera, points: LassoPoints, width: number, height: number, opts?: { through?: boolean }): Promise<RegionPick>;
   objectsAt(camera: Camera, width: number, height: number): Promise<(Object3D | null)[]>;
   triangleIdsAt(camera: Camera, width: number, height: number): Promise<Uint32Array>;
+  /** Stops the worker; pending and later calls reject. */
   terminate(): void;
   free(): void;
 }

@@ -110,10 +110,23 @@ class Base {
     return { cmds, errors };
   }
 
+  /**
+   * Undoes what the backend refused and throws its errors, each naming the
+   * three.js object it was about (an object whose geometry was refused
+   * adds no error of its own: the geometry's names it).
+   */
   _refused(refused, errors) {
+    const geometries = new Set();
     for (const r of refused) {
-      this.mirror.refused(r.cmd);
-      errors.push(new Error(r.message));
+      const cmd = r.cmd;
+      const skip = cmd.op === 'addObject' && geometries.has(cmd.geometry);
+      if (cmd.op === 'addGeometry') geometries.add(cmd.id);
+      // (named before the mirror forgets the object)
+      const about = this.mirror.describe(cmd);
+      this.mirror.refused(cmd);
+      if (skip) continue;
+      const message = r.message.replace(/^softpick: /, '');
+      errors.push(new Error(about ? `softpick: ${about}: ${message}` : `softpick: ${message}`));
     }
     fail(errors);
   }
@@ -139,14 +152,30 @@ class Base {
     return this.mirror.intersections(p, raycaster.ray.direction, target, n);
   }
 
+  /** A view query's matrices (after the checks every view query makes). */
+  _view(camera, width, height) {
+    const view = viewOf(camera, width, height);
+    if (!this.mirror.root) throw new Error('softpick: call picker.update(scene) before picking');
+    return view;
+  }
+
   _pixelHit(p, camera) {
     if (!p.length) return null;
-    const h = this.mirror.intersection(p, 0, _fwd.set(0, 0, -1).transformDirection(camera.matrixWorld).clone());
+    // the pixel's ray (for the normal's facing): from the eye to the point,
+    // or the view direction of an orthographic camera
+    let dir;
+    if (camera.isOrthographicCamera || camera.projectionMatrix.elements[15] === 1) {
+      dir = new Vector3(0, 0, -1).transformDirection(camera.matrixWorld);
+    } else {
+      dir = new Vector3(p[5], p[6], p[7]).sub(_eye.setFromMatrixPosition(camera.matrixWorld));
+    }
+    const h = this.mirror.intersection(p, 0, dir);
     if (h) h.distance = cameraDistance(camera, h.point);
     return h;
   }
 
   _rays(origins, directions, opts) {
+    if (!this.mirror.root) throw new Error('softpick: call picker.update(scene) before picking');
     const ids = opts.objects ? this.mirror.select(opts.objects, opts.recursive !== false, { mask: 0xffffffff }) : null;
     return [Float32Array.from(origins), Float32Array.from(directions), opts.near ?? 0, opts.far ?? Infinity, ids];
   }
@@ -170,10 +199,18 @@ export class Picker extends Base {
     return new Picker();
   }
 
+  #engine;
+
   constructor() {
     super(false);
-    this.engine = new Engine();
+    this.#engine = new Engine();
     this.installed = null;
+  }
+
+  /** The wasm side (a clear Error once the picker is freed). */
+  get engine() {
+    if (!this.#engine) throw new Error('softpick: this Picker was freed (picker.free()); make a new one with Picker.create()');
+    return this.#engine;
   }
 
   /**
@@ -227,26 +264,26 @@ export class Picker extends Base {
    * camera changes. Options: `method` ("buffer", "direct" or "ray").
    */
   pickPixel(camera, x, y, width, height, opts = {}) {
-    const [view, proj] = viewOf(camera, width, height);
+    const [view, proj] = this._view(camera, width, height);
     const p = this.engine.pick(view, proj, width, height, this.mirror.revision, x, y, method(opts.method ?? 'buffer'));
     return this._pixelHit(p, camera);
   }
 
   /** The objects (and faces) in a pixel rectangle of the view, corners included: `{ objects, faces, pixels }`. Options: `through` (occluded ones too). */
   pickRect(camera, x0, y0, x1, y1, width, height, opts = {}) {
-    const [view, proj] = viewOf(camera, width, height);
+    const [view, proj] = this._view(camera, width, height);
     return selection(this.mirror, this.engine.select(view, proj, width, height, this.mirror.revision, [x0, y0, x1, y1], null, !!opts.through));
   }
 
   /** The objects (and faces) inside a lasso (points: [x, y] pairs, Vector2s or a flat list), by the even-odd rule on pixel centres. */
   pickLasso(camera, points, width, height, opts = {}) {
-    const [view, proj] = viewOf(camera, width, height);
+    const [view, proj] = this._view(camera, width, height);
     return selection(this.mirror, this.engine.select(view, proj, width, height, this.mirror.revision, null, lassoPoints(points), !!opts.through));
   }
 
   /** The ID buffer of a view as objects: per pixel (rows from the top) the Object3D under it, or null. */
   objectsAt(camera, width, height) {
-    const [view, proj] = viewOf(camera, width, height);
+    const [view, proj] = this._view(camera, width, height);
     const ids = this.engine.objectIds(view, proj, width, height, this.mirror.revision);
     return Array.from(ids, (id) => (id >= 0 ? this.mirror.byId[id]?.object ?? null : null));
   }
@@ -259,7 +296,7 @@ export class Picker extends Base {
    * object, face and instance a pixel shows).
    */
   triangleIdsAt(camera, width, height) {
-    const [view, proj] = viewOf(camera, width, height);
+    const [view, proj] = this._view(camera, width, height);
     return this.engine.triangleIds(view, proj, width, height, this.mirror.revision);
   }
 
@@ -306,8 +343,8 @@ export class Picker extends Base {
   /** Frees the wasm memory (and uninstalls). */
   free() {
     this.uninstall();
-    this.engine?.free();
-    this.engine = null;
+    this.#engine?.free();
+    this.#engine = null;
   }
 }
 
@@ -331,9 +368,14 @@ export class PickerWorker extends Base {
 
   #next = 0;
   #pending = new Map();
+  /** Set by terminate(): later calls reject with it (a terminated worker never answers). */
+  #ended = null;
 
   constructor(opts = {}) {
     super(true);
+    if (typeof Worker === 'undefined') {
+      throw new Error('softpick: PickerWorker needs Web Workers (a browser); without them (Node.js), use Picker');
+    }
     this.worker = new Worker(opts.workerURL ?? new URL('./worker.js', import.meta.url), { type: 'module' });
     this.worker.onmessage = (e) => {
       const { id, result, error } = e.data;
@@ -351,6 +393,7 @@ export class PickerWorker extends Base {
   }
 
   #call(op, args, transfer = []) {
+    if (this.#ended) return Promise.reject(new Error(this.#ended));
     const id = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
@@ -387,36 +430,37 @@ export class PickerWorker extends Base {
   }
 
   async pickPixel(camera, x, y, width, height, opts = {}) {
-    const [view, proj] = viewOf(camera, width, height);
+    const [view, proj] = this._view(camera, width, height);
     const p = await this.#call('pick', [view, proj, width, height, this.mirror.revision, x, y, method(opts.method ?? 'buffer')]);
     return this._pixelHit(p, camera);
   }
 
   async pickRect(camera, x0, y0, x1, y1, width, height, opts = {}) {
-    const [view, proj] = viewOf(camera, width, height);
+    const [view, proj] = this._view(camera, width, height);
     return selection(this.mirror, await this.#call('select', [view, proj, width, height, this.mirror.revision, [x0, y0, x1, y1], null, !!opts.through]));
   }
 
   async pickLasso(camera, points, width, height, opts = {}) {
-    const [view, proj] = viewOf(camera, width, height);
+    const [view, proj] = this._view(camera, width, height);
     return selection(this.mirror, await this.#call('select', [view, proj, width, height, this.mirror.revision, null, lassoPoints(points), !!opts.through]));
   }
 
   async objectsAt(camera, width, height) {
-    const [view, proj] = viewOf(camera, width, height);
+    const [view, proj] = this._view(camera, width, height);
     const ids = await this.#call('objectIds', [view, proj, width, height, this.mirror.revision]);
     return Array.from(ids, (id) => (id >= 0 ? this.mirror.byId[id]?.object ?? null : null));
   }
 
   async triangleIdsAt(camera, width, height) {
-    const [view, proj] = viewOf(camera, width, height);
+    const [view, proj] = this._view(camera, width, height);
     return this.#call('triangleIds', [view, proj, width, height, this.mirror.revision]);
   }
 
   /** Stops the worker (its wasm memory goes with it). */
   terminate() {
     this.worker.terminate();
-    const err = new Error('softpick: the worker was terminated');
+    this.#ended = 'softpick: this PickerWorker was terminated (terminate() or free()); make a new one with PickerWorker.create()';
+    const err = new Error(this.#ended);
     for (const p of this.#pending.values()) p.reject(err);
     this.#pending.clear();
   }

@@ -91,8 +91,9 @@ impl Pose {
         for k in 0..4 {
             let j = usize::from(js[k]);
             if ws[k] != 0.0 && j >= n {
+                let bones = if n == 1 { "bone" } else { "bones" };
                 return Err(format!(
-                    "vertex {i} is bound to bone {j}, but the skeleton has {n} bones"
+                    "vertex {i} is bound to bone {j}, but the skeleton has {n} {bones}"
                 ));
             }
         }

@@ -93,6 +93,23 @@ test('PickerWorker answers as Picker (intersections, pixel picks, batches, trian
   assert.ok(r.idsSeen > 20, `triangleIdsAt: ${r.idsSeen} triangles seen`);
   assert.match(r.badError ?? '', /index 7 .*out of range/);
   assert.ok(r.afterBad > 0, 'the worker answers after a refused update');
+  assert.match(r.afterTerminate, /this PickerWorker was terminated/);
+});
+
+test("pickPixel's normal faces the pixel's ray, as three.js's Raycaster gives it", async () => {
+  const r = await inPage('0.187', 'pixelNormal');
+  assert.ok(r.forwardDot > 0, 'the wall is turned away from the view direction');
+  assert.ok(r.softpick && r.three, JSON.stringify(r));
+  const dot = r.softpick.reduce((sum, v, i) => sum + v * r.three[i], 0);
+  assert.ok(dot > 0.999, `softpick's normal ${r.softpick} is three.js's ${r.three}`);
+});
+
+test('a wasm source that is missing or not wasm says so, and the default still loads', async () => {
+  const r = await inPage('0.187', 'wasmSource');
+  assert.match(r.missing ?? '', /^softpick: could not fetch the WebAssembly module \/web\/pkg\/no-such-module\.wasm: HTTP 404/);
+  assert.match(r.notWasm ?? '', /^softpick: the WebAssembly module \/web\/package\.json did not load: .*magic word/);
+  assert.match(r.workerMissing ?? '', /could not fetch the WebAssembly module .*HTTP 404/);
+  assert.match(r.after, /^\d+\.\d+\.\d+$/);
 });
 
 test('bad input throws a clear Error and the picker stays usable', async () => {
@@ -100,7 +117,10 @@ test('bad input throws a clear Error and the picker stays usable', async () => {
   assert.ok(r.before > 0);
   const want = {
     nanMatrix: /matrixWorld element 12 of NaN/,
-    indexOutOfRange: /index 99 at position 2 is out of range/,
+    // (the core's message, naming the mesh, and only it: the mesh the
+    // geometry was refused for adds no error of its own)
+    indexOutOfRange: /^softpick: Mesh "badIndex" \([-0-9a-f]+\)'s geometry: index 99 at position 2 is out of range: the geometry has 3 vertices$/,
+    morphTargetShort: /morph target 0 \(morphAttributes\.position\[0\]\) has 2 vertices, the geometry 3/,
     noPositions: /has no position attribute/,
     nanBone: /bone matrix value/,
     badCamera: /view size/,
@@ -113,6 +133,12 @@ test('bad input throws a clear Error and the picker stays usable', async () => {
   }
   assert.ok(r.mixed.thrown && /index 5/.test(r.mixed.message), JSON.stringify(r.mixed));
   assert.ok(r.mixed.goodHits > 0, 'the good mesh of a partly bad scene still answers');
+  for (const k of ['pixelBeforeUpdate', 'raysBeforeUpdate']) {
+    assert.ok(r[k].thrown && r[k].isError, `${k}: ${JSON.stringify(r[k])}`);
+    assert.match(r[k].message, /call picker\.update\(scene\) before picking/);
+  }
+  assert.ok(r.afterFree.thrown && r.afterFree.isError, JSON.stringify(r.afterFree));
+  assert.match(r.afterFree.message, /this Picker was freed/);
 });
 
 test('install() routes three.js raycasts through softpick, uninstall() restores them', async () => {
@@ -147,6 +173,13 @@ test('the core API: typed arrays in; hits, batches, frames, selections out; erro
   assert.match(r.errors.badMatrix, /element 0 is NaN/);
   assert.match(r.errors.noObject, /object 99 does not exist/);
   assert.equal(r.afterErrors, 0, "the scene answers as before the errors");
+  assert.match(r.errors.noFov, /needs `fov`.* or `orthoHeight`/);
+  assert.deepEqual(r.freed, {
+    scene: 'softpick: this Scene was freed (free() was called on it)',
+    frame: 'softpick: this Frame was freed (free() was called on it)',
+    camera: 'softpick: this Camera was freed (free() was called on it)',
+    renderFreed: 'softpick: this Scene was freed (free() was called on it)',
+  });
 });
 
 test('the wasm build renders and picks the built-in scene bit for bit as the native build', async () => {

@@ -255,10 +255,65 @@ export async function worker({ n = 40 }) {
     const rc = new THREE.Raycaster();
     rc.setFromCamera(new THREE.Vector2(0, 0), sc.camera);
     out.afterBad = (await worker.intersectObjects(rc, sc.root.children, true)).length;
+    // a terminated worker's calls reject (it would never answer them)
+    worker.terminate();
+    out.afterTerminate = await Promise.race([
+      worker.intersectObjects(rc, sc.root.children, true).then(() => 'resolved', (e) => e.message),
+      new Promise((r) => setTimeout(() => r('no answer in 5 s'), 5000)),
+    ]);
   } finally {
     worker.terminate();
     picker.free();
   }
+  return out;
+}
+
+/**
+ * A pixel pick's normal faces the pixel's ray, as three.js's does: a wall
+ * to the side of a wide perspective view, facing the eye but turned a
+ * little away from the view direction (its normal · the camera's forward
+ * is > 0, its normal · the pixel's ray < 0).
+ */
+export async function pixelNormal() {
+  const n = new THREE.Vector3(-1, 0, -0.1).normalize();
+  const wall = new THREE.Mesh(new THREE.PlaneGeometry(1, 1), new THREE.MeshBasicMaterial());
+  wall.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), n);
+  wall.position.set(1, 0, -1);
+  const scene = new THREE.Scene();
+  scene.add(wall);
+  const cam = new THREE.PerspectiveCamera(120, 1, 0.01, 100);
+  cam.updateMatrixWorld(true);
+  const picker = await Picker.create();
+  try {
+    picker.update(scene);
+    const w = 64, h = 64;
+    const ndc = new THREE.Vector3(1, 0, -1).project(cam);
+    const x = Math.floor(((ndc.x + 1) / 2) * w), y = Math.floor(((1 - ndc.y) / 2) * h);
+    const s = picker.pickPixel(cam, x + 0.5, y + 0.5, w, h);
+    const rc = new THREE.Raycaster();
+    rc.setFromCamera(new THREE.Vector2(((x + 0.5) / w) * 2 - 1, 1 - ((y + 0.5) / h) * 2), cam);
+    const t = rc.intersectObject(wall)[0];
+    return {
+      softpick: s && s.normal.toArray(),
+      three: t && t.normal.toArray(),
+      forwardDot: n.dot(new THREE.Vector3(0, 0, -1)),
+    };
+  } finally {
+    picker.free();
+  }
+}
+
+/** A wasm source that is not there or not wasm: a clear Error (run on a fresh page: nothing loaded yet), then the default loads. */
+export async function wasmSource() {
+  const message = async (f) => { try { await f(); return null; } catch (e) { return e instanceof Error ? e.message : `not an Error: ${e}`; } };
+  const out = {
+    missing: await message(() => Picker.create({ wasm: '/web/pkg/no-such-module.wasm' })),
+    notWasm: await message(() => Picker.create({ wasm: '/web/package.json' })),
+    workerMissing: await message(() => PickerWorker.create({ wasm: '/web/pkg/no-such-module.wasm' })),
+  };
+  const picker = await Picker.create();
+  out.after = sp.version();
+  picker.free();
   return out;
 }
 
@@ -298,7 +353,18 @@ export async function badInput() {
     const s = new THREE.Scene();
     const g = tri();
     g.setIndex([0, 1, 99]);
-    s.add(new THREE.Mesh(g, new THREE.MeshBasicMaterial()));
+    const m = new THREE.Mesh(g, new THREE.MeshBasicMaterial());
+    m.name = 'badIndex';
+    s.add(m);
+    picker.update(s);
+  });
+  attempt('morphTargetShort', () => {
+    const s = new THREE.Scene();
+    const g = tri();
+    g.morphAttributes.position = [new THREE.Float32BufferAttribute([0, 0, 0, 1, 0, 0], 3)];
+    const m = new THREE.Mesh(g, new THREE.MeshBasicMaterial());
+    m.updateMorphTargets();
+    s.add(m);
     picker.update(s);
   });
   attempt('noPositions', () => {
@@ -334,7 +400,27 @@ export async function badInput() {
   }
   const r2 = new THREE.Raycaster(new THREE.Vector3(0, 0, 5), new THREE.Vector3(0, 0, -1));
   out.mixed.goodHits = picker.intersectObjects(r2, s.children, true).length;
+  // a picker without an update, and a freed one, say so
+  const fresh = await Picker.create();
+  for (const [name, fn] of [
+    ['pixelBeforeUpdate', () => fresh.pickPixel(sc.camera, 1, 1, 10, 10)],
+    ['raysBeforeUpdate', () => fresh.intersectRays([0, 0, 5], [0, 0, -1])],
+  ]) {
+    try {
+      fn();
+      out[name] = { thrown: false };
+    } catch (e) {
+      out[name] = { thrown: true, isError: e instanceof Error, message: e.message };
+    }
+  }
+  fresh.free();
   picker.free();
+  try {
+    picker.intersectObjects(rc, sc.root.children, true);
+    out.afterFree = { thrown: false };
+  } catch (e) {
+    out.afterFree = { thrown: true, isError: e instanceof Error, message: e.message };
+  }
   return out;
 }
 
@@ -388,7 +474,15 @@ export async function coreApi() {
     badModel: err(() => sp.Scene.load(new TextEncoder().encode('{"asset": 7}'), 'broken.gltf')),
   };
   out.afterErrors = scene.raycast([0.75, 0.25, 5], [0, 0, -1])?.faceIndex;
+  out.errors.noFov = err(() => sp.Camera.lookAt({ eye: [0, 0, 5], target: [0, 0, 0], near: 0.1, far: 100, width: 8, height: 8 }));
   for (const x of [scene, s2, f, cam, bi, bc, bf]) x.free();
+  // what was freed says so
+  out.freed = {
+    scene: err(() => scene.raycast([0, 0, 5], [0, 0, -1])),
+    frame: err(() => f.pick(1, 1)),
+    camera: err(() => cam.rayThrough(1, 1)),
+    renderFreed: err(() => new sp.Frame().render(scene, bc)),
+  };
   return out;
 }
 

@@ -19,7 +19,7 @@ test('the TypeScript types describe the API (tsc --strict)', () => {
 
 const CHECK = `
 import * as THREE from 'three';
-import { Picker } from 'softpick/three';
+import { Picker, PickerWorker } from 'softpick/three';
 import { version } from 'softpick';
 
 const scene = new THREE.Scene();
@@ -33,7 +33,7 @@ scene.updateMatrixWorld(true);
 inst.computeBoundingSphere();
 
 const picker = await Picker.create();
-picker.update(scene);
+picker.update(scene, { renderer: { clippingPlanes: [], localClippingEnabled: false } }); // (the README's form; Node has no renderer)
 const camera = new THREE.PerspectiveCamera(50, 1, 0.1, 100);
 camera.position.set(0, 0.5, 5);
 camera.lookAt(0, 0.3, 0);
@@ -49,7 +49,12 @@ for (let j = 0; j < 40; j++) for (let i = 0; i < 40; i++) {
   if (s && s.object === t.object && s.faceIndex === t.faceIndex && s.instanceId === t.instanceId && Math.abs(s.distance - t.distance) <= 1e-5 * t.distance) agree++;
 }
 const px = picker.pickPixel(camera, 100, 100, 200, 200);
-console.log(JSON.stringify({ three: THREE.REVISION, version: version(), hits, agree, pixel: px && px.object === box }));
+// what Node.js cannot do, and a freed picker, say so
+const message = async (f) => { try { await f(); return null; } catch (e) { return e.message; } };
+const worker = await message(() => PickerWorker.create());
+picker.free();
+const freed = await message(() => picker.pickPixel(camera, 100, 100, 200, 200));
+console.log(JSON.stringify({ three: THREE.REVISION, version: version(), hits, agree, pixel: px && px.object === box, worker, freed }));
 `;
 
 test('npm pack installs beside three from the registry, and its adapter answers', async () => {
@@ -67,6 +72,8 @@ test('npm pack installs beside three from the registry, and its adapter answers'
     assert.ok(out.hits > 100, `three.js hits ${out.hits} rays`);
     assert.equal(out.agree, out.hits);
     assert.equal(out.pixel, true);
+    assert.match(out.worker ?? '', /PickerWorker needs Web Workers/);
+    assert.match(out.freed ?? '', /this Picker was freed/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@ their types. Array dtypes and shapes are in each key's comment and in the
 returning method's docstring (``help(softpick.Scene.cast_rays)``).
 """
 
-from typing import List, Literal, TypedDict
+from typing import List, Literal, TypedDict, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,13 +25,15 @@ __all__ = [
     "Selection",
 ]
 
-# the values of the str arguments
-FillRule = Literal["top-left", "strict", "inclusive", "area-guard"]
-CullMode = Literal["none", "back", "front"]
-RenderMethod = Literal["raster", "ray", "auto"]
-PickMethod = Literal["buffer", "direct", "ray"]
-SelectMode = Literal["visible", "through"]
-LoopMode = Literal["once", "repeat", "pingpong"]
+# the values of the str arguments (a Union of one-value Literals: the same type
+# as Literal[a, b, ...] to mypy, and a Union at run time, which is what
+# `python -m mypy.stubtest softpick` wants to find)
+FillRule = Union[Literal["top-left"], Literal["strict"], Literal["inclusive"], Literal["area-guard"]]
+CullMode = Union[Literal["none"], Literal["back"], Literal["front"]]
+RenderMethod = Union[Literal["raster"], Literal["ray"], Literal["auto"]]
+PickMethod = Union[Literal["buffer"], Literal["direct"], Literal["ray"]]
+SelectMode = Union[Literal["visible"], Literal["through"]]
+LoopMode = Union[Literal["once"], Literal["repeat"], Literal["pingpong"]]
 
 
 class Hit(TypedDict):

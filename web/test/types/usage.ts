@@ -29,8 +29,12 @@ export async function adapter(root: Object3D, camera: PerspectiveCamera): Promis
   const cut = new Plane(new Vector3(0, -1, 0), 1);
   picker.update(root, { renderer: { clippingPlanes: [cut], localClippingEnabled: true } });
   picker.update(root, { clippingPlanes: [cut], localClippingEnabled: false, updateMatrixWorld: false });
+  // (a renderer's planes are readonly in some three.js types, e.g. 0.160's WebGLRenderer)
+  const planes: readonly Plane[] = [cut];
+  picker.update(root, { renderer: { clippingPlanes: planes, localClippingEnabled: false } });
   const rc = new Raycaster();
   const hits: PickIntersection<Mesh>[] = picker.intersectObjects<Mesh>(rc, root.children, true);
+  const weights: Vector3 = hits[0].barycoord;
   const px = picker.pickPixel(camera, 10, 10, 640, 480);
   const box: RegionPick = picker.pickRect(camera, 0, 0, 10, 10, 640, 480);
   const tris: Uint32Array = picker.triangleIdsAt(camera, 640, 480);
@@ -40,5 +44,5 @@ export async function adapter(root: Object3D, camera: PerspectiveCamera): Promis
   const wtris: Uint32Array = await worker.triangleIdsAt(camera, 640, 480);
   worker.terminate();
   picker.install().uninstall().free();
-  return hits.length + (px?.faceIndex ?? 0) + box.objects.length + w.length + tris[0] + wtris[0];
+  return hits.length + weights.x + (px?.faceIndex ?? 0) + box.objects.length + w.length + tris[0] + wtris[0];
 }

@@ -59,6 +59,12 @@ def test_the_wheel_is_abi3_and_holds_the_stubs(wheel: Path) -> None:
                  "softpick/types.py", "softpick/conventions.py"):
         assert want in names, f"{want} is not in {wheel.name}: {names}"
     assert any(n.startswith("softpick/_softpick.") and n.endswith(".so") for n in names), names
+    # the licence texts the metadata's "MIT OR Apache-2.0" names, as the
+    # repository's (python/ holds a copy for maturin to find)
+    for lic in ("LICENSE-MIT", "LICENSE-APACHE"):
+        found = [n for n in names if n.endswith(f".dist-info/licenses/{lic}")]
+        assert found, f"{lic} is not in {wheel.name}: {names}"
+        assert zipfile.ZipFile(wheel).read(found[0]) == (ROOT / lic).read_bytes(), lic
 
 
 def test_the_wheel_installs_and_renders_without_rust(wheel: Path, tmp_path: Path) -> None:

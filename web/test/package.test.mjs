@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile, readdir } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WEB } from './harness.mjs';
@@ -63,6 +63,12 @@ test('npm pack installs beside three from the registry, and its adapter answers'
     execFileSync(npm, ['pack', '--pack-destination', dir], { cwd: WEB, stdio: 'pipe' });
     const tgz = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
     assert.ok(tgz, 'npm pack made a tarball');
+    // the licence texts package.json's "MIT OR Apache-2.0" names, as the
+    // repository's (web/ holds a copy for npm pack)
+    for (const lic of ['LICENSE-MIT', 'LICENSE-APACHE']) {
+      const packed = execFileSync('tar', ['-xzOf', join(dir, tgz), `package/${lic}`]);
+      assert.deepEqual(packed, await readFile(join(WEB, '..', lic)), lic);
+    }
     await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'pack-check', private: true, type: 'module' }));
     execFileSync(npm, ['install', '--no-audit', '--no-fund', `./${tgz}`, 'three@0.187.0'], { cwd: dir, stdio: 'pipe' });
     await writeFile(join(dir, 'check.mjs'), CHECK);

@@ -388,7 +388,7 @@ pub(crate) fn read_mesh_file(path: &Path, format: ModelFormat) -> Result<Vec<u8>
 
 /// The first bytes of a file for a message: up to 32 characters of its
 /// first line, non-printable bytes escaped, in backquotes.
-#[cfg(any(feature = "stl", feature = "ply"))]
+#[cfg(any(feature = "stl", feature = "ply", feature = "gltf"))]
 pub(crate) fn preview(bytes: &[u8]) -> String {
     let line = bytes
         .split(|&b| b == b'\n' || b == b'\r')

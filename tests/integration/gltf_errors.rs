@@ -212,6 +212,18 @@ fn truncated_glb_html_and_missing_bin_files() {
         e.contains("page.glb") && e.contains("not a glTF file") && e.contains("<!DOCTYPE"),
         "{e}"
     );
+    // binary junk that is neither GLB nor JSON: its first bytes escaped
+    let e = load_gltf_bytes(
+        Path::new("junk.gltf"),
+        b"\x00\x01\xfe\x7fjunk\n{",
+        &LoadOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with("junk.gltf: ") && e.contains(r"it starts with `\x00\x01\xfe\x7fjunk`"),
+        "{e}"
+    );
     let path = dir.write("lost.gltf", d.json(root.clone(), Some("lost.bin")));
     let e = load_gltf(&path).unwrap_err();
     assert!(

@@ -16,6 +16,7 @@ use gltf::json;
 
 use super::{Fail, FORMAT, UNDERSTOOD};
 use crate::error::ModelErrorKind;
+use crate::io::preview;
 
 /// A raw JSON value: its text, borrowed from the file's bytes.
 type Raw<'a> = &'a serde_json::value::RawValue;
@@ -99,15 +100,11 @@ pub(super) struct Parsed {
 /// Parses and validates the JSON, and refuses required extensions that
 /// are not [`UNDERSTOOD`].
 pub(super) fn parse(json_bytes: &[u8]) -> Result<Parsed, Fail> {
-    let head: String = String::from_utf8_lossy(&json_bytes[..json_bytes.len().min(24)])
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
     let mut value: json::Value = json::deserialize::from_slice(json_bytes).map_err(|e| {
         if (e.is_syntax() || e.is_eof()) && !json_bytes.trim_ascii_start().starts_with(b"{") {
             Fail(ModelErrorKind::WrongFormat(
                 FORMAT,
-                format!("it starts with `{}`", head.trim()),
+                format!("it starts with {}", preview(json_bytes.trim_ascii_start())),
             ))
         } else {
             Fail(ModelErrorKind::Parse(FORMAT, None, e.to_string()))

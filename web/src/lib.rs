@@ -171,7 +171,15 @@ impl RawScene {
     /// buffers as data URIs), its format chosen by `name`'s extension, else
     /// by the bytes.
     pub fn load(bytes: &[u8], name: &str) -> Result<RawScene, JsError> {
-        let (scene, _) = load_model_bytes(Path::new(name), bytes).map_err(err)?;
+        let (scene, _) = load_model_bytes(Path::new(name), bytes).map_err(|e| match e {
+            // (the core names the cargo feature the format needs, which
+            // means nothing to a page: say what this build reads)
+            softpick::Error::FormatDisabled { format, why, .. } => err(format!(
+                "{name}: {format} files are not read by softpick's browser build, \
+                 which reads OBJ and glTF (.gltf, .glb){why}"
+            )),
+            e => err(e),
+        })?;
         Ok(RawScene::of(World::from_core(scene)))
     }
 

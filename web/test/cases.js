@@ -472,6 +472,7 @@ export async function coreApi() {
     noObject: err(() => scene.setMatrix(99, id)),
     badRule: err(() => scene.render(cam, { rule: 'sometimes' })),
     badModel: err(() => sp.Scene.load(new TextEncoder().encode('{"asset": 7}'), 'broken.gltf')),
+    stlModel: err(() => sp.Scene.load(new TextEncoder().encode('solid a\nendsolid a\n'), 'part.stl')),
   };
   out.afterErrors = scene.raycast([0.75, 0.25, 5], [0, 0, -1])?.faceIndex;
   out.errors.noFov = err(() => sp.Camera.lookAt({ eye: [0, 0, 5], target: [0, 0, 0], near: 0.1, far: 100, width: 8, height: 8 }));

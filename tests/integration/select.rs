@@ -328,6 +328,11 @@ fn lasso_visible_and_through() {
     );
 }
 
+/// The mesh of `c`'s next click at pixel (`x`, `y`) of frame `f`.
+fn click(c: &mut PickCycle, f: &Frame, scene: &Scene, x: i64, y: i64) -> Option<u32> {
+    c.click(f.picks(scene).unwrap(), x, y).map(|h| h.mesh)
+}
+
 #[test]
 fn cycling_follows_pick_all_order_and_wraps() {
     let mut scene = layout();
@@ -354,7 +359,7 @@ fn cycling_follows_pick_all_order_and_wraps() {
     let mut c = PickCycle::new();
     let mut clicks = Vec::new();
     for _ in 0..7 {
-        clicks.push(c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh);
+        clicks.push(click(&mut c, &f, &scene, 50, 50).unwrap());
     }
     assert_eq!(clicks, [FRONT, HIDDEN, UNDER, FRONT, HIDDEN, UNDER, FRONT]);
     assert_eq!(c.position(), Some((0, 3)));
@@ -366,68 +371,32 @@ fn cycling_follows_pick_all_order_and_wraps() {
     );
 
     // moving the cursor restarts from the nearest
-    assert_eq!(
-        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
-        HIDDEN
-    );
-    assert_eq!(
-        c.click(f.picks(&scene).unwrap(), 51, 50).unwrap().mesh,
-        FRONT
-    );
-    assert_eq!(
-        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
-        FRONT
-    );
-    assert_eq!(
-        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
-        HIDDEN
-    );
+    assert_eq!(click(&mut c, &f, &scene, 50, 50), Some(HIDDEN));
+    assert_eq!(click(&mut c, &f, &scene, 51, 50), Some(FRONT));
+    assert_eq!(click(&mut c, &f, &scene, 50, 50), Some(FRONT));
+    assert_eq!(click(&mut c, &f, &scene, 50, 50), Some(HIDDEN));
     // background resets
-    assert!(c.click(f.picks(&scene).unwrap(), 5, 5).is_none());
+    assert_eq!(click(&mut c, &f, &scene, 5, 5), None);
     assert_eq!(c.position(), None);
-    assert_eq!(
-        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
-        FRONT
-    );
+    assert_eq!(click(&mut c, &f, &scene, 50, 50), Some(FRONT));
     // reset()
-    c.click(f.picks(&scene).unwrap(), 50, 50);
+    click(&mut c, &f, &scene, 50, 50);
     c.reset();
-    assert_eq!(
-        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
-        FRONT
-    );
+    assert_eq!(click(&mut c, &f, &scene, 50, 50), Some(FRONT));
     // a single mesh wraps onto itself
     for _ in 0..3 {
-        assert_eq!(
-            c.click(f.picks(&scene).unwrap(), 130, 30).unwrap().mesh,
-            SIDE
-        );
+        assert_eq!(click(&mut c, &f, &scene, 130, 30), Some(SIDE));
     }
 
     // a new frame with a different stack at the same pixel restarts
-    assert_eq!(
-        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
-        FRONT
-    );
-    assert_eq!(
-        c.click(f.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
-        HIDDEN
-    );
+    assert_eq!(click(&mut c, &f, &scene, 50, 50), Some(FRONT));
+    assert_eq!(click(&mut c, &f, &scene, 50, 50), Some(HIDDEN));
     let node = scene.mesh_node(HIDDEN).unwrap();
     scene.translate(node, Vec3::new(0.0, 100.0, 0.0));
     let g = frame(&scene);
-    assert_eq!(
-        c.click(g.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
-        FRONT
-    );
-    assert_eq!(
-        c.click(g.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
-        UNDER
-    );
-    assert_eq!(
-        c.click(g.picks(&scene).unwrap(), 50, 50).unwrap().mesh,
-        FRONT
-    );
+    assert_eq!(click(&mut c, &g, &scene, 50, 50), Some(FRONT));
+    assert_eq!(click(&mut c, &g, &scene, 50, 50), Some(UNDER));
+    assert_eq!(click(&mut c, &g, &scene, 50, 50), Some(FRONT));
 }
 
 /// Independent f64 even-odd test (PNPOLY) against the snapped lasso.

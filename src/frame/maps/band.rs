@@ -13,14 +13,14 @@
 //!    corner indices (arrived meanwhile) are read and their corners
 //!    asked for, then the corners are read and the set-ups computed;
 //! 3. the batch's pixels are computed, four at a time in f64 lanes on a
-//!    CPU with AVX2 ([`hits4_lanes`]), else one at a time.
+//!    CPU with AVX2 ([`hits4`]), else one at a time.
 //!
 //! Each pixel's values depend on its own ray and triangle only, so
 //! neither the batches nor the lanes change any.
 
 use glam::DVec3;
 
-use super::hit::{hits4_lanes, lanes, PixelHit, TriSetup, F4};
+use super::hit::{hits4, lanes, PixelHit, TriSetup, F4};
 use super::meshes::Meshes;
 use super::{BandOut, MapRequest, PixelRays};
 use crate::cpu::{prefetch, Isa, Kernel, Lanes8};
@@ -53,7 +53,7 @@ pub(super) struct Shared<'a> {
     pub(super) identity: &'a [bool],
     pub(super) want: MapRequest,
     /// Where the pixels' arithmetic runs: [`Isa::Base`] one pixel at a
-    /// time (`Frame::pixel_hit`), AVX2 four at a time ([`hits4_lanes`]).
+    /// time (`Frame::pixel_hit`), AVX2 four at a time ([`hits4`]).
     pub(super) isa: Isa,
 }
 
@@ -294,7 +294,7 @@ impl Shared<'_> {
     }
 
     /// The pixels of a batch whose triangles are set up, four at a time
-    /// in lanes ([`hits4_lanes`]) when `four`, else one at a time.
+    /// in lanes ([`hits4`]) when `four`, else one at a time.
     #[inline(always)]
     fn pixels(&self, cache: &[Slot; SLOTS], pixels: &[Waiting], out: &mut BandOut, four: bool) {
         // (pixels of no triangle of the scene, never in a frame of it,
@@ -327,7 +327,7 @@ impl Shared<'_> {
                 };
                 let t = [t0, t1, t2, t3];
                 let (o, d) = self.rays4(&p);
-                let (hits, computed) = hits4_lanes(t, self.rays.perspective, &o, &d, self.want);
+                let (hits, computed) = hits4(t, self.rays.perspective, &o, &d, self.want);
                 for i in 0..4 {
                     if computed >> i & 1 != 0 {
                         Self::write(out, p[i], t[i], &hits[i]);

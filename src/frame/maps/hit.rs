@@ -133,32 +133,19 @@ fn dot(a: &[F4; 3], b: &[F4; 3]) -> F4 {
 
 /// A vector of each lane's triangle or ray, as three lanes of components.
 #[inline(always)]
-fn gather(v: [DVec3; 4]) -> [F4; 3] {
+pub(super) fn gather(v: [DVec3; 4]) -> [F4; 3] {
     [lanes(|i| v[i].x), lanes(|i| v[i].y), lanes(|i| v[i].z)]
 }
 
 /// [`Frame::pixel_hit`] of four pixels at once, lane by lane the same
-/// operations: the hits of the rays `o[i] + t·d[i]` on the planes of
+/// operations: the hits of the rays `o + t·d` (`ov[c][i]`, `dv[c][i]`:
+/// component `c` of lane `i`'s origin and direction) on the planes of
 /// `t[i]`. Lanes whose ray is parallel to the plane (`n · d = 0`, a
 /// triangle seen edge-on, whose hit the depth buffer gives) are left out
 /// of the returned mask (bit i: lane i computed); the caller computes
 /// them with `pixel_hit`.
-#[cfg(test)]
 #[inline(always)]
 pub(super) fn hits4(
-    t: [&TriSetup; 4],
-    perspective: bool,
-    o: [DVec3; 4],
-    d: [DVec3; 4],
-    want: MapRequest,
-) -> ([PixelHit; 4], u32) {
-    hits4_lanes(t, perspective, &gather(o), &gather(d), want)
-}
-
-/// [`hits4`] of rays already in lanes: `ov[c][i]`, `dv[c][i]` the
-/// component `c` of lane `i`'s origin and direction.
-#[inline(always)]
-pub(super) fn hits4_lanes(
     t: [&TriSetup; 4],
     perspective: bool,
     ov: &[F4; 3],

@@ -5,7 +5,7 @@
 
 use glam::{DVec3, Mat4, Quat, Vec3};
 
-use super::hit::{hits4, PixelHit, TriSetup};
+use super::hit::{gather, hits4, PixelHit, TriSetup};
 use super::{MapRequest, PixelMaps, PixelRays};
 use crate::camera::{Camera, Projection};
 use crate::cpu::{Isa, Kernel, Lanes8};
@@ -311,7 +311,13 @@ impl Kernel for Hits4<'_> {
     type Out = ([PixelHit; 4], u32);
     #[inline(always)]
     fn run<L: Lanes8>(self, _lanes: L) -> Self::Out {
-        hits4(self.t, self.perspective, self.o, self.d, self.want)
+        hits4(
+            self.t,
+            self.perspective,
+            &gather(self.o),
+            &gather(self.d),
+            self.want,
+        )
     }
 }
 
@@ -391,7 +397,7 @@ fn four_lanes_are_one_pixel_s_bits() {
             distance: round % 4 != 3,
             z: true,
         };
-        let portable = hits4(t, r.perspective, o, d, want);
+        let portable = hits4(t, r.perspective, &gather(o), &gather(d), want);
         let best = Isa::detect().run(Hits4 {
             t,
             perspective: r.perspective,

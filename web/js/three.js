@@ -27,6 +27,8 @@ function setRay(r) {
   _d[0] = r.direction.x; _d[1] = r.direction.y; _d[2] = r.direction.z;
 }
 const _fwd = new Vector3();
+/** A pixel hit's ray direction (the mirror only reads it). */
+const _pixelRay = new Vector3();
 
 function fail(errors) {
   if (!errors.length) return;
@@ -131,10 +133,15 @@ class Base {
     fail(errors);
   }
 
+  /** Throws unless a scene was mirrored (`update`): every pick needs one. */
+  _mirrored() {
+    if (!this.mirror.root) throw new Error('softpick: call picker.update(scene) before picking');
+  }
+
   /** The mirror ids a ray query over `objects` tests (null: all), with the ray in `_o` and `_d`. */
   _rayIds(raycaster, objects, recursive) {
     if (!raycaster?.ray) throw new Error('softpick: intersectObjects needs a three.js Raycaster');
-    if (!this.mirror.root) throw new Error('softpick: call picker.update(scene) before picking');
+    this._mirrored();
     const ids = Array.isArray(objects)
       ? this.mirror.select(objects, recursive !== false, raycaster.layers)
       : this.mirror.selectOne(objects, recursive !== false, raycaster.layers);
@@ -155,7 +162,7 @@ class Base {
   /** A view query's matrices (after the checks every view query makes). */
   _view(camera, width, height) {
     const view = viewOf(camera, width, height);
-    if (!this.mirror.root) throw new Error('softpick: call picker.update(scene) before picking');
+    this._mirrored();
     return view;
   }
 
@@ -163,11 +170,11 @@ class Base {
     if (!p.length) return null;
     // the pixel's ray (for the normal's facing): from the eye to the point,
     // or the view direction of an orthographic camera
-    let dir;
+    const dir = _pixelRay;
     if (camera.isOrthographicCamera || camera.projectionMatrix.elements[15] === 1) {
-      dir = new Vector3(0, 0, -1).transformDirection(camera.matrixWorld);
+      dir.set(0, 0, -1).transformDirection(camera.matrixWorld);
     } else {
-      dir = new Vector3(p[5], p[6], p[7]).sub(_eye.setFromMatrixPosition(camera.matrixWorld));
+      dir.set(p[5], p[6], p[7]).sub(_eye.setFromMatrixPosition(camera.matrixWorld));
     }
     const h = this.mirror.intersection(p, 0, dir);
     if (h) h.distance = cameraDistance(camera, h.point);
@@ -175,7 +182,7 @@ class Base {
   }
 
   _rays(origins, directions, opts) {
-    if (!this.mirror.root) throw new Error('softpick: call picker.update(scene) before picking');
+    this._mirrored();
     const ids = opts.objects ? this.mirror.select(opts.objects, opts.recursive !== false, { mask: 0xffffffff }) : null;
     return [Float32Array.from(origins), Float32Array.from(directions), opts.near ?? 0, opts.far ?? Infinity, ids];
   }

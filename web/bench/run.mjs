@@ -64,8 +64,10 @@ try {
     process.stderr.write('the Fox, cold and warm…\n');
     results.foxCold = await run('foxCold', { frames: parseInt(opt('--frames', '600'), 10) });
   }
-  if (!foxCold) process.stderr.write('skinned meshes…\n');
-  if (!foxCold) results.skinned = await run('skinnedRows', { frames, n: 32, fox: foxOnly });
+  if (!foxCold) {
+    process.stderr.write('skinned meshes…\n');
+    results.skinned = await run('skinnedRows', { frames, n: 32, fox: foxOnly });
+  }
   if (!foxOnly && !foxCold) {
     process.stderr.write('pickPixel…\n');
     results.pixels = await run('pixelRows', { frames, width: 1280, height: 720 });

@@ -500,3 +500,55 @@ export async function batchedRefused({ n = 40 }) {
   }
   return out;
 }
+
+/**
+ * A batch's material and object state as a mesh's: its material's side
+ * changed, its material's clipping planes (local clipping on), its layers
+ * and its visibility, each after an update, against three.js's Raycaster
+ * (its hits cut by the planes; layers tested by the raycaster; a hidden
+ * batch, which three.js's raycast still hits, is not hit by softpick's).
+ */
+export async function batchedState({ n = 60 }) {
+  const sc = batchedScene();
+  const picker = await Picker.create();
+  const out = {};
+  const { solids, flats, root, camera } = sc;
+  const cut = new THREE.Plane(new THREE.Vector3(0.4, 1, 0.1).normalize(), 0.3);
+  const agree = (name, kept = () => true, rays = grid(camera, n)) => {
+    const r = { threeHits: 0, agree: 0, cut: 0, solids: 0, flats: 0, examples: [] };
+    for (const rc of rays) {
+      const all = rc.intersectObjects(root.children, true);
+      if (all.length && !kept(all[0])) r.cut++;
+      const t = all.find(kept);
+      const s = picker.intersectObjects(rc, root.children, true)[0];
+      if (s) r[s.object.name]++;
+      if (!t) continue;
+      r.threeHits++;
+      if (s && hitKey(s) === hitKey(t) && close(s.distance, t.distance, REL)) r.agree++;
+      else if (r.examples.length < 3) r.examples.push({ three: hitKey(t), softpick: hitKey(s) });
+    }
+    out[name] = r;
+  };
+  try {
+    picker.update(root);
+    // then both back-sided (a closed solid is then hit on its far side)
+    flats.material.side = THREE.BackSide;
+    solids.material.side = THREE.BackSide;
+    picker.update(root);
+    agree('sides');
+    solids.material.clippingPlanes = [cut];
+    picker.update(root, { localClippingEnabled: true });
+    agree('clipped', (h) => h.object !== solids || cut.distanceToPoint(h.point) >= 0);
+    solids.material.clippingPlanes = null;
+    solids.layers.set(3);
+    picker.update(root, { localClippingEnabled: true });
+    agree('layers');
+    solids.layers.set(0);
+    flats.visible = false;
+    picker.update(root);
+    agree('hidden', (h) => h.object !== flats);
+  } finally {
+    picker.free();
+  }
+  return out;
+}

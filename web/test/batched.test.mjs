@@ -134,3 +134,17 @@ test('BatchedMesh: what the backend refuses is sent again by the next update, wh
     assert.equal(x.differAfter, 0, `${x.name}: ${x.differAfter} rays differ from a fresh picker's after the next update`);
   }
 });
+
+test('BatchedMesh: its material\'s side and clipping planes, its layers and visibility count as a mesh\'s', async () => {
+  const r = await inPage('0.187', 'batchedState', { n: 60 });
+  for (const [k, x] of Object.entries(r)) {
+    assert.ok(x.threeHits > 200, `${k}: three.js hits only ${x.threeHits} rays`);
+    assert.ok(x.agree >= 0.999 * x.threeHits, `${k}: ${x.agree} of ${x.threeHits} agree: ${JSON.stringify(x.examples)}`);
+  }
+  assert.ok(r.clipped.cut > 30, `the plane cuts the first hit of only ${r.clipped.cut} rays`);
+  assert.ok(r.sides.solids > 100 && r.sides.flats > 100, JSON.stringify(r.sides));
+  assert.equal(r.layers.solids, 0, 'the solids, on layer 3 only, are not hit by a raycaster on layer 0');
+  assert.ok(r.layers.flats > 100, JSON.stringify(r.layers));
+  assert.equal(r.hidden.flats, 0, 'the hidden batch is not hit');
+  assert.ok(r.hidden.solids > 100, JSON.stringify(r.hidden));
+});

@@ -181,12 +181,18 @@ export class Batch {
     const newVersion = pos !== this.pos || pos.version !== this.posVersion ||
       index !== this.index || (index !== null && index.version !== this.indexVersion);
     const fresh = new Map();
+    // (a geometry that only moved in the batch's buffers, as optimize()
+    // moves them, keeps its softpick geometry: only its base changes)
+    const moved = new Map();
     for (const g of used) {
       const part = this.parts.get(g);
       if (part?.geo && !part.geo.stale && !newVersion) continue;
       const data = this.#extract(g);
       const old = part?.geo;
-      if (old && !old.stale && old.base === data.base && same(old.positions, data.positions) && same(old.index, data.index)) continue;
+      if (old && !old.stale && same(old.positions, data.positions) && same(old.index, data.index)) {
+        if (old.base !== data.base) moved.set(part, data.base);
+        continue;
+      }
       fresh.set(g, data);
     }
 
@@ -198,6 +204,7 @@ export class Batch {
     this.posVersion = pos.version;
     this.index = index;
     this.indexVersion = index ? index.version : -1;
+    for (const [part, base] of moved) part.base = part.geo.base = base;
     for (const [g, part] of this.parts) {
       if (!used.has(g)) {
         this.#dropPart(mirror, part, cmds);
@@ -247,8 +254,8 @@ export class Batch {
 
     const show = visible && o.material !== undefined && o.material !== null;
     const side = o.material ? o.material.side : 0;
-    const moved = !same(this.matrix, m);
-    if (moved) this.matrix.set(m);
+    const placed = !same(this.matrix, m);
+    if (placed) this.matrix.set(m);
     // the instance lists of the parts that need one, in one pass
     const lists = new Map();
     for (const part of this.parts.values()) {
@@ -278,7 +285,7 @@ export class Batch {
         mirror.byId[id] = rec;
         cmds.push({ op: 'addObject', id, geometry: part.geo.id, matrix: Float64Array.from(m), instances, sides: rec.sides.slice() });
       } else {
-        if (moved || instances) cmds.push({ op: 'setMatrix', id: rec.id, matrix: Float64Array.from(m), instances });
+        if (placed || instances) cmds.push({ op: 'setMatrix', id: rec.id, matrix: Float64Array.from(m), instances });
         if (rec.sides === null || rec.sides[0] !== side) {
           rec.sides = new Uint8Array([side]);
           cmds.push({ op: 'setSides', id: rec.id, sides: rec.sides.slice() });

@@ -6,9 +6,10 @@
 // three.js's BatchedMesh.raycast places them), with a table from instance
 // slot back to the batch's instance id. Geometry is copied again only when
 // the batch's position or index attribute has a new version (setGeometryAt,
-// addGeometry, optimize bump it) and a geometry id's range or values really
-// differ from what was sent; a frame that only moves, shows or hides
-// instances sends instance matrices.
+// addGeometry, optimize bump it) and a geometry id's vertices or rebased
+// index differ from what was sent (one that optimize only moved keeps its
+// copy); a frame that only moves, shows or hides instances sends instance
+// matrices.
 
 import { Matrix4 } from 'three';
 

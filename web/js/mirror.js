@@ -5,6 +5,7 @@
 // three.js-shaped intersections.
 
 import { Matrix4, Vector2, Vector3 } from 'three';
+import { Batch, batchable, label } from './batched.js';
 
 const S = 16; // numbers per packed hit
 
@@ -50,10 +51,6 @@ function floats(attr, size, copy) {
 /** The commands about a geometry (their `id` is the geometry's); the others' is an object's. */
 const GEOMETRY_OPS = new Set(['addGeometry', 'setGeometryPositions', 'setSkin', 'setMorphTargets', 'removeGeometry']);
 
-function label(o) {
-  return `${o.type} "${o.name}" (${o.uuid})`;
-}
-
 function sideCode(material) {
   // FrontSide 0, BackSide 1, DoubleSide 2 in every three.js release
   return material ? material.side : 0;
@@ -80,6 +77,7 @@ export class Mirror {
     this.objects = new Map(); // Object3D -> record
     this.byId = [];
     this.geometries = new Map(); // BufferGeometry -> { single, multi } records
+    this.batches = new Map(); // BatchedMesh -> Batch (batched.js; its parts' records are in byId)
     this.nextObject = 0;
     this.nextGeometry = 0;
     this.freeObjects = [];
@@ -117,6 +115,12 @@ export class Mirror {
     for (const rec of this.objects.values()) {
       if (rec.stamp !== stamp) this.#drop(rec.object, rec, cmds);
     }
+    for (const [o, b] of this.batches) {
+      if (b.stamp !== stamp) {
+        b.drop(this, cmds);
+        this.batches.delete(o);
+      }
+    }
     // (what follows only matters when an object left a geometry or a new
     // version came: a frame that only moves and poses skips it)
     if (!this.sweep) {
@@ -146,9 +150,13 @@ export class Mirror {
 
   #visit(o, visible, stamp, cmds, errors) {
     const v = visible && o.visible;
-    if (o.isMesh && !o.isBatchedMesh) {
+    // (a BatchedMesh of a three.js release without its instance API,
+    // batched.js's batchable, is left out)
+    const batch = o.isBatchedMesh;
+    if (o.isMesh && (!batch || batchable(o))) {
       try {
-        this.#object(o, v, stamp, cmds);
+        if (batch) this.#batch(o, v, stamp, cmds);
+        else this.#object(o, v, stamp, cmds);
       } catch (e) {
         errors.push(e instanceof Error ? e : new Error(String(e)));
       }
@@ -157,10 +165,30 @@ export class Mirror {
     for (let i = 0; i < ch.length; i++) this.#visit(ch[i], v, stamp, cmds, errors);
   }
 
+  #batch(o, visible, stamp, cmds) {
+    let b = this.batches.get(o);
+    if (!b && !(visible && o.material !== undefined && o.material !== null)) return; // nothing to say yet
+    if (!b) {
+      b = new Batch(o);
+      try {
+        b.sync(this, visible, stamp, cmds);
+      } finally {
+        // (a batch refused before its first command is tried again)
+        if (b.parts.size || b.count) this.batches.set(o, b);
+      }
+      return;
+    }
+    b.sync(this, visible, stamp, cmds);
+  }
+
   /** The three.js object a command is about, as errors name it (a geometry's: the first object using it), or null. */
   describe(cmd) {
     if (GEOMETRY_OPS.has(cmd.op)) {
       for (const rec of this.objects.values()) if (rec.geometry.id === cmd.id) return `${label(rec.object)}'s geometry`;
+      for (const b of this.batches.values()) {
+        const part = b.partOfGeometry(cmd.id);
+        if (part) return `${label(b.object)}'s geometry ${part.gid}`;
+      }
       return null;
     }
     const rec = this.byId[cmd.id];
@@ -169,6 +197,13 @@ export class Mirror {
 
   /** Undoes the record of a command the backend refused (so the next sync sends it again). */
   refused(cmd) {
+    const rec = GEOMETRY_OPS.has(cmd.op) ? undefined : this.byId[cmd.id];
+    if (rec?.batch) {
+      rec.batch.refused(cmd, rec);
+      if (cmd.op === 'addObject') this.byId[cmd.id] = undefined;
+      return;
+    }
+    if (GEOMETRY_OPS.has(cmd.op)) for (const b of this.batches.values()) b.refused(cmd, null);
     if (cmd.op === 'addGeometry') {
       for (const [g, slot] of this.geometries) {
         for (const key of ['single', 'multi']) {
@@ -177,7 +212,6 @@ export class Mirror {
         if (!slot.single && !slot.multi) this.geometries.delete(g);
       }
     }
-    const rec = this.byId[cmd.id];
     if (cmd.op === 'addObject' && rec) {
       this.objects.delete(rec.object);
       this.byId[cmd.id] = undefined;
@@ -381,11 +415,11 @@ export class Mirror {
     }
     if (show) this.layerMasks.add(o.layers.mask);
     if (grec.deformed && !instanced && show) this.#pose(o, rec, cmds);
-    this.#clip(o, rec, cmds);
+    this.clip(o, rec, cmds);
   }
 
   /** An object's own clip planes: its materials' clippingPlanes (when local clipping is on), per primitive. */
-  #clip(o, rec, cmds) {
+  clip(o, rec, cmds) {
     // (no planes, as before: nothing to compare or send)
     if (!this.localClipping && rec.clip?.length === 0 && rec.clipCounts?.length === 0) return;
     const mats = Array.isArray(o.material) ? rec.prims.map((p) => o.material[p.materialIndex]) : [o.material];
@@ -464,7 +498,7 @@ export class Mirror {
   select(objects, recursive, layers) {
     const root = this.root;
     let all = recursive && root && (objects.includes(root) ||
-      (objects.length === root.children.length && objects.every((o, i) => o === root.children[i]) && !this.objects.has(root)));
+      (objects.length === root.children.length && objects.every((o, i) => o === root.children[i]) && !this.objects.has(root) && !this.batches.has(root)));
     if (all) {
       for (const mask of this.layerMasks) if ((mask & layers.mask) === 0) { all = false; break; }
       if (all) return null;
@@ -473,6 +507,8 @@ export class Mirror {
     const visit = (o) => {
       const rec = this.objects.get(o);
       if (rec && (o.layers.mask & layers.mask) !== 0) ids.push(rec.id);
+      const b = this.batches.get(o);
+      if (b && (o.layers.mask & layers.mask) !== 0) b.ids(ids);
       if (recursive) for (const c of o.children) visit(c);
     };
     for (const o of objects) visit(o);
@@ -485,7 +521,7 @@ export class Mirror {
    * reuses (read them before the next query).
    */
   selectOne(object, recursive, layers) {
-    if (recursive) return this.select([object], true, layers);
+    if (recursive || this.batches.has(object)) return this.select([object], recursive, layers);
     const rec = this.objects.get(object);
     if (!rec || (object.layers.mask & layers.mask) === 0) return NO_IDS;
     this.one[0] = rec.id;
@@ -499,7 +535,10 @@ export class Mirror {
     if (!rec) return null;
     const object = rec.object;
     const g = object.geometry;
-    const j = p[o + 3];
+    // (a BatchedMesh's part: its index positions from the part's start in
+    // the batch geometry, its instances slots of the part's table)
+    const part = rec.part;
+    const j = part ? p[o + 3] + part.base : p[o + 3];
     const index = g.index;
     const a = index ? index.getX(j) : j;
     const b = index ? index.getX(j + 1) : j + 1;
@@ -515,6 +554,7 @@ export class Mirror {
       barycoord,
     };
     if (object.isInstancedMesh) hit.instanceId = p[o + 1];
+    if (part) hit.batchId = part.slots[p[o + 1]];
     const at = g.attributes;
     const w0 = barycoord.x, w1 = barycoord.y, w2 = barycoord.z;
     const lerp = (attr, target) => {
@@ -529,8 +569,8 @@ export class Mirror {
       hit.normal = lerp(at.normal, new Vector3());
       // facing the ray, as three.js does it in the object's space
       _m.copy(object.matrixWorld);
-      if (object.isInstancedMesh) {
-        object.getMatrixAt(p[o + 1], _inv);
+      if (object.isInstancedMesh || part) {
+        object.getMatrixAt(part ? hit.batchId : p[o + 1], _inv);
         _m.multiply(_inv);
       }
       _inv.copy(_m).invert();
@@ -538,6 +578,25 @@ export class Mirror {
       if (hit.normal.dot(_dir) > 0) hit.normal.multiplyScalar(-1);
     }
     return hit;
+  }
+
+  /**
+   * Where a packed answer's (mirror id, instance, index position) is in
+   * three.js's terms: `{ object, instanceId, batchId, faceIndex }`
+   * (instanceId for an InstancedMesh, batchId for a BatchedMesh, else
+   * undefined), or null for an object no longer mirrored.
+   */
+  place(id, instance, j) {
+    const rec = this.byId[id];
+    if (!rec) return null;
+    const object = rec.object;
+    const part = rec.part;
+    return {
+      object,
+      instanceId: object.isInstancedMesh ? instance : undefined,
+      batchId: part ? part.slots[instance] : undefined,
+      faceIndex: Math.floor((part ? j + part.base : j) / 3),
+    };
   }
 
   /** The three.js intersections of the first `n` packed hits (all of `p` by default) into `target`. */

@@ -25,19 +25,27 @@ export interface PickIntersection<T extends Object3D = Object3D> extends Interse
   faceIndex: number;
   /** The barycentric weights of the face's corners a, b, c at the point (always given; older three.js types lack it). */
   barycoord: Vector3;
+  /** An InstancedMesh's instance. */
+  instanceId?: number;
+  /** A BatchedMesh's instance (faceIndex and face a, b, c are then in the batch geometry's numbering, as three.js gives them). */
+  batchId?: number;
 }
 
 export interface RegionPick {
   /** Covered pixels in the region. */
   pixels: number;
-  objects: { object: Object3D; instanceId?: number }[];
-  faces: { object: Object3D; instanceId?: number; faceIndex: number }[];
+  /** Each object shown, per instance: `instanceId` for an InstancedMesh's, `batchId` for a BatchedMesh's. */
+  objects: { object: Object3D; instanceId?: number; batchId?: number }[];
+  faces: { object: Object3D; instanceId?: number; batchId?: number; faceIndex: number }[];
 }
 
 export interface RayHits {
   /** Per ray the object hit, or null. */
   object: (Object3D | null)[];
+  /** An InstancedMesh's instance (0 for other objects). */
   instanceId: Uint32Array;
+  /** A BatchedMesh's instance (−1 for other objects). */
+  batchId: Int32Array;
   faceIndex: Uint32Array;
   /** Infinity for none. */
   distance: Float32Array;
@@ -58,9 +66,10 @@ export class Picker {
   /** Loads the wasm module (once) and makes a picker. */
   static create(opts?: PickerOptions): Promise<Picker>;
   /**
-   * Mirrors `root`: meshes, instanced, skinned and morphed meshes as posed now, visibility. Throws for what it cannot mirror.
-   * Points, Lines, Sprites and BatchedMeshes are not mirrored: softpick's picks never return them (three.js's Raycaster
-   * would); with install(), raycaster.intersectObjects still tests them with three.js's own code.
+   * Mirrors `root`: meshes, instanced, skinned and morphed meshes as posed now, batched meshes (three.js releases whose
+   * BatchedMesh has getGeometryIdAt and getGeometryRangeAt), visibility. Throws for what it cannot mirror.
+   * Points, Lines and Sprites are not mirrored: softpick's picks never return them (three.js's Raycaster would); with
+   * install(), raycaster.intersectObjects still tests them with three.js's own code.
    */
   update(root: Object3D, opts?: UpdateOptions): this;
   /**

@@ -10,7 +10,7 @@
 // mirrored meshes go through softpick (like three-mesh-bvh's
 // acceleratedRaycast); `uninstall()` restores them.
 
-import { InstancedMesh, Mesh, SkinnedMesh, Vector3 } from 'three';
+import { BatchedMesh, InstancedMesh, Mesh, SkinnedMesh, Vector3 } from 'three';
 import { init } from './index.js';
 import { Engine } from './engine.js';
 import { Mirror } from './mirror.js';
@@ -61,23 +61,26 @@ function cameraDistance(camera, point) {
   return point.distanceTo(_eye);
 }
 
+/** A selection's entry: the object, and its instanceId (InstancedMesh) or batchId (BatchedMesh) when it has one. */
+function entry(pl, withFace) {
+  const e = { object: pl.object };
+  if (pl.instanceId !== undefined) e.instanceId = pl.instanceId;
+  if (pl.batchId !== undefined) e.batchId = pl.batchId;
+  if (withFace) e.faceIndex = pl.faceIndex;
+  return e;
+}
+
 function selection(mirror, s) {
   const n = s[1];
   const objects = [];
   for (let k = 0; k < n; k++) {
-    const rec = mirror.byId[s[2 + 2 * k]];
-    if (!rec) continue;
-    const o = { object: rec.object };
-    if (rec.object.isInstancedMesh) o.instanceId = s[3 + 2 * k];
-    objects.push(o);
+    const pl = mirror.place(s[2 + 2 * k], s[3 + 2 * k], 0);
+    if (pl) objects.push(entry(pl, false));
   }
   const faces = [];
   for (let o = 2 + 2 * n; o + 2 < s.length; o += 3) {
-    const rec = mirror.byId[s[o]];
-    if (!rec) continue;
-    const f = { object: rec.object, faceIndex: Math.floor(s[o + 2] / 3) };
-    if (rec.object.isInstancedMesh) f.instanceId = s[o + 1];
-    faces.push(f);
+    const pl = mirror.place(s[o], s[o + 1], s[o + 2]);
+    if (pl) faces.push(entry(pl, true));
   }
   return { pixels: s[0], objects, faces };
 }
@@ -189,9 +192,22 @@ class Base {
 
   _rayHits(r) {
     const byId = this.mirror.byId;
-    const object = Array.from(r.object, (id) => (id >= 0 ? byId[id]?.object ?? null : null));
-    const faceIndex = r.index.map((j) => Math.floor(j / 3));
-    return { object, instanceId: r.instance, faceIndex, distance: r.distance };
+    const n = r.object.length;
+    const object = new Array(n).fill(null);
+    const faceIndex = new Uint32Array(n);
+    const batchId = new Int32Array(n).fill(-1);
+    const instanceId = r.instance;
+    for (let i = 0; i < n; i++) {
+      const rec = r.object[i] >= 0 ? byId[r.object[i]] : undefined;
+      if (!rec) continue;
+      object[i] = rec.object;
+      // (a BatchedMesh's part, as Mirror.place reads it: its hits say the
+      // batch's instance by batchId, instanceId being 0 as for a mesh)
+      const part = rec.part;
+      faceIndex[i] = Math.floor((part ? r.index[i] + part.base : r.index[i]) / 3);
+      if (part) { batchId[i] = part.slots[instanceId[i]]; instanceId[i] = 0; }
+    }
+    return { object, instanceId, batchId, faceIndex, distance: r.distance };
   }
 }
 
@@ -222,7 +238,8 @@ export class Picker extends Base {
 
   /**
    * Mirrors `root` (and its subtree): meshes, instanced meshes, skinned and
-   * morphed meshes as posed now, groups, visibility. Geometry is sent once
+   * morphed meshes as posed now, batched meshes (batched.js), groups,
+   * visibility. Geometry is sent once
    * per version; matrices, instances, bones and influences when they
    * change. Calls `root.updateMatrixWorld()` first unless
    * `{ updateMatrixWorld: false }`. Clipping planes as the renderer draws
@@ -257,7 +274,8 @@ export class Picker extends Base {
   /**
    * The nearest hits of many world rays (x, y, z per ray in `origins` and
    * `directions`): `{ object (Object3D or null per ray), instanceId,
-   * faceIndex, distance }`. Options: near, far, objects (+ recursive).
+   * batchId (a BatchedMesh's instance, −1 for other objects), faceIndex,
+   * distance }`. Options: near, far, objects (+ recursive).
    */
   intersectRays(origins, directions, opts = {}) {
     return this._rayHits(this.engine.firstHits(...this._rays(origins, directions, opts)));
@@ -315,7 +333,9 @@ export class Picker extends Base {
   install() {
     if (this.installed) return this;
     const picker = this;
-    const saved = [Mesh, SkinnedMesh, InstancedMesh].map((C) => [C, Object.getOwnPropertyDescriptor(C.prototype, 'raycast')]);
+    // (BatchedMesh has a raycast of its own; where softpick leaves a
+    // BatchedMesh out, raycastInto says so and three.js's raycast runs)
+    const saved = [Mesh, SkinnedMesh, InstancedMesh, BatchedMesh].map((C) => [C, Object.getOwnPropertyDescriptor(C.prototype, 'raycast')]);
     for (const [C] of saved) {
       const original = C.prototype.raycast;
       C.prototype.raycast = function raycast(raycaster, intersects) {
@@ -339,9 +359,14 @@ export class Picker extends Base {
   /** One object's softpick hits into `intersects` (false when softpick does not mirror it). */
   raycastInto(object, raycaster, intersects) {
     const rec = this.mirror.objects.get(object);
-    if (!rec) return false;
-    if (!rec.visible) return true;
+    const batch = rec ? null : this.mirror.batches.get(object);
+    if (!rec && !batch) return false;
+    if (!(rec ?? batch).visible) return true;
     setRay(raycaster.ray);
+    if (batch) {
+      this.#cast(raycaster, batch.ids(), intersects);
+      return true;
+    }
     _one[0] = rec.id;
     this.#cast(raycaster, _one, intersects);
     return true;

@@ -10,12 +10,12 @@ import { SCENES, frame, skinmorphMesh, refreshBounds } from './scenes.js';
 
 const REL = 1e-5;
 
-function close(a, b, tol) {
+export function close(a, b, tol) {
   return Math.abs(a - b) <= tol * Math.max(1, Math.abs(a), Math.abs(b));
 }
 
 /** The rays of an n × n grid of pixel centres of `camera`. */
-function* grid(camera, n) {
+export function* grid(camera, n) {
   const rc = new THREE.Raycaster();
   const ndc = new THREE.Vector2();
   for (let j = 0; j < n; j++) {
@@ -28,7 +28,7 @@ function* grid(camera, n) {
 }
 
 /** How the rest of a hit compares (point, barycentrics, corners, normals, uv): the worst differences. */
-function fields(t, s, worst) {
+export function fields(t, s, worst) {
   const d = (k, v) => { worst[k] = Math.max(worst[k] ?? 0, v); };
   d('point', t.point.distanceTo(s.point) / Math.max(1, t.distance));
   if (t.barycoord) d('barycoord', t.barycoord.distanceTo(s.barycoord));

@@ -1,7 +1,7 @@
 // Compiled (not run) by the types test: the package's .d.ts files describe
 // what the README and the tests use, under `strict`.
 import { init, Scene, Camera, Frame, analyzeRules, type Hit, type FirstHits } from 'softpick';
-import { Picker, PickerWorker, type PickIntersection, type RegionPick } from 'softpick/three';
+import { Picker, PickerWorker, type PickIntersection, type RegionPick, type RayHits } from 'softpick/three';
 import { Mesh, Object3D, PerspectiveCamera, Plane, Raycaster, Vector3 } from 'three';
 
 export async function core(): Promise<number> {
@@ -37,6 +37,10 @@ export async function adapter(root: Object3D, camera: PerspectiveCamera): Promis
   const weights: Vector3 = hits[0].barycoord;
   const px = picker.pickPixel(camera, 10, 10, 640, 480);
   const box: RegionPick = picker.pickRect(camera, 0, 0, 10, 10, 640, 480);
+  // a BatchedMesh's instance, in hits, selections and ray batches
+  const batchIds: (number | undefined)[] = [hits[0].batchId, px?.batchId, box.objects[0].batchId, box.faces[0].batchId];
+  const rays: RayHits = picker.intersectRays([0, 0, 5], [0, 0, -1]);
+  const rayBatch: Int32Array = rays.batchId;
   const tris: Uint32Array = picker.triangleIdsAt(camera, 640, 480);
   const worker = await PickerWorker.create();
   await worker.update(root);
@@ -44,5 +48,5 @@ export async function adapter(root: Object3D, camera: PerspectiveCamera): Promis
   const wtris: Uint32Array = await worker.triangleIdsAt(camera, 640, 480);
   worker.terminate();
   picker.install().uninstall().free();
-  return hits.length + weights.x + (px?.faceIndex ?? 0) + box.objects.length + w.length + tris[0] + wtris[0];
+  return batchIds.length + rayBatch[0] + hits.length + weights.x + (px?.faceIndex ?? 0) + box.objects.length + w.length + tris[0] + wtris[0];
 }

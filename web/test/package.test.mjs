@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +72,13 @@ test('npm pack installs beside three from the registry, and its adapter answers'
     }
     await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'pack-check', private: true, type: 'module' }));
     execFileSync(npm, ['install', '--no-audit', '--no-fund', `./${tgz}`, 'three@0.187.0'], { cwd: dir, stdio: 'pipe' });
+    // the README npm shows links and embeds only what the package holds
+    // (package.json names no repository, so npm cannot resolve the others)
+    const installed = join(dir, 'node_modules', 'softpick');
+    const readme = await readFile(join(installed, 'README.md'), 'utf8');
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((t) => !/^(https?:|#|mailto:)/.test(t));
+    const missing = targets.filter((t) => !existsSync(join(installed, t.split('#')[0])));
+    assert.deepEqual(missing, [], 'the packed README links to files outside the package');
     await writeFile(join(dir, 'check.mjs'), CHECK);
     const out = JSON.parse(execFileSync(process.execPath, ['check.mjs'], { cwd: dir, encoding: 'utf8' }));
     assert.equal(out.three, '187');

@@ -444,6 +444,8 @@ export class Camera {
 
   /** The world ray through window point (x, y) (pixels, y down; pixel centres at +0.5): `{ origin, direction }`. */
   rayThrough(x, y) {
+    // (the wasm layer would answer a NaN ray for a point that is not finite)
+    if (!(Number.isFinite(x) && Number.isFinite(y))) throw new Error(`softpick: window point (${x}, ${y}) is not finite`);
     const r = this.raw.rayThrough(x, y);
     return { origin: [r[0], r[1], r[2]], direction: [r[3], r[4], r[5]] };
   }
@@ -538,7 +540,13 @@ export class Frame {
 
   /** The objects and triangles inside a lasso (x, y pairs in pixels). */
   pickLasso(points, { through = false } = {}) {
-    return selection(this.raw.selectLasso(this.#scene(), f32(points.flat ? points.flat() : points, 'lasso points'), !!through));
+    const p = f32(points?.flat ? points.flat() : points, 'lasso points');
+    // (a NaN corner would make the polygon's edges select nothing, or a
+    // part, silently; as rectangle corners, each must be finite)
+    const bad = p.findIndex((v) => !Number.isFinite(v));
+    if (bad >= 0) throw new Error(`softpick: lasso point ${bad >> 1} has a coordinate of ${p[bad]}, not a finite number`);
+    if (p.length % 2 !== 0) throw new Error(`softpick: ${p.length} lasso values is not a whole number of (x, y) points`);
+    return selection(this.raw.selectLasso(this.#scene(), p, !!through));
   }
 
   #scene() {

@@ -261,6 +261,17 @@ const FIXED = [
   ['Camera.lookAt width 2 ** 32 + 64 (was 64)', /width 4294967360 is not an integer/, () => sp.Camera.lookAt({ eye: [0, 0, 5], target: [0, 0, 0], fov: 45, near: 0.1, far: 10, width: 2 ** 32 + 64, height: 8 })],
   ['addObject side 256 (was front)', /side 256 is not 0 \(front\), 1 \(back\) or 2 \(double\)/, () => quad().s.addObject(0, ID, { side: 256 })],
   ['setSkin joint 70000 (was joint 4464)', /joint index 2 is 70000, not an integer from 0 to 65535/, () => quad().s.setSkin(0, [0, 0, 70000, 0, ...Array(12).fill(0)], new Float32Array(16).fill(0.25))],
+  // a window point or lasso corner that is not finite answered quietly (a
+  // NaN ray; a lasso selecting nothing), and an odd lasso value was dropped
+  ['rayThrough(NaN, 1)', /window point \(NaN, 1\) is not finite/, () => sp.Camera.lookAt({ eye: [0, 0, 5], target: [0, 0, 0], fov: 45, near: 0.1, far: 10, width: 8, height: 8 }).rayThrough(NaN, 1)],
+  ['pickLasso with a NaN corner', /lasso point 1 has a coordinate of NaN/, () => {
+    const q = quad();
+    q.s.render(sp.Camera.lookAt({ eye: [0.5, 0.5, 4], target: [0.5, 0.5, 0], fov: 30, near: 0.1, far: 100, width: 16, height: 16 })).pickLasso([[0, 0], [NaN, 0], [16, 16]]);
+  }],
+  ['pickLasso of 5 values', /5 lasso values is not a whole number/, () => {
+    const q = quad();
+    q.s.render(sp.Camera.lookAt({ eye: [0.5, 0.5, 4], target: [0.5, 0.5, 0], fov: 30, near: 0.1, far: 100, width: 16, height: 16 })).pickLasso([0, 0, 16, 0, 16]);
+  }],
   // the objects these checks guard are untouched by the refused calls
   ['object 0 is still there and visible', null, () => {
     const q = quad();

@@ -141,6 +141,11 @@ test('softpick/three: random bad three.js objects throw Errors naming them; the 
   const expectedRay = rayAnswer();
   assert.equal(JSON.parse(expectedRay)[2], true, 'the probe ray hits the good mesh');
 
+  // a view the module cannot hold a frame of (16384 × 16384 sides passed
+  // the side checks and aborted the module when rendered) is refused
+  assert.throws(() => picker.pickPixel(camera, 1, 1, 16384, 16384), /16384 × 16384 view is more than 33554432 pixels/);
+  assert.equal(answer(), expected, 'the good scene answers as before after the refused view');
+
   let refused = 0;
   for (let k = 0; k < SCENES; k++) {
     const where = `seed ${SEED}, scene ${k}`;

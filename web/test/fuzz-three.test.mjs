@@ -146,6 +146,12 @@ test('softpick/three: random bad three.js objects throw Errors naming them; the 
   assert.throws(() => picker.pickPixel(camera, 1, 1, 16384, 16384), /16384 × 16384 view is more than 33554432 pixels/);
   assert.equal(answer(), expected, 'the good scene answers as before after the refused view');
 
+  // rectangle and lasso corners that are not finite (NaN was taken as 0, or
+  // as an edge selecting nothing, without a word)
+  assert.throws(() => picker.pickRect(camera, NaN, 0, 63, 63, 64, 64), /rectangle corner NaN is not a finite number/);
+  assert.throws(() => picker.pickLasso(camera, [[0, 0], [Infinity, 0], [63, 63]], 64, 64), /lasso point 1 has a coordinate of Infinity/);
+  assert.throws(() => picker.pickLasso(camera, [0, 0, 63, 0, 63], 64, 64), /5 lasso values is not a whole number/);
+
   let refused = 0;
   for (let k = 0; k < SCENES; k++) {
     const where = `seed ${SEED}, scene ${k}`;

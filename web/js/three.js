@@ -45,7 +45,8 @@ function method(m) {
 
 function viewOf(camera, width, height) {
   if (!camera?.isCamera) throw new Error('softpick: pickPixel needs a three.js camera');
-  if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0)) {
+  // (below 2^32: the wasm layer takes a size modulo 2^32, 2^32 + 64 as 64)
+  if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0 && width < 2 ** 32 && height < 2 ** 32)) {
     throw new Error(`softpick: the view size ${width} × ${height} must be whole positive numbers of pixels`);
   }
   return [Float64Array.from(camera.matrixWorldInverse.elements), Float64Array.from(camera.projectionMatrix.elements)];

@@ -146,6 +146,7 @@ test('softpick/three: random bad three.js objects throw Errors naming them; the 
   assert.throws(() => picker.pickPixel(camera, 1, 1, 16384, 16384), /16384 × 16384 view is more than 33554432 pixels/);
   assert.equal(answer(), expected, 'the good scene answers as before after the refused view');
 
+  assert.throws(() => picker.pickPixel(camera, 1, 1, 2 ** 32 + 64, 64), /the view size 4294967360 × 64 must be whole positive numbers of pixels/);
   // rectangle and lasso corners that are not finite (NaN was taken as 0, or
   // as an edge selecting nothing, without a word)
   assert.throws(() => picker.pickRect(camera, NaN, 0, 63, 63, 64, 64), /rectangle corner NaN is not a finite number/);

@@ -9,6 +9,11 @@
 /// Largest frame side accepted by [`crate::Frame::new`], the renderer and
 /// the camera.
 pub const MAX_FRAME_SIDE: u32 = 16_384;
+/// Most pixels of a frame in the browser build (`web/`): 2^25, an
+/// 8192 × 4096 view (a 7680 × 4320 screen fits). A frame of the largest
+/// sides, 16384², would need over 2 GiB of buffers, past what a page's
+/// WebAssembly memory (4 GiB at most) can hold beside the scene.
+pub const MAX_WASM_FRAME_PIXELS: u64 = 1 << 25;
 /// Guard band: how far (in pixels) outside the viewport a vertex may lie
 /// before the triangle is clipped in homogeneous space. With the frame limit
 /// this keeps snapped coordinates below 2^23 in magnitude, edge deltas below

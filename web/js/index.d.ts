@@ -133,7 +133,11 @@ export interface RenderOptions {
   color?: boolean;
 }
 
-/** A softpick camera. Free it when done. */
+/**
+ * A softpick camera. Free it when done. Its width and height are whole
+ * numbers of pixels, at most 16384 each and 2^25 (33,554,432) together
+ * (the frame's buffers must fit in the module's memory); else it throws.
+ */
 export class Camera {
   /** From three.js's camera.matrixWorldInverse and camera.projectionMatrix, for a width × height view. */
   static fromMatrices(view: Matrix, projection: Matrix, width: number, height: number): Camera;

@@ -88,6 +88,20 @@ function u32(a, what) {
   throw new Error(`softpick: ${what} must be a Uint16Array or Uint32Array, not ${describe(a)}`);
 }
 
+/**
+ * An id, size or index for a u32 argument of the wasm layer, which would
+ * otherwise take it modulo 2^32 (2^32 as 0, 0.5 and NaN as 0: another
+ * object than the one meant): an integer in [0, 2^32), else an Error.
+ */
+function u32n(v, what) {
+  if (!(Number.isInteger(v) && v >= 0 && v <= 0xffffffff)) throw new Error(`softpick: ${what} ${describeValue(v)} is not an integer from 0 to 2^32 - 1`);
+  return v;
+}
+
+function describeValue(v) {
+  return typeof v === 'number' ? String(v) : describe(v);
+}
+
 /** A class's wasm object, or a clear Error once it was freed. */
 function live(inner, what) {
   if (!inner) throw new Error(`softpick: this ${what} was freed (free() was called on it)`);
@@ -101,7 +115,11 @@ function describe(v) {
 }
 
 function side(s) {
-  if (typeof s === 'number') return s;
+  // (a number goes to a byte: 256 would be 0, front, without this check)
+  if (typeof s === 'number') {
+    if (s !== 0 && s !== 1 && s !== 2) throw new Error(`softpick: side ${s} is not 0 (front), 1 (back) or 2 (double)`);
+    return s;
+  }
   const c = SIDES[s];
   if (c === undefined) throw new Error(`softpick: side ${JSON.stringify(s)} is not "front", "back" or "double"`);
   return c;
@@ -139,19 +157,26 @@ function hits(p) {
   return out;
 }
 
-function rayArgs(origin, direction, opts = {}) {
+function rayArgs(scene, origin, direction, opts = {}) {
   const near = opts.near ?? 0;
   const far = opts.far ?? Infinity;
-  return [f64(origin, 3, 'origin'), f64(direction, 3, 'direction'), near, far, mask(opts.objects)];
+  return [f64(origin, 3, 'origin'), f64(direction, 3, 'direction'), near, far, mask(scene, opts.objects)];
 }
 
-function mask(objects) {
+/**
+ * The byte per object id of a query's `objects` (ids, or the bytes as
+ * given). The mask is as long as the scene's ids run: an id past the last
+ * object matches none, so a huge one costs nothing (a mask as long as the
+ * largest id given would allocate without bound).
+ */
+function mask(scene, objects) {
   if (objects === undefined || objects === null) return undefined;
   if (objects instanceof Uint8Array) return objects;
-  let n = 0;
-  for (const id of objects) n = Math.max(n, id + 1);
-  const m = new Uint8Array(n);
-  for (const id of objects) m[id] = 1;
+  const m = new Uint8Array(scene.objectCount());
+  for (const id of objects) {
+    if (!Number.isInteger(id) || id < 0) throw new Error(`softpick: object id ${id} in \`objects\` is not an integer >= 0`);
+    if (id < m.length) m[id] = 1;
+  }
   return m;
 }
 
@@ -203,25 +228,30 @@ export class Scene {
 
   /** New positions for a geometry (as many vertices). */
   setGeometryPositions(geometry, positions) {
-    this.raw.setGeometryPositions(geometry, f32(positions, 'positions'));
+    this.raw.setGeometryPositions(u32n(geometry, 'geometry'), f32(positions, 'positions'));
   }
 
   /** Joint influences: four joint indices and four weights per vertex. */
   setSkin(geometry, joints, weights) {
-    const j = joints instanceof Uint16Array ? joints : Uint16Array.from(joints);
-    this.raw.setSkin(geometry, j, f32(weights, 'weights'));
+    // (joint indices go to 16 bits: 70000 would be joint 4464 without this check)
+    const j = joints instanceof Uint16Array ? joints : Uint16Array.from(joints, (v, i) => {
+      if (!(Number.isInteger(v) && v >= 0 && v <= 0xffff)) throw new Error(`softpick: joint index ${i} is ${v}, not an integer from 0 to 65535`);
+      return v;
+    });
+    this.raw.setSkin(u32n(geometry, 'geometry'), j, f32(weights, 'weights'));
   }
 
   /** Morph targets (an array of Float32Arrays, x, y, z per vertex); `relative`: deltas, else absolute positions. */
   setMorphTargets(geometry, targets, relative = true) {
-    const n = targets.reduce((s, t) => s + t.length, 0);
-    const all = new Float32Array(n);
+    if (!Array.isArray(targets)) throw new Error(`softpick: morph targets must be an array of Float32Arrays, not ${describe(targets)}`);
+    const ts = targets.map((t, i) => f32(t, `morph target ${i}`));
+    const all = new Float32Array(ts.reduce((s, t) => s + t.length, 0));
     let o = 0;
-    for (const t of targets) { all.set(t, o); o += t.length; }
-    this.raw.setMorphTargets(geometry, all, targets.length, !!relative);
+    for (const t of ts) { all.set(t, o); o += t.length; }
+    this.raw.setMorphTargets(u32n(geometry, 'geometry'), all, targets.length, !!relative);
   }
 
-  removeGeometry(geometry) { this.raw.removeGeometry(geometry); }
+  removeGeometry(geometry) { this.raw.removeGeometry(u32n(geometry, 'geometry')); }
 
   /**
    * Adds an object: `geometry` placed by `matrix` (16 numbers, column-major,
@@ -231,7 +261,7 @@ export class Scene {
    */
   addObject(geometry, matrix, opts = {}) {
     return this.raw.addObject(
-      geometry,
+      u32n(geometry, 'geometry'),
       f64(matrix, 16, 'matrix'),
       opts.instances ? f32(opts.instances, 'instances') : undefined,
       sides(opts.side),
@@ -240,12 +270,12 @@ export class Scene {
 
   /** Places an object again (and its instances, for an instanced object). */
   setMatrix(object, matrix, instances) {
-    this.raw.setMatrix(object, f64(matrix, 16, 'matrix'), instances ? f32(instances, 'instances') : undefined);
+    this.raw.setMatrix(u32n(object, 'object'), f64(matrix, 16, 'matrix'), instances ? f32(instances, 'instances') : undefined);
   }
 
-  setSide(object, s) { this.raw.setSides(object, sides(s)); }
-  setVisible(object, visible) { this.raw.setVisible(object, !!visible); }
-  removeObject(object) { this.raw.removeObject(object); }
+  setSide(object, s) { this.raw.setSides(u32n(object, 'object'), sides(s)); }
+  setVisible(object, visible) { this.raw.setVisible(u32n(object, 'object'), !!visible); }
+  removeObject(object) { this.raw.removeObject(u32n(object, 'object')); }
 
   /**
    * Poses an object as three.js draws it: `bones` (16 numbers per bone,
@@ -257,7 +287,7 @@ export class Scene {
     const none = new Float64Array(0);
     const bind = bindMatrix || bindMatrixInverse;
     this.raw.poseObject(
-      object,
+      u32n(object, 'object'),
       bones ? f32(bones, 'bones') : new Float32Array(0),
       bind ? f64(bindMatrix, 16, 'bindMatrix') : none,
       bind ? f64(bindMatrixInverse, 16, 'bindMatrixInverse') : none,
@@ -276,14 +306,14 @@ export class Scene {
 
   /** An object's own clip planes (as setClipPlanes; `counts`: planes per primitive, or none: all for every primitive). */
   setObjectClipPlanes(object, planes, counts = null) {
-    this.raw.setObjectClipPlanes(object, f32(planes.flat ? planes.flat() : planes, 'clip planes'), counts ? u32(counts, 'counts') : new Uint32Array(0));
+    this.raw.setObjectClipPlanes(u32n(object, 'object'), f32(planes.flat ? planes.flat() : planes, 'clip planes'), counts ? u32(counts, 'counts') : new Uint32Array(0));
   }
 
   /** A model file's animations (names). */
   get animations() { return this.raw.animations(); }
 
   /** The duration of animation `index`, seconds. */
-  duration(index) { return this.raw.duration(index); }
+  duration(index) { return this.raw.duration(u32n(index, 'animation')); }
 
   /** Poses a model file's scene at `time` seconds of animation `animation` (an index or a name). */
   poseAnimation(time, animation) {
@@ -292,7 +322,7 @@ export class Scene {
       a = this.animations.indexOf(animation);
       if (a < 0) throw new Error(`softpick: no animation named ${JSON.stringify(animation)}`);
     }
-    this.raw.poseAnimation(time, a ?? undefined);
+    this.raw.poseAnimation(time, a === undefined || a === null ? undefined : u32n(a, 'animation'));
   }
 
   get objectCount() { return this.raw.objectCount(); }
@@ -306,13 +336,13 @@ export class Scene {
 
   /** The nearest hit of a ray, or null. Options: near, far, objects (ids to test). */
   raycast(origin, direction, opts) {
-    const p = this.raw.raycast(...rayArgs(origin, direction, opts));
+    const p = this.raw.raycast(...rayArgs(this.raw, origin, direction, opts));
     return p.length ? unpackHit(p) : null;
   }
 
   /** Every hit of a ray, nearest first. */
   raycastAll(origin, direction, opts) {
-    return hits(this.raw.raycastAll(...rayArgs(origin, direction, opts)));
+    return hits(this.raw.raycastAll(...rayArgs(this.raw, origin, direction, opts)));
   }
 
   /**
@@ -330,7 +360,7 @@ export class Scene {
       index: new Uint32Array(n),
       distance: new Float32Array(n),
     };
-    this.raw.firstHits(o, d, opts.near ?? 0, opts.far ?? Infinity, mask(opts.objects),
+    this.raw.firstHits(o, d, opts.near ?? 0, opts.far ?? Infinity, mask(this.raw, opts.objects),
       out.object, out.instance, out.index, out.distance);
     out.faceIndex = out.index.map((j) => Math.floor(j / 3));
     return out;
@@ -342,7 +372,7 @@ export class Scene {
    * blocked, other (object id or −1), hit (or null) }`.
    */
   sweepMove(object, displacement, skin = 0) {
-    const r = this.raw.sweepMove(object, f64(displacement, 3, 'displacement'), skin);
+    const r = this.raw.sweepMove(u32n(object, 'object'), f64(displacement, 3, 'displacement'), skin);
     return {
       allowed: [r[0], r[1], r[2]],
       blocked: r[3] === 1,
@@ -384,13 +414,13 @@ export class Camera {
   /** From a view matrix (three.js's camera.matrixWorldInverse) and a projection matrix, for a width × height view. */
   static fromMatrices(view, projection, width, height) {
     ready();
-    return new Camera(raw.RawCamera.fromMatrices(f64(view, 16, 'view'), f64(projection, 16, 'projection'), width, height));
+    return new Camera(raw.RawCamera.fromMatrices(f64(view, 16, 'view'), f64(projection, 16, 'projection'), u32n(width, 'width'), u32n(height, 'height')));
   }
 
   /** softpick's automatic framing of a scene (the command line's default camera). */
   static auto(scene, width, height) {
     ready();
-    return new Camera(raw.RawCamera.auto(scene.raw, width, height));
+    return new Camera(raw.RawCamera.auto(scene.raw, u32n(width, 'width'), u32n(height, 'height')));
   }
 
   /** A look-at camera: eye, target, up; `fov` (vertical, degrees: perspective) or `orthoHeight` (world units: orthographic); near, far; width, height. */
@@ -399,7 +429,7 @@ export class Camera {
     const ortho = orthoHeight !== undefined;
     if (!ortho && fov === undefined) throw new Error('softpick: Camera.lookAt needs `fov` (vertical, degrees: a perspective camera) or `orthoHeight` (world units: an orthographic one)');
     return new Camera(raw.RawCamera.lookAt(f32(eye, 'eye'), f32(target, 'target'), f32(up, 'up'),
-      ortho ? orthoHeight : fov, ortho, near, far, width, height));
+      ortho ? orthoHeight : fov, ortho, near, far, u32n(width, 'width'), u32n(height, 'height')));
   }
 
   get width() { return this.raw.width(); }
@@ -414,6 +444,8 @@ export class Camera {
 
   /** The world ray through window point (x, y) (pixels, y down; pixel centres at +0.5): `{ origin, direction }`. */
   rayThrough(x, y) {
+    // (the wasm layer would answer a NaN ray for a point that is not finite)
+    if (!(Number.isFinite(x) && Number.isFinite(y))) throw new Error(`softpick: window point (${x}, ${y}) is not finite`);
     const r = this.raw.rayThrough(x, y);
     return { origin: [r[0], r[1], r[2]], direction: [r[3], r[4], r[5]] };
   }
@@ -482,7 +514,7 @@ export class Frame {
 
   /** The object, instance and triangle of an ID-buffer value − 1. */
   describe(global) {
-    const d = this.raw.describe(this.#scene(), global);
+    const d = this.raw.describe(this.#scene(), u32n(global, 'global triangle'));
     return d.length ? { object: d[0], instance: d[1], primitive: d[2], index: d[3], faceIndex: Math.floor(d[3] / 3) } : null;
   }
 
@@ -508,7 +540,13 @@ export class Frame {
 
   /** The objects and triangles inside a lasso (x, y pairs in pixels). */
   pickLasso(points, { through = false } = {}) {
-    return selection(this.raw.selectLasso(this.#scene(), f32(points.flat ? points.flat() : points, 'lasso points'), !!through));
+    const p = f32(points?.flat ? points.flat() : points, 'lasso points');
+    // (a NaN corner would make the polygon's edges select nothing, or a
+    // part, silently; as rectangle corners, each must be finite)
+    const bad = p.findIndex((v) => !Number.isFinite(v));
+    if (bad >= 0) throw new Error(`softpick: lasso point ${bad >> 1} has a coordinate of ${p[bad]}, not a finite number`);
+    if (p.length % 2 !== 0) throw new Error(`softpick: ${p.length} lasso values is not a whole number of (x, y) points`);
+    return selection(this.raw.selectLasso(this.#scene(), p, !!through));
   }
 
   #scene() {

@@ -45,7 +45,8 @@ function method(m) {
 
 function viewOf(camera, width, height) {
   if (!camera?.isCamera) throw new Error('softpick: pickPixel needs a three.js camera');
-  if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0)) {
+  // (below 2^32: the wasm layer takes a size modulo 2^32, 2^32 + 64 as 64)
+  if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0 && width < 2 ** 32 && height < 2 ** 32)) {
     throw new Error(`softpick: the view size ${width} × ${height} must be whole positive numbers of pixels`);
   }
   return [Float64Array.from(camera.matrixWorldInverse.elements), Float64Array.from(camera.projectionMatrix.elements)];
@@ -86,14 +87,30 @@ function selection(mirror, s) {
 }
 
 function lassoPoints(points) {
-  if (points instanceof Float32Array) return points;
-  const flat = [];
-  for (const p of points) {
-    if (typeof p === 'number') flat.push(p);
-    else if (p?.isVector2) flat.push(p.x, p.y);
-    else flat.push(p[0], p[1]);
+  let flat = points;
+  if (!(points instanceof Float32Array)) {
+    flat = [];
+    for (const p of points) {
+      if (typeof p === 'number') flat.push(p);
+      else if (p?.isVector2) flat.push(p.x, p.y);
+      else flat.push(p?.[0], p?.[1]);
+    }
+    flat = Float32Array.from(flat);
   }
-  return Float32Array.from(flat);
+  // (the wasm layer would take a NaN corner as an edge selecting nothing,
+  // and drop an odd last value, without a word)
+  const bad = flat.findIndex((v) => !Number.isFinite(v));
+  if (bad >= 0) throw new Error(`softpick: lasso point ${bad >> 1} has a coordinate of ${flat[bad]}, not a finite number`);
+  if (flat.length % 2 !== 0) throw new Error(`softpick: ${flat.length} lasso values is not a whole number of (x, y) points`);
+  return flat;
+}
+
+/** A pixel rectangle's corners, each finite (the wasm layer would take NaN as 0). */
+function rectCorners(x0, y0, x1, y1) {
+  for (const v of [x0, y0, x1, y1]) {
+    if (!Number.isFinite(v)) throw new Error(`softpick: rectangle corner ${v} is not a finite number`);
+  }
+  return [x0, y0, x1, y1];
 }
 
 /** What Picker and PickerWorker share: the mirror, the queries' arguments and the answers' shapes. */
@@ -297,7 +314,7 @@ export class Picker extends Base {
   /** The objects (and faces) in a pixel rectangle of the view, corners included: `{ objects, faces, pixels }`. Options: `through` (occluded ones too). */
   pickRect(camera, x0, y0, x1, y1, width, height, opts = {}) {
     const [view, proj] = this._view(camera, width, height);
-    return selection(this.mirror, this.engine.select(view, proj, width, height, this.mirror.revision, [x0, y0, x1, y1], null, !!opts.through));
+    return selection(this.mirror, this.engine.select(view, proj, width, height, this.mirror.revision, rectCorners(x0, y0, x1, y1), null, !!opts.through));
   }
 
   /** The objects (and faces) inside a lasso (points: [x, y] pairs, Vector2s or a flat list), by the even-odd rule on pixel centres. */
@@ -469,7 +486,7 @@ export class PickerWorker extends Base {
 
   async pickRect(camera, x0, y0, x1, y1, width, height, opts = {}) {
     const [view, proj] = this._view(camera, width, height);
-    return selection(this.mirror, await this.#call('select', [view, proj, width, height, this.mirror.revision, [x0, y0, x1, y1], null, !!opts.through]));
+    return selection(this.mirror, await this.#call('select', [view, proj, width, height, this.mirror.revision, rectCorners(x0, y0, x1, y1), null, !!opts.through]));
   }
 
   async pickLasso(camera, points, width, height, opts = {}) {

@@ -67,7 +67,9 @@ impl Clipping {
             vec![planes; prims]
         } else {
             if counts.len() != prims
-                || counts.iter().map(|&c| c as usize).sum::<usize>() != planes.len()
+                // (summed in u64: a usize sum of u32 counts can wrap on
+                // wasm32 and pass, and split_at would then panic)
+                || counts.iter().map(|&c| u64::from(c)).sum::<u64>() != planes.len() as u64
             {
                 return Err(format!(
                     "{} clip planes in {} counts for {prims} primitives",

@@ -614,6 +614,24 @@ pub struct RawCamera {
     cam: Camera,
 }
 
+impl RawCamera {
+    /// A checked camera whose frame the browser build can hold
+    /// (`limits::MAX_WASM_FRAME_PIXELS`: a larger one would abort the
+    /// module on allocation when rendered).
+    fn of(cam: Camera) -> Result<RawCamera, JsError> {
+        let px = u64::from(cam.width) * u64::from(cam.height);
+        if px > softpick::limits::MAX_WASM_FRAME_PIXELS {
+            return Err(err(format!(
+                "a {} × {} view is more than {} pixels",
+                cam.width,
+                cam.height,
+                softpick::limits::MAX_WASM_FRAME_PIXELS
+            )));
+        }
+        Ok(RawCamera { cam })
+    }
+}
+
 #[wasm_bindgen]
 impl RawCamera {
     /// The camera of a three.js view matrix (`matrixWorldInverse`) and
@@ -632,7 +650,7 @@ impl RawCamera {
             height,
         )
         .map_err(err)?;
-        Ok(RawCamera { cam })
+        RawCamera::of(cam)
     }
 
     /// softpick's automatic framing of a scene (the CLI's default camera).
@@ -641,7 +659,7 @@ impl RawCamera {
         let b = scene.world.core.scene().framing_bounds();
         let cam = Camera::auto_frame(&b, width, height);
         cam.validate().map_err(err)?;
-        Ok(RawCamera { cam })
+        RawCamera::of(cam)
     }
 
     /// A look-at camera: eye, target, up (3 values each), a vertical field
@@ -682,7 +700,7 @@ impl RawCamera {
             height,
         };
         cam.validate().map_err(err)?;
-        Ok(RawCamera { cam })
+        RawCamera::of(cam)
     }
 
     /// The view matrix then the projection matrix (16 values each,

@@ -6,23 +6,13 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { browser, run } from './harness.mjs';
+import { browser, pageRunner } from './harness.mjs';
 
 let b;
 before(async () => { b = await browser(); });
 after(async () => { await b?.close(); });
 
-async function inPage(three, fn, args) {
-  const page = await b.page(three);
-  try {
-    return await run(page, 'batched.js', fn, args);
-  } catch (e) {
-    e.message += `\n${b.logs.slice(-20).join('\n')}`;
-    throw e;
-  } finally {
-    await page.close();
-  }
-}
+const inPage = pageRunner(() => b, 'batched.js');
 
 test('BatchedMesh: first hits agree with three.js 0.187\'s Raycaster (object, batchId, faceIndex, distance) after each update, and an update sends geometry only where it changed', async () => {
   const r = await inPage('0.187', 'compareBatched', { n: 100 });

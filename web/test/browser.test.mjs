@@ -6,23 +6,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { browser, run, THREES, REPO } from './harness.mjs';
+import { browser, pageRunner, THREES, REPO } from './harness.mjs';
 
 let b;
 before(async () => { b = await browser(); });
 after(async () => { await b?.close(); });
 
-async function inPage(three, fn, args) {
-  const page = await b.page(three);
-  try {
-    return await run(page, 'cases.js', fn, args);
-  } catch (e) {
-    e.message += `\n${b.logs.slice(-20).join('\n')}`;
-    throw e;
-  } finally {
-    await page.close();
-  }
-}
+const inPage = pageRunner(() => b, 'cases.js');
 
 for (const three of Object.keys(THREES)) {
   for (const name of ['obj', 'instanced', 'fox', 'morphcube', 'skinmorph']) {

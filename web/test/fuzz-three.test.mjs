@@ -16,21 +16,10 @@ import assert from 'node:assert/strict';
 import * as THREE from 'three';
 import { Picker } from '../js/three.js';
 import * as sp from '../js/index.js';
+import { rng as prng } from './scenes.js'; // mulberry32, seeded, uniform in [0, 1)
 
 const SEED = Number(process.env.SOFTPICK_FUZZ_SEED ?? 20261207);
 const SCENES = Number(process.env.SOFTPICK_FUZZ_SCENES ?? 400);
-
-/** mulberry32, as in test/fuzz.test.mjs. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TRAP = /unreachable|memory access out of bounds|RuntimeError|recursive use of an object|null pointer passed to rust|Maximum call stack|out of memory|allocation failed/i;
 

@@ -16,22 +16,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WEB } from './harness.mjs';
 import * as sp from '../js/index.js';
+import { rng as prng } from './scenes.js'; // mulberry32, seeded, uniform in [0, 1)
 
 const SEED = Number(process.env.SOFTPICK_FUZZ_SEED ?? 20261207);
 const CALLS = Number(process.env.SOFTPICK_FUZZ_CALLS ?? 4000);
 const FIXTURES = join(WEB, 'test', 'fixtures');
-
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The random choices of one run. */
 class Gen {

@@ -124,3 +124,23 @@ export async function run(page, module, fn, args = {}) {
     return m[fn](args);
   }, { module, fn, args });
 }
+
+/**
+ * A test file's `inPage(three, fn, args)`: `fn(args)` of `module` in a
+ * fresh page of three.js release `three` on the browser `getBrowser()`
+ * gives, the page's last console lines added to an error.
+ */
+export function pageRunner(getBrowser, module) {
+  return async (three, fn, args) => {
+    const b = getBrowser();
+    const page = await b.page(three);
+    try {
+      return await run(page, module, fn, args);
+    } catch (e) {
+      e.message += `\n${b.logs.slice(-20).join('\n')}`;
+      throw e;
+    } finally {
+      await page.close();
+    }
+  };
+}

@@ -20,9 +20,14 @@ const EMPTY_I32 = new Int32Array(0);
 /** A part's one primitive (a batch has one material: three.js's raycast gives materialIndex 0). */
 const PRIMS = Object.freeze([Object.freeze({ first: 0, materialIndex: 0 })]);
 
-/** How errors name a three.js object (a BatchedMesh's type says Mesh in some releases: named by its class). */
+/**
+ * How errors name a three.js object: its class, name and uuid. (three.js
+ * sets no `type` of their own on InstancedMesh and BatchedMesh, so theirs
+ * says Mesh: they are named by their flags.)
+ */
 export function label(o) {
-  return `${o.isBatchedMesh ? 'BatchedMesh' : o.type} "${o.name}" (${o.uuid})`;
+  const kind = o.isInstancedMesh ? 'InstancedMesh' : o.isBatchedMesh ? 'BatchedMesh' : o.type;
+  return `${kind} "${o.name}" (${o.uuid})`;
 }
 
 /**

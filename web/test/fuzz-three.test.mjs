@@ -103,8 +103,11 @@ test('softpick/three: random bad three.js objects throw Errors naming them; the 
     if (chance(0.1)) o.scale.set(pick([0, 1, -1, 1e-30]), 1, 1);
     if (chance(0.1)) o.matrixAutoUpdate = false, o.matrix.elements[below(16)] = num();
     o.name = name;
+    kinds.set(name, kind === 0 ? 'InstancedMesh' : kind === 1 ? 'SkinnedMesh' : 'Mesh');
     return o;
   }
+  /** Each bad object's class by its name: an error names the object as `Class "name"`. */
+  const kinds = new Map();
 
   const picker = await Picker.create();
   const good = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1), new THREE.MeshBasicMaterial());
@@ -167,7 +170,7 @@ test('softpick/three: random bad three.js objects throw Errors naming them; the 
     if (e) {
       refused++;
       assert.match(e.message, /^softpick: /, `${where}: ${e.message}`);
-      assert.ok(names.some((n) => e.message.includes(`"${n}"`)), `${where}: the error names none of ${names.join(', ')}: ${e.message}`);
+      assert.ok(names.some((n) => e.message.includes(`${kinds.get(n)} "${n}"`)), `${where}: the error names none of ${names.map((n) => `${kinds.get(n)} "${n}"`).join(', ')}: ${e.message}`);
     }
     // the picks of what was mirrored work (or throw a proper Error)
     outcome('intersectObjects', () => picker.intersectObjects(new THREE.Raycaster(new THREE.Vector3(num(), num(), 5), new THREE.Vector3(0, 0, -1)), scene.children, true));

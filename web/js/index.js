@@ -453,7 +453,20 @@ export class Camera {
   free() { this.#raw?.free(); this.#raw = null; }
 }
 
-function rectArgs(x0, y0, x1, y1) {
+/**
+ * A lasso's flat x, y values, each finite and in pairs (the wasm layer would
+ * take a NaN corner as an edge selecting nothing, or a part, and drop an
+ * odd last value, without a word); softpick/three's too.
+ */
+export function _lassoValues(p) {
+  const bad = p.findIndex((v) => !Number.isFinite(v));
+  if (bad >= 0) throw new Error(`softpick: lasso point ${bad >> 1} has a coordinate of ${p[bad]}, not a finite number`);
+  if (p.length % 2 !== 0) throw new Error(`softpick: ${p.length} lasso values is not a whole number of (x, y) points`);
+  return p;
+}
+
+/** A pixel rectangle's corners, each finite (the wasm layer would take NaN as 0); softpick/three's too. */
+export function _rectArgs(x0, y0, x1, y1) {
   for (const v of [x0, y0, x1, y1]) {
     if (!Number.isFinite(v)) throw new Error(`softpick: rectangle corner ${v} is not a finite number`);
   }
@@ -535,17 +548,12 @@ export class Frame {
 
   /** The objects and triangles in a pixel rectangle (corners inclusive); `through` also finds hidden ones. */
   pickRect(x0, y0, x1, y1, { through = false } = {}) {
-    return selection(this.raw.selectRect(this.#scene(), ...rectArgs(x0, y0, x1, y1), !!through));
+    return selection(this.raw.selectRect(this.#scene(), ..._rectArgs(x0, y0, x1, y1), !!through));
   }
 
   /** The objects and triangles inside a lasso (x, y pairs in pixels). */
   pickLasso(points, { through = false } = {}) {
-    const p = f32(points?.flat ? points.flat() : points, 'lasso points');
-    // (a NaN corner would make the polygon's edges select nothing, or a
-    // part, silently; as rectangle corners, each must be finite)
-    const bad = p.findIndex((v) => !Number.isFinite(v));
-    if (bad >= 0) throw new Error(`softpick: lasso point ${bad >> 1} has a coordinate of ${p[bad]}, not a finite number`);
-    if (p.length % 2 !== 0) throw new Error(`softpick: ${p.length} lasso values is not a whole number of (x, y) points`);
+    const p = _lassoValues(f32(points?.flat ? points.flat() : points, 'lasso points'));
     return selection(this.raw.selectLasso(this.#scene(), p, !!through));
   }
 

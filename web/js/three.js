@@ -11,7 +11,7 @@
 // acceleratedRaycast); `uninstall()` restores them.
 
 import { BatchedMesh, InstancedMesh, Mesh, SkinnedMesh, Vector3 } from 'three';
-import { init } from './index.js';
+import { init, _lassoValues, _rectArgs } from './index.js';
 import { Engine } from './engine.js';
 import { Mirror } from './mirror.js';
 
@@ -97,20 +97,7 @@ function lassoPoints(points) {
     }
     flat = Float32Array.from(flat);
   }
-  // (the wasm layer would take a NaN corner as an edge selecting nothing,
-  // and drop an odd last value, without a word)
-  const bad = flat.findIndex((v) => !Number.isFinite(v));
-  if (bad >= 0) throw new Error(`softpick: lasso point ${bad >> 1} has a coordinate of ${flat[bad]}, not a finite number`);
-  if (flat.length % 2 !== 0) throw new Error(`softpick: ${flat.length} lasso values is not a whole number of (x, y) points`);
-  return flat;
-}
-
-/** A pixel rectangle's corners, each finite (the wasm layer would take NaN as 0). */
-function rectCorners(x0, y0, x1, y1) {
-  for (const v of [x0, y0, x1, y1]) {
-    if (!Number.isFinite(v)) throw new Error(`softpick: rectangle corner ${v} is not a finite number`);
-  }
-  return [x0, y0, x1, y1];
+  return _lassoValues(flat);
 }
 
 /** What Picker and PickerWorker share: the mirror, the queries' arguments and the answers' shapes. */
@@ -314,7 +301,7 @@ export class Picker extends Base {
   /** The objects (and faces) in a pixel rectangle of the view, corners included: `{ objects, faces, pixels }`. Options: `through` (occluded ones too). */
   pickRect(camera, x0, y0, x1, y1, width, height, opts = {}) {
     const [view, proj] = this._view(camera, width, height);
-    return selection(this.mirror, this.engine.select(view, proj, width, height, this.mirror.revision, rectCorners(x0, y0, x1, y1), null, !!opts.through));
+    return selection(this.mirror, this.engine.select(view, proj, width, height, this.mirror.revision, _rectArgs(x0, y0, x1, y1), null, !!opts.through));
   }
 
   /** The objects (and faces) inside a lasso (points: [x, y] pairs, Vector2s or a flat list), by the even-odd rule on pixel centres. */
@@ -486,7 +473,7 @@ export class PickerWorker extends Base {
 
   async pickRect(camera, x0, y0, x1, y1, width, height, opts = {}) {
     const [view, proj] = this._view(camera, width, height);
-    return selection(this.mirror, await this.#call('select', [view, proj, width, height, this.mirror.revision, rectCorners(x0, y0, x1, y1), null, !!opts.through]));
+    return selection(this.mirror, await this.#call('select', [view, proj, width, height, this.mirror.revision, _rectArgs(x0, y0, x1, y1), null, !!opts.through]));
   }
 
   async pickLasso(camera, points, width, height, opts = {}) {

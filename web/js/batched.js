@@ -42,8 +42,8 @@ export function batchable(o) {
   return typeof o.getGeometryIdAt === 'function' && typeof o.getGeometryRangeAt === 'function' && Array.isArray(o._instanceInfo);
 }
 
-/** Whether two typed arrays hold the same values. */
-function same(a, b) {
+/** Whether two typed arrays (or two nulls) hold the same values; the mirror's comparisons too. */
+export function same(a, b) {
   if (a === b) return true;
   if (!a || !b || a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

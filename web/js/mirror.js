@@ -5,7 +5,7 @@
 // three.js-shaped intersections.
 
 import { Matrix4, Vector2, Vector3 } from 'three';
-import { Batch, batchable, label } from './batched.js';
+import { Batch, batchable, label, same } from './batched.js';
 
 const S = 16; // numbers per packed hit
 
@@ -26,12 +26,6 @@ function planeValues(planes) {
     out.set([p.normal.x, p.normal.y, p.normal.z, p.constant], 4 * i);
   });
   return out;
-}
-
-function sameValues(a, b) {
-  if (!a || !b || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** The Float32Array of an attribute's first `size` components (a view of its own array when it already is one). */
@@ -61,11 +55,11 @@ function sidesOf(o, prims, prev) {
   const multi = Array.isArray(o.material);
   const n = multi ? prims.length : 1;
   if (prev && prev.length === n) {
-    let same = true;
-    for (let i = 0; same && i < n; i++) {
-      if (prev[i] !== sideCode(multi ? o.material[prims[i].materialIndex] : o.material)) same = false;
+    let unchanged = true;
+    for (let i = 0; unchanged && i < n; i++) {
+      if (prev[i] !== sideCode(multi ? o.material[prims[i].materialIndex] : o.material)) unchanged = false;
     }
-    if (same) return prev;
+    if (unchanged) return prev;
   }
   return multi ? Uint8Array.from(prims, (p) => sideCode(o.material[p.materialIndex])) : new Uint8Array([sideCode(o.material)]);
 }
@@ -105,7 +99,7 @@ export class Mirror {
     // the planes of every object (renderer.clippingPlanes), and whether
     // materials' own planes count (renderer.localClippingEnabled)
     const all = planeValues(clipping.planes ?? []);
-    if (!sameValues(all, this.clipAll)) {
+    if (!same(all, this.clipAll)) {
       cmds.push({ op: 'setClipPlanes', planes: this.copy ? all.slice() : all });
       this.clipAll = all;
     }
@@ -437,7 +431,7 @@ export class Mirror {
       for (const p of per) { values.set(p, k); k += p.length; }
       counts = Array.isArray(o.material) ? Uint32Array.from(per, (p) => p.length / 4) : EMPTY_U32;
     }
-    if (sameValues(values, rec.clip) && sameValues(counts, rec.clipCounts)) return;
+    if (same(values, rec.clip) && same(counts, rec.clipCounts)) return;
     const own = (a) => (this.copy ? a.slice() : a);
     cmds.push({ op: 'setObjectClipPlanes', id: rec.id, planes: own(values), counts: own(counts) });
     rec.clip = values;

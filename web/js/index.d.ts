@@ -117,9 +117,14 @@ export class Scene {
   readonly objectCount: number;
   readonly triangleCount: number;
   readonly bounds: { min: Vec3; max: Vec3 };
+  /**
+   * The nearest hit of a ray, or null. Any finite direction (not only unit ones; a zero direction hits nothing);
+   * throws when the origin or direction is not finite.
+   */
   raycast(origin: ArrayLike<number>, direction: ArrayLike<number>, opts?: RayOptions): Hit | null;
+  /** Every hit of a ray, nearest first (rays as `raycast` takes them). */
   raycastAll(origin: ArrayLike<number>, direction: ArrayLike<number>, opts?: RayOptions): Hit[];
-  /** The nearest hits of many rays (x, y, z per ray). */
+  /** The nearest hits of many rays (x, y, z per ray); throws, naming the ray, when one is not finite. */
   firstHits(origins: ArrayLike<number>, directions: ArrayLike<number>, opts?: RayOptions): FirstHits;
   /** Moves an object, stopping `skin` units before it would touch another (softpick's sweep_move). */
   sweepMove(object: number, displacement: ArrayLike<number>, skin?: number): SweepResult;

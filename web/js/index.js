@@ -1,7 +1,8 @@
 // softpick: exact CPU picking in the browser. The small JavaScript API over
 // the WebAssembly core: typed arrays in, hits, frames and selections out.
 // Classes hold wasm memory: call free() when done. Every error is a thrown
-// Error carrying the core's message; a failed call changes nothing.
+// Error carrying the core's message after "softpick: "; a failed call
+// changes nothing.
 
 import initWasm, * as raw from '../pkg/softpick_web.js';
 

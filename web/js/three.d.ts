@@ -79,7 +79,7 @@ export class Picker {
   intersectObjects<T extends Object3D = Object3D>(raycaster: Raycaster, objects: Object3D[], recursive?: boolean, intersects?: PickIntersection<T>[]): PickIntersection<T>[];
   /** As raycaster.intersectObject(object, recursive). */
   intersectObject<T extends Object3D = Object3D>(raycaster: Raycaster, object: Object3D, recursive?: boolean, intersects?: PickIntersection<T>[]): PickIntersection<T>[];
-  /** The nearest hits of many world rays (x, y, z per ray). */
+  /** The nearest hits of many world rays (x, y, z per ray); throws, naming the ray, when one is not finite. */
   intersectRays(origins: ArrayLike<number>, directions: ArrayLike<number>, opts?: RaysOptions): RayHits;
   /**
    * What is under pixel (x, y) of camera's width × height view: x, y in pixels from the top left (the pixel containing the

@@ -114,20 +114,42 @@ impl Mask<'_> {
     }
 }
 
-/// A world ray from JavaScript numbers; an error when not finite or of
-/// zero length.
+/// A world ray from JavaScript numbers; an error when its origin or
+/// direction is not finite (in f32, as the walk takes them). A zero
+/// direction is a ray that hits nothing, as in three.js's `Raycaster` and
+/// the core (docs/conventions.md, "Ray directions").
 pub(crate) fn ray(o: &[f64], d: &[f64]) -> Result<Ray, String> {
     if o.len() != 3 || d.len() != 3 {
         return Err("a ray needs a 3-value origin and a 3-value direction".into());
     }
-    let (o, d) = (DVec3::from_slice(o), DVec3::from_slice(d));
-    if !o.is_finite() || !d.is_finite() {
-        return Err(format!("the ray ({o}, {d}) is not finite"));
+    let ray = Ray::new(DVec3::from_slice(o).as_vec3(), DVec3::from_slice(d).as_vec3());
+    finite(&ray).map_err(|e| format!("the ray's {e}"))?;
+    Ok(ray)
+}
+
+/// A number in a message as JavaScript writes it (`Infinity`, not Rust's `inf`).
+struct Js(f64);
+
+impl std::fmt::Display for Js {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            v if v == f64::INFINITY => f.write_str("Infinity"),
+            v if v == f64::NEG_INFINITY => f.write_str("-Infinity"),
+            v => v.fmt(f),
+        }
     }
-    if d == DVec3::ZERO {
-        return Err("the ray's direction is zero".into());
+}
+
+/// An error naming the part of a ray that is not finite ("origin (…) is
+/// not finite"), or none.
+fn finite(ray: &Ray) -> Result<(), String> {
+    for (what, v) in [("origin", ray.origin), ("direction", ray.direction)] {
+        if !v.is_finite() {
+            let [x, y, z] = v.as_dvec3().to_array().map(Js);
+            return Err(format!("{what} ({x}, {y}, {z}) is not finite"));
+        }
     }
-    Ok(Ray::new(o.as_vec3(), d.as_vec3()))
+    Ok(())
 }
 
 /// The options of a query: distances along the ray (in units of the
@@ -140,6 +162,7 @@ pub(crate) fn options<'a>(
     filter: Option<&'a (dyn Fn(MeshId) -> bool + Sync)>,
 ) -> Result<RayOptions<'a>, String> {
     if !(near >= 0.0) || !(far >= near) {
+        let (near, far) = (Js(near), Js(far));
         return Err(format!("near {near} and far {far}: need 0 <= near <= far"));
     }
     Ok(RayOptions {
@@ -507,6 +530,11 @@ pub(crate) fn batch(
         .chunks_exact(3)
         .zip(directions.chunks_exact(3))
         .map(|(o, d)| Ray::new(Vec3::from_slice(o), Vec3::from_slice(d)));
+    // (refused as one ray is, before any output is written: a NaN row is a
+    // caller's bug, and "no hit" would hide it)
+    for (i, ray) in rays.clone().enumerate() {
+        finite(&ray).map_err(|e| format!("ray {i}'s {e}"))?;
+    }
     with_query(world, near, far, mask, |refs, _, caster, opts| {
         for (i, (h, ray)) in caster.first_hits(rays.clone(), opts).zip(rays).enumerate() {
             let hit = h.map(|h| (h.mesh, h.triangle, h.t * ray.direction_length()));

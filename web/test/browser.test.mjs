@@ -162,7 +162,7 @@ test('the core API: typed arrays in; hits, batches, frames, selections out; erro
   assert.match(r.errors.badIndex, /out of range/);
   assert.match(r.errors.badMatrix, /element 0 is NaN/);
   assert.match(r.errors.noObject, /object 99 does not exist/);
-  assert.match(r.errors.stlModel, /^part\.stl: STL files are not read by softpick's browser build, which reads OBJ and glTF/);
+  assert.match(r.errors.stlModel, /^softpick: part\.stl: STL files are not read by softpick's browser build, which reads OBJ and glTF/);
   assert.equal(r.afterErrors, 0, "the scene answers as before the errors");
   assert.match(r.errors.noFov, /needs `fov`.* or `orthoHeight`/);
   assert.deepEqual(r.freed, {

@@ -145,6 +145,20 @@ test('softpick/three: random bad three.js objects throw Errors naming them; the 
   assert.throws(() => picker.pickLasso(camera, [[0, 0], [Infinity, 0], [63, 63]], 64, 64), /lasso point 1 has a coordinate of Infinity/);
   assert.throws(() => picker.pickLasso(camera, [0, 0, 63, 0, 63], 64, 64), /5 lasso values is not a whole number/);
 
+  // rays as the core API takes them (test/fuzz.test.mjs): a raycaster with a
+  // zero direction hits nothing, as three.js's own; one that is not finite is
+  // refused (three.js answers it with arbitrary faces), and so is a ray of
+  // intersectRays; every message with the package's prefix
+  const at = (d) => new THREE.Raycaster(new THREE.Vector3(0, 0, 5), new THREE.Vector3(...d));
+  assert.deepEqual(picker.intersectObjects(at([0, 0, 0]), alone.children, true), []);
+  assert.deepEqual(at([0, 0, 0]).intersectObjects(alone.children, true), [], 'three.js: a zero direction hits nothing');
+  assert.throws(() => picker.intersectObjects(at([NaN, 0, -1]), alone.children, true), /^Error: softpick: the ray's direction \(NaN, 0, -1\) is not finite$/);
+  assert.throws(() => picker.intersectRays([0, 0, 5, 0, 0, 5], [0, 0, -1, 0, Infinity, -1]), /^Error: softpick: ray 1's direction \(0, Infinity, -1\) is not finite$/);
+  const far = at([0, 0, -1]);
+  far.near = NaN;
+  assert.throws(() => picker.intersectObjects(far, alone.children, true), /^Error: softpick: near NaN and far Infinity/);
+  assert.equal(rayAnswer(), expectedRay, 'the good mesh answers its ray as before after the refused rays');
+
   let refused = 0;
   for (let k = 0; k < SCENES; k++) {
     const where = `seed ${SEED}, scene ${k}`;

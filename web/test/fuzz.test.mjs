@@ -87,6 +87,9 @@ function badThrow(e) {
   if (e instanceof WebAssembly.RuntimeError) return `a WebAssembly trap: ${e.message}`;
   if (!e.message) return 'an Error without a message';
   if (TRAP.test(e.message) || TRAP.test(e.name)) return `a trap: ${e.name}: ${e.message}`;
+  // every Error the package throws says where it came from, its JavaScript
+  // checks' and the wasm layer's alike (the wasm layer's had no prefix)
+  if (e.constructor === Error && !e.message.startsWith('softpick: ')) return `an Error without the "softpick: " prefix: ${e.message}`;
   // a TypeError or RangeError from inside the package (not from the test's
   // own misuse) is JavaScript failing on a value it did not check: its
   // message names no argument
@@ -261,6 +264,27 @@ const FIXED = [
     const q = quad();
     q.s.render(sp.Camera.lookAt({ eye: [0.5, 0.5, 4], target: [0.5, 0.5, 0], fov: 30, near: 0.1, far: 100, width: 16, height: 16 })).pickLasso([0, 0, 16, 0, 16]);
   }],
+  // one rule for rays (docs/conventions.md, "Ray directions"): a ray that
+  // is not finite is refused by every ray call (firstHits answered such a
+  // ray "no hit" while raycast threw), and a zero direction hits nothing in
+  // every call (raycast threw), as in three.js's Raycaster
+  ['firstHits with a NaN origin in ray 1 (was no hit)', /^softpick: ray 1's origin \(0, NaN, 5\) is not finite$/,
+    () => quad().s.firstHits([0.5, 0.5, 5, 0, NaN, 5], [0, 0, -1, 0, 0, -1])],
+  ['firstHits with an infinite direction in ray 0 (was no hit)', /^softpick: ray 0's direction \(Infinity, 0, 0\) is not finite$/,
+    () => quad().s.firstHits([0.5, 0.5, 5], [Infinity, 0, 0])],
+  ['raycast with a zero direction (threw)', null, () => {
+    const q = quad();
+    assert.equal(q.s.raycast([0.5, 0.5, 5], [0, 0, 0]), null);
+    assert.deepEqual(q.s.raycastAll([0.5, 0.5, 5], [0, 0, 0]), []);
+    assert.equal(q.s.firstHits([0.5, 0.5, 5, 0.5, 0.5, 5], [0, 0, 0, 0, 0, -1]).object.join(), `-1,${q.o}`);
+  }],
+  ['raycast with a NaN direction', /^softpick: the ray's direction \(0, NaN, -1\) is not finite$/,
+    () => quad().s.raycast([0.5, 0.5, 5], [0, NaN, -1])],
+  // the wasm layer's messages had no "softpick: " prefix, the JavaScript checks' had
+  ['a near of NaN', /^softpick: near NaN and far Infinity: need 0 <= near <= far$/,
+    () => quad().s.raycast([0.5, 0.5, 5], [0, 0, -1], { near: NaN })],
+  ['Scene.load of an STL file', /^softpick: part\.stl: STL files are not read by softpick's browser build/,
+    () => sp.Scene.load(new TextEncoder().encode('solid x\nendsolid x\n'), 'part.stl')],
   // the objects these checks guard are untouched by the refused calls
   ['object 0 is still there and visible', null, () => {
     const q = quad();

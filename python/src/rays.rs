@@ -168,8 +168,21 @@ fn first_hits(scene: &Scene, rays: &Rays<'_>) -> Out {
                     .map(|(o, d)| Ray::new(v(o), v(d)));
                 if rays.whole() {
                     let opts = rays.opts(1.0);
-                    for (k, hit) in caster.first_hits(part_rays, &opts).enumerate() {
-                        part.set(k, scene, &caster, hit);
+                    // the rays copied out of the rows a block at a time (a
+                    // loop of loads and stores alone), then walked from the
+                    // copy
+                    let mut block = Vec::with_capacity(CHUNK);
+                    let (mut k, mut rest) = (0, part_rays);
+                    loop {
+                        block.clear();
+                        block.extend(rest.by_ref().take(CHUNK));
+                        if block.is_empty() {
+                            break;
+                        }
+                        for hit in caster.first_hits(block.iter().copied(), &opts) {
+                            part.set(k, scene, &caster, hit);
+                            k += 1;
+                        }
                     }
                 } else {
                     // (a range in ray parameters is a different distance range

@@ -160,7 +160,12 @@ impl<'a> RayCaster<'a> {
     /// [`RayCaster::first`] answers for the same ray and options, as a
     /// compact [`RayHit`]. Nothing is allocated per ray, so a loop over
     /// millions of rays (split across threads by the caller, each with its
-    /// own iterator) costs the BVH walks and little else.
+    /// own iterator) costs the BVH walks and little else. Rays taken from
+    /// a slice (`rays.iter().copied()`) walk fastest: an iterator that
+    /// builds each ray from other arrays as it goes (rows zipped and
+    /// mapped) put its call at the head of every walk, a quarter more time
+    /// a ray on small trees on x86-64; copy such rays out a block at a
+    /// time first, as Python's `cast_rays` does.
     ///
     /// ```
     /// use glam::Vec3;

@@ -11,7 +11,7 @@ use softpick::{Aabb, Camera, Projection};
 
 use crate::arrays::{float_rows, mat4, mat4_to_py};
 use crate::errors::{py_err, value_err};
-use crate::parse::vec3;
+use crate::parse::{sides, vec3};
 use crate::state::PyScene;
 
 /// A camera and its image size. Every constructor validates it (finite
@@ -42,11 +42,12 @@ impl PyCamera {
         target: &Bound<'_, PyAny>,
         up: Option<&Bound<'_, PyAny>>,
         fov_y_deg: f32,
-        width: u32,
-        height: u32,
+        width: i64,
+        height: i64,
         near: f32,
         far: f32,
     ) -> PyResult<Self> {
+        let (width, height) = sides(width, height)?;
         checked(Camera {
             eye: vec3(eye, "eye")?,
             target: vec3(target, "target")?,
@@ -69,11 +70,12 @@ impl PyCamera {
         target: &Bound<'_, PyAny>,
         ortho_height: f32,
         up: Option<&Bound<'_, PyAny>>,
-        width: u32,
-        height: u32,
+        width: i64,
+        height: i64,
         near: f32,
         far: f32,
     ) -> PyResult<Self> {
+        let (width, height) = sides(width, height)?;
         checked(Camera {
             eye: vec3(eye, "eye")?,
             target: vec3(target, "target")?,
@@ -106,11 +108,12 @@ impl PyCamera {
     fn from_intrinsics(
         intrinsic: &Bound<'_, PyAny>,
         extrinsic: &Bound<'_, PyAny>,
-        width: u32,
-        height: u32,
+        width: i64,
+        height: i64,
         near: f32,
         far: f32,
     ) -> PyResult<Self> {
+        let (width, height) = sides(width, height)?;
         let (k, lead) = float_rows(intrinsic, "intrinsic", 3)?;
         if lead != [3] {
             return Err(value_err("intrinsic must be a 3x3 matrix"));
@@ -195,7 +198,8 @@ impl PyCamera {
     /// `width` × `height` image. Returns a new `softpick.Camera`.
     #[staticmethod]
     #[pyo3(signature = (scene, width=640, height=480))]
-    fn auto(scene: &PyScene, width: u32, height: u32) -> PyResult<Self> {
+    fn auto(scene: &PyScene, width: i64, height: i64) -> PyResult<Self> {
+        let (width, height) = sides(width, height)?;
         checked(Camera::auto_frame(
             &scene.scene.framing_bounds(),
             width,
@@ -205,7 +209,8 @@ impl PyCamera {
 
     /// Returns a new `softpick.Camera`: this one with another image size
     /// (a pinhole camera keeps its intrinsics in pixels).
-    fn with_size(&self, width: u32, height: u32) -> PyResult<Self> {
+    fn with_size(&self, width: i64, height: i64) -> PyResult<Self> {
+        let (width, height) = sides(width, height)?;
         checked(Camera {
             width,
             height,

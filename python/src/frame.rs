@@ -382,10 +382,11 @@ impl PyFrame {
     /// - `depth`: float32 (H, W, k), window depth, 1 where none;
     /// - `z`: float32 (H, W, k), camera-space z, inf where none;
     /// - `barycentrics`: float32 (H, W, k, 3), zeros where none.
-    fn layers<'py>(&self, py: Python<'py>, k: usize) -> PyResult<Bound<'py, PyDict>> {
-        if k == 0 || k > MAX_LAYERS {
-            return Err(value_err(format!("k must be 1..={MAX_LAYERS} (got {k})")));
-        }
+    fn layers<'py>(&self, py: Python<'py>, k: i64) -> PyResult<Bound<'py, PyDict>> {
+        let k = match usize::try_from(k) {
+            Ok(k @ 1..=MAX_LAYERS) => k,
+            _ => return Err(value_err(format!("k must be 1..={MAX_LAYERS} (got {k})"))),
+        };
         let (h, w) = self.hw();
         let n = h * w;
         if n.saturating_mul(k) > 1 << 28 {

@@ -10,6 +10,26 @@ use softpick::{CullMode, FillRule, PickMethod, SelectMode, Transform};
 use crate::arrays::{float_rows, int_rows, mat4};
 use crate::errors::value_err;
 
+/// An id argument (a mesh, a node, a parent node): a `ValueError`
+/// "{what} {v} does not exist" for one below 0 or past `u32` (PyO3's own
+/// `u32` conversion raised `OverflowError` naming neither the argument nor
+/// the value); ids past the scene's are refused where they are used.
+pub(crate) fn id_arg(v: i64, what: &str) -> PyResult<u32> {
+    u32::try_from(v).map_err(|_| value_err(format!("{what} {v} does not exist")))
+}
+
+/// A camera's image size: a `ValueError` in the words of the core's own
+/// size check for a side below 0 or past `u32` (the core checks the rest).
+pub(crate) fn sides(width: i64, height: i64) -> PyResult<(u32, u32)> {
+    match (u32::try_from(width), u32::try_from(height)) {
+        (Ok(w), Ok(h)) => Ok((w, h)),
+        _ => Err(value_err(format!(
+            "invalid camera: frame size {width}x{height} is invalid (each side must be 1..={})",
+            softpick::limits::MAX_FRAME_SIDE
+        ))),
+    }
+}
+
 /// A cull mode by its CLI name.
 pub(crate) fn cull_mode(s: &str) -> PyResult<CullMode> {
     match s {

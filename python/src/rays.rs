@@ -316,7 +316,7 @@ pub(crate) fn cast<'py>(
     directions: &Bound<'py, PyAny>,
     (near, far): (f32, f32),
     cull: &str,
-    threads: Option<usize>,
+    threads: Option<i64>,
     all: bool,
     clip: Option<softpick::ClipPlanes>,
 ) -> PyResult<Bound<'py, PyDict>> {

@@ -15,7 +15,7 @@ use crate::camera::PyCamera;
 use crate::errors::{py_err, value_err};
 use crate::frame::PyFrame;
 use crate::method;
-use crate::parse::{cull_mode, fill_rule, index_or_name, positions};
+use crate::parse::{cull_mode, fill_rule, id_arg, index_or_name, positions};
 use crate::state::{instance_of, PyScene};
 use crate::threads::{in_pool, pool};
 
@@ -39,8 +39,9 @@ impl PyScene {
         triangles: &Bound<'_, PyAny>,
         name: Option<String>,
         transform: Option<&Bound<'_, PyAny>>,
-        parent: Option<u32>,
+        parent: Option<i64>,
     ) -> PyResult<MeshId> {
+        let parent = parent.map(|p| id_arg(p, "parent node")).transpose()?;
         let pos = positions(vertices)?;
         let tris = crate::parse::triangles(triangles, pos.len())?;
         self.check_parent(parent)?;
@@ -68,8 +69,9 @@ impl PyScene {
         &mut self,
         name: Option<String>,
         transform: Option<&Bound<'_, PyAny>>,
-        parent: Option<u32>,
+        parent: Option<i64>,
     ) -> PyResult<u32> {
+        let parent = parent.map(|p| id_arg(p, "parent node")).transpose()?;
         self.check_parent(parent)?;
         let local = transform.map_or(Ok(Transform::IDENTITY), |t| {
             crate::parse::transform(t, "transform")
@@ -82,7 +84,8 @@ impl PyScene {
 
     /// Sets a node's local transform (4×4, translation × rotation × scale).
     /// Frames rendered before are stale. Returns None.
-    fn set_transform(&mut self, node: u32, transform: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_transform(&mut self, node: i64, transform: &Bound<'_, PyAny>) -> PyResult<()> {
+        let node = id_arg(node, "node")?;
         let t = crate::parse::transform(transform, "transform")?;
         if !self.scene.set_local(node, t) {
             return Err(value_err(format!(
@@ -101,9 +104,10 @@ impl PyScene {
     fn set_vertices(
         &mut self,
         py: Python<'_>,
-        mesh: u32,
+        mesh: i64,
         vertices: &Bound<'_, PyAny>,
     ) -> PyResult<&'static str> {
+        let mesh = id_arg(mesh, "mesh")?;
         let pos = positions(vertices)?;
         let scene = &mut self.scene;
         let stats = py
@@ -223,7 +227,8 @@ impl PyScene {
     }
 
     /// Returns the id of the node holding mesh `mesh` (int).
-    fn mesh_node(&self, mesh: u32) -> PyResult<u32> {
+    fn mesh_node(&self, mesh: i64) -> PyResult<u32> {
+        let mesh = id_arg(mesh, "mesh")?;
         self.scene
             .mesh_node(mesh)
             .ok_or_else(|| value_err(format!("mesh {mesh} does not exist")))
@@ -231,13 +236,15 @@ impl PyScene {
 
     /// Returns the instance id of mesh `mesh` (int; what `instance_ids`
     /// report): the glTF node placing it, else the mesh's own node.
-    fn mesh_instance(&self, mesh: u32) -> PyResult<u32> {
+    fn mesh_instance(&self, mesh: i64) -> PyResult<u32> {
         self.mesh_node(mesh)?;
+        let mesh = id_arg(mesh, "mesh")?;
         Ok(instance_of(&self.scene, mesh))
     }
 
     /// Returns a mesh's vertices in its local space: float32 (N, 3).
-    fn mesh_vertices<'py>(&self, py: Python<'py>, mesh: u32) -> PyResult<Bound<'py, PyAny>> {
+    fn mesh_vertices<'py>(&self, py: Python<'py>, mesh: i64) -> PyResult<Bound<'py, PyAny>> {
+        let mesh = id_arg(mesh, "mesh")?;
         let m = self
             .scene
             .mesh(mesh)
@@ -249,7 +256,8 @@ impl PyScene {
     }
 
     /// Returns a mesh's triangles: uint32 (M, 3) vertex indices.
-    fn mesh_triangles<'py>(&self, py: Python<'py>, mesh: u32) -> PyResult<Bound<'py, PyAny>> {
+    fn mesh_triangles<'py>(&self, py: Python<'py>, mesh: i64) -> PyResult<Bound<'py, PyAny>> {
+        let mesh = id_arg(mesh, "mesh")?;
         let m = self
             .scene
             .mesh(mesh)
@@ -262,8 +270,9 @@ impl PyScene {
 
     /// Returns a mesh's world matrix: float64 (4, 4), row-major, acting on
     /// column vectors (`M @ p`).
-    fn mesh_world<'py>(&self, py: Python<'py>, mesh: u32) -> PyResult<Bound<'py, PyAny>> {
+    fn mesh_world<'py>(&self, py: Python<'py>, mesh: i64) -> PyResult<Bound<'py, PyAny>> {
         self.mesh_node(mesh)?;
+        let mesh = id_arg(mesh, "mesh")?;
         mat4_to_py(py, self.scene.mesh_world(mesh))
     }
 
@@ -287,7 +296,7 @@ impl PyScene {
         rule: &str,
         cull: &str,
         color: bool,
-        threads: Option<usize>,
+        threads: Option<i64>,
         method: &str,
         clip_planes: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyFrame> {
@@ -378,7 +387,7 @@ impl PyScene {
         near: f32,
         far: f32,
         cull: &str,
-        threads: Option<usize>,
+        threads: Option<i64>,
         clip_planes: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
         let r = crate::rays::cast(
@@ -427,7 +436,7 @@ impl PyScene {
         near: f32,
         far: f32,
         cull: &str,
-        threads: Option<usize>,
+        threads: Option<i64>,
         clip_planes: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
         let r = crate::rays::cast(
@@ -460,7 +469,7 @@ impl PyScene {
         near: f32,
         far: f32,
         cull: &str,
-        threads: Option<usize>,
+        threads: Option<i64>,
         clip_planes: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
         self.list_intersections(

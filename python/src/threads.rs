@@ -10,14 +10,17 @@ use crate::errors::{value_err, Error};
 
 /// Thread pools by thread count, made once each (a render with `threads`
 /// runs in one; `None` uses rayon's global pool).
-pub(crate) fn pool(threads: Option<usize>) -> PyResult<Option<Arc<rayon::ThreadPool>>> {
+pub(crate) fn pool(threads: Option<i64>) -> PyResult<Option<Arc<rayon::ThreadPool>>> {
     static POOLS: Mutex<Option<HashMap<usize, Arc<rayon::ThreadPool>>>> = Mutex::new(None);
     let Some(n) = threads else {
         return Ok(None);
     };
-    if n == 0 || n > 1024 {
-        return Err(value_err(format!("threads must be 1..=1024 (got {n})")));
-    }
+    // (an i64, so a negative count gets this message, not PyO3's
+    // OverflowError for an unsigned argument)
+    let n = match usize::try_from(n) {
+        Ok(n @ 1..=1024) => n,
+        _ => return Err(value_err(format!("threads must be 1..=1024 (got {n})"))),
+    };
     let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
     let map = pools.get_or_insert_with(HashMap::new);
     if let Some(p) = map.get(&n) {

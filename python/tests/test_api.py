@@ -122,8 +122,10 @@ def test_layers_are_sorted_hits() -> None:
     assert (lay["ids"][on_ball][:, 2] > 0).mean() > 0.5
     assert ((lay["ids"] == 0) == np.isinf(z)).all()
     np.testing.assert_array_equal(lay["depth"] == 1.0, lay["ids"] == 0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"k must be 1\.\.=64 \(got 0\)"):
         frame.layers(0)
+    with pytest.raises(ValueError, match=r"k must be 1\.\.=64 \(got -1\)"):
+        frame.layers(-1)
 
 
 @pytest.mark.parametrize("conv", ["softpick", "open3d", "pytorch3d", "nvdiffrast"])
@@ -225,6 +227,17 @@ def test_bad_input_raises(tmp_path: Path) -> None:
         (lambda: s.render(camera(), rule="fuzzy"), ValueError, "rule"),  # type: ignore[arg-type]
         (lambda: s.render(camera(), cull="sideways"), ValueError, "cull"),  # type: ignore[arg-type]
         (lambda: s.render(camera(), threads=0), ValueError, "threads"),
+        # negative ids and sizes: PyO3's conversion raised OverflowError
+        # ("can't convert negative int to unsigned"), naming nothing
+        (lambda: s.render(camera(), threads=-1), ValueError, r"threads must be 1\.\.=1024 \(got -1\)"),
+        (lambda: s.set_transform(-1, np.eye(4)), ValueError, "node -1 does not exist"),
+        (lambda: s.mesh_vertices(-1), ValueError, "mesh -1 does not exist"),
+        (lambda: s.set_vertices(-2, v), ValueError, "mesh -2 does not exist"),
+        (lambda: s.add_mesh(v, t, parent=-1), ValueError, "parent node -1 does not exist"),
+        (lambda: s.add_node(parent=2**40), ValueError, f"parent node {2**40} does not exist"),
+        (lambda: softpick.Camera.look_at((0, 0, 1), (0, 0, 0), width=-5), ValueError, r"frame size -5x480 is invalid \(each side must be 1\.\.=16384\)"),
+        (lambda: softpick.Camera.auto(s, 8, -1), ValueError, "frame size 8x-1"),
+        (lambda: camera().with_size(2**32, 8), ValueError, f"frame size {2**32}x8"),
         (lambda: s.cast_rays(np.zeros((3, 3)), np.ones((4, 3))), ValueError, "same shape"),
         (lambda: s.cast_rays(np.zeros(3), np.ones(3)), ValueError, r"\(\.\.\., 3\): two or more axes.*got \[3\]"),
         (lambda: s.cast_rays(np.zeros((3, 3)), np.full((3, 3), np.nan)), ValueError, "finite"),

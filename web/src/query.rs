@@ -122,12 +122,14 @@ pub(crate) fn ray(o: &[f64], d: &[f64]) -> Result<Ray, String> {
     if o.len() != 3 || d.len() != 3 {
         return Err("a ray needs a 3-value origin and a 3-value direction".into());
     }
-    let ray = Ray::new(DVec3::from_slice(o).as_vec3(), DVec3::from_slice(d).as_vec3());
-    finite(&ray).map_err(|e| format!("the ray's {e}"))?;
-    Ok(ray)
+    let (o, d) = (DVec3::from_slice(o), DVec3::from_slice(d));
+    finite(o, d).map_err(|e| format!("the ray's {e}"))?;
+    Ok(Ray::new(o.as_vec3(), d.as_vec3()))
 }
 
-/// A number in a message as JavaScript writes it (`Infinity`, not Rust's `inf`).
+/// A number in a message as JavaScript writes it: `Infinity`, not Rust's
+/// `inf`, and `0` for -0. (Not its exponents: Rust's `{:e}` for f64 would
+/// add 4 KB of module, so 1e30 is written out in full.)
 struct Js(f64);
 
 impl std::fmt::Display for Js {
@@ -135,18 +137,25 @@ impl std::fmt::Display for Js {
         match self.0 {
             v if v == f64::INFINITY => f.write_str("Infinity"),
             v if v == f64::NEG_INFINITY => f.write_str("-Infinity"),
+            v if v == 0.0 => f.write_str("0"),
             v => v.fmt(f),
         }
     }
 }
 
-/// An error naming the part of a ray that is not finite ("origin (…) is
-/// not finite"), or none.
-fn finite(ray: &Ray) -> Result<(), String> {
-    for (what, v) in [("origin", ray.origin), ("direction", ray.direction)] {
+/// An error naming the part of a ray (`origin`, `direction`) that is not
+/// finite, or not in f32 (the walk's numbers: 1e39 would be infinite
+/// there), or none.
+fn finite(origin: DVec3, direction: DVec3) -> Result<(), String> {
+    for (what, v) in [("origin", origin), ("direction", direction)] {
+        let [x, y, z] = v.to_array().map(Js);
         if !v.is_finite() {
-            let [x, y, z] = v.as_dvec3().to_array().map(Js);
             return Err(format!("{what} ({x}, {y}, {z}) is not finite"));
+        }
+        if !v.as_vec3().is_finite() {
+            return Err(format!(
+                "{what} has a coordinate beyond the range of 32-bit floats (±3.4e38)"
+            ));
         }
     }
     Ok(())
@@ -533,7 +542,8 @@ pub(crate) fn batch(
     // (refused as one ray is, before any output is written: a NaN row is a
     // caller's bug, and "no hit" would hide it)
     for (i, ray) in rays.clone().enumerate() {
-        finite(&ray).map_err(|e| format!("ray {i}'s {e}"))?;
+        finite(ray.origin.as_dvec3(), ray.direction.as_dvec3())
+            .map_err(|e| format!("ray {i}'s {e}"))?;
     }
     with_query(world, near, far, mask, |refs, _, caster, opts| {
         for (i, (h, ray)) in caster.first_hits(rays.clone(), opts).zip(rays).enumerate() {
@@ -541,4 +551,26 @@ pub(crate) fn batch(
             out.set(i, refs, hit);
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Js;
+
+    #[test]
+    fn numbers_in_messages_are_written_as_javascript_writes_them() {
+        // (the right-hand sides are JavaScript's String(x) of each)
+        for (x, js) in [
+            (1e20, "100000000000000000000"),
+            (1e-6, "0.000001"),
+            (0.5, "0.5"),
+            (-0.0, "0"),
+            (123.0, "123"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+        ] {
+            assert_eq!(Js(x).to_string(), js, "{x:?}");
+        }
+    }
 }

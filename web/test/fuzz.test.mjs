@@ -278,6 +278,8 @@ const FIXED = [
     assert.deepEqual(q.s.raycastAll([0.5, 0.5, 5], [0, 0, 0]), []);
     assert.equal(q.s.firstHits([0.5, 0.5, 5, 0.5, 0.5, 5], [0, 0, 0, 0, 0, -1]).object.join(), `-1,${q.o}`);
   }],
+  ['raycast with an origin past f32 (was a silent miss)', /^softpick: the ray's origin has a coordinate beyond the range of 32-bit floats \(±3\.4e38\)$/,
+    () => quad().s.raycast([1e39, 0, 5], [0, 0, -1])],
   ['raycast with a NaN direction', /^softpick: the ray's direction \(0, NaN, -1\) is not finite$/,
     () => quad().s.raycast([0.5, 0.5, 5], [0, NaN, -1])],
   // the wasm layer's messages had no "softpick: " prefix, the JavaScript checks' had

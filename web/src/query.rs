@@ -137,7 +137,7 @@ impl std::fmt::Display for Js {
         match self.0 {
             v if v == f64::INFINITY => f.write_str("Infinity"),
             v if v == f64::NEG_INFINITY => f.write_str("-Infinity"),
-            v if v == 0.0 => f.write_str("0"),
+            0.0 => f.write_str("0"),
             v => v.fmt(f),
         }
     }

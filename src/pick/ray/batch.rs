@@ -163,9 +163,9 @@ impl<'a> RayCaster<'a> {
     /// own iterator) costs the BVH walks and little else. Rays taken from
     /// a slice (`rays.iter().copied()`) walk fastest: an iterator that
     /// builds each ray from other arrays as it goes (rows zipped and
-    /// mapped) put its call at the head of every walk, a quarter more time
-    /// a ray on small trees on x86-64; copy such rays out a block at a
-    /// time first, as Python's `cast_rays` does.
+    /// mapped) puts its call at the head of every walk: a quarter more
+    /// time a ray on small trees on x86-64. Copy such rays out a block at
+    /// a time first, as Python's `cast_rays` does.
     ///
     /// ```
     /// use glam::Vec3;

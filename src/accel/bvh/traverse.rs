@@ -7,9 +7,7 @@
 use glam::Vec4;
 
 use super::{Bvh, Node, NodeRef, WIDTH};
-use crate::accel::triangle::{
-    intersect, precedes, Pack4Ray, Pack8Ray, RayPrecomp, TriHit, TriPack,
-};
+use crate::accel::triangle::{precedes, Pack4Ray, Pack8Ray, RayPrecomp, TriHit, TriPack};
 use crate::cpu::{prefetch, Isa, Kernel, Lanes8};
 use crate::geometry::{far_out4, prune_bound, CullMode, FAR_SLACK};
 
@@ -626,7 +624,9 @@ impl Bvh {
     /// non-culled triangles to `out` as `(triangle index, hit)`, then sorts
     /// `out` by `(t, triangle index)` (the whole of `out`, so pass an empty
     /// vector unless merging is intended). Reads the leaves' triangle
-    /// packs, not the mesh arrays.
+    /// packs, not the mesh arrays, four triangles at a time
+    /// ([`Pack4Ray::each`]: each lane's hit is
+    /// [`intersect`](crate::accel::triangle::intersect)'s).
     pub(crate) fn all_hits(
         &self,
         ray: &RayPrecomp,
@@ -638,6 +638,7 @@ impl Bvh {
         let range_ok = t_min <= t_max; // false for NaN
         if !self.is_empty() && ray.is_valid() && range_ok {
             let boxes = SlabTest::new(ray, t_min);
+            let tris = Pack4Ray::new(ray);
             let mut stack: Stack<(u32, u32), 64> = Stack::new();
             stack.push((self.root.index, self.root.count));
             while let Some((index, count)) = stack.pop() {
@@ -649,12 +650,7 @@ impl Bvh {
                     }
                 } else {
                     for pk in self.packs_of(NodeRef { index, count }) {
-                        for k in set_bits(pk.used) {
-                            let [a, b, c] = pk.corners(k);
-                            if let Some(h) = intersect(ray, a, b, c, t_min, t_max, cull) {
-                                out.push((pk.id[k], h));
-                            }
-                        }
+                        tris.each(ray, pk, t_min, t_max, cull, |id, h| out.push((id, h)));
                     }
                 }
             }

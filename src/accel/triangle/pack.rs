@@ -5,7 +5,8 @@
 
 use glam::{Vec3, Vec3A, Vec4};
 
-use super::watertight::{intersect, FAR_CORNER_RATIO, RANGE_SLACK};
+use super::intersect;
+use super::watertight::{FAR_CORNER_RATIO, RANGE_SLACK};
 use super::{precedes, RayPrecomp, TriHit};
 use crate::cpu::Lanes8;
 use crate::geometry::CullMode;
@@ -76,12 +77,8 @@ impl Pack4Ray {
     }
 
     /// The nearest hit among the pack's triangles with `t_min <= t <= t_max`
-    /// (ties to the smaller id), as `(id, hit)`. Every lane computes exactly
-    /// what [`intersect`] computes for its triangle (the same operations in
-    /// the same order, one triangle per lane), and lanes that need the exact
-    /// completion (an edge function rounded to zero, overflow, a tiny
-    /// determinant) go through [`intersect`] itself, so the answer is that
-    /// of [`intersect`] called on each triangle.
+    /// (ties to the smaller id), as `(id, hit)`: of [`Pack4Ray::each`]'s
+    /// hits, the one [`precedes`] keeps.
     #[inline(always)]
     pub(crate) fn first(
         &self,
@@ -91,6 +88,32 @@ impl Pack4Ray {
         t_max: f32,
         cull: CullMode,
     ) -> Option<(u32, TriHit)> {
+        let mut best: Option<(u32, TriHit)> = None;
+        self.each(ray, pk, t_min, t_max, cull, |id, h| {
+            if precedes(id, h.t, best.map(|(bid, bh)| (bid, bh.t))) {
+                best = Some((id, h));
+            }
+        });
+        best
+    }
+
+    /// Every hit among the pack's triangles with `t_min <= t <= t_max`,
+    /// handed to `take` as `(id, hit)` (in no particular order). Every
+    /// lane computes exactly what [`intersect`] computes for its triangle
+    /// (the same operations in the same order, one triangle per lane), and
+    /// lanes that need the exact completion (an edge function rounded to
+    /// zero, overflow, a tiny determinant) go through [`intersect`] itself,
+    /// so the hits are those of [`intersect`] called on each triangle.
+    #[inline(always)]
+    pub(crate) fn each(
+        &self,
+        ray: &RayPrecomp,
+        pk: &TriPack,
+        t_min: f32,
+        t_max: f32,
+        cull: CullMode,
+        mut take: impl FnMut(u32, TriHit),
+    ) {
         // Relative coordinates of the three vertices, per axis.
         let d: [[Vec4; 3]; 3] =
             std::array::from_fn(|v| std::array::from_fn(|a| pk.p[v][a] - self.o[a]));
@@ -106,7 +129,7 @@ impl Pack4Ray {
         let pos = u.cmpgt(zero) | v.cmpgt(zero) | w.cmpgt(zero);
         let inside = !(neg & pos).bitmask() & pk.used;
         if inside == 0 {
-            return None;
+            return;
         }
         let (az, bz, cz) = (shear(0, r2), shear(1, r2), shear(2, r2));
         let det = u + v + w;
@@ -137,12 +160,6 @@ impl Pack4Ray {
         let slack = Vec4::splat(RANGE_SLACK);
         let out = ts.cmplt(lo - lo.abs() * slack) | ts.cmpgt(hi + hi.abs() * slack);
         fast &= !out.bitmask();
-        let mut best: Option<(u32, TriHit)> = None;
-        let mut take = |id: u32, h: TriHit| {
-            if precedes(id, h.t, best.map(|(bid, bh)| (bid, bh.t))) {
-                best = Some((id, h));
-            }
-        };
         if fast != 0 {
             let rcp = Vec4::ONE / det;
             slow |= (!rcp.is_finite_mask()).bitmask() & fast;
@@ -171,7 +188,6 @@ impl Pack4Ray {
                 take(pk.id[k], h);
             }
         }
-        best
     }
 }
 

@@ -228,7 +228,7 @@ impl PyScene {
 
     /// Returns the id of the node holding mesh `mesh` (int).
     fn mesh_node(&self, mesh: i64) -> PyResult<u32> {
-        let mesh = id_arg(mesh, "mesh")?;
+        let (mesh, _) = self.mesh_arg(mesh)?;
         self.scene
             .mesh_node(mesh)
             .ok_or_else(|| value_err(format!("mesh {mesh} does not exist")))
@@ -237,18 +237,13 @@ impl PyScene {
     /// Returns the instance id of mesh `mesh` (int; what `instance_ids`
     /// report): the glTF node placing it, else the mesh's own node.
     fn mesh_instance(&self, mesh: i64) -> PyResult<u32> {
-        self.mesh_node(mesh)?;
-        let mesh = id_arg(mesh, "mesh")?;
+        let (mesh, _) = self.mesh_arg(mesh)?;
         Ok(instance_of(&self.scene, mesh))
     }
 
     /// Returns a mesh's vertices in its local space: float32 (N, 3).
     fn mesh_vertices<'py>(&self, py: Python<'py>, mesh: i64) -> PyResult<Bound<'py, PyAny>> {
-        let mesh = id_arg(mesh, "mesh")?;
-        let m = self
-            .scene
-            .mesh(mesh)
-            .ok_or_else(|| value_err(format!("mesh {mesh} does not exist")))?;
+        let (_, m) = self.mesh_arg(mesh)?;
         let v: Vec<f32> = m.positions().iter().flat_map(|p| p.to_array()).collect();
         Ok(PyArray1::from_vec(py, v)
             .reshape([m.positions().len(), 3])?
@@ -257,11 +252,7 @@ impl PyScene {
 
     /// Returns a mesh's triangles: uint32 (M, 3) vertex indices.
     fn mesh_triangles<'py>(&self, py: Python<'py>, mesh: i64) -> PyResult<Bound<'py, PyAny>> {
-        let mesh = id_arg(mesh, "mesh")?;
-        let m = self
-            .scene
-            .mesh(mesh)
-            .ok_or_else(|| value_err(format!("mesh {mesh} does not exist")))?;
+        let (_, m) = self.mesh_arg(mesh)?;
         let v: Vec<u32> = m.triangles().iter().flatten().copied().collect();
         Ok(PyArray1::from_vec(py, v)
             .reshape([m.triangles().len(), 3])?
@@ -271,8 +262,7 @@ impl PyScene {
     /// Returns a mesh's world matrix: float64 (4, 4), row-major, acting on
     /// column vectors (`M @ p`).
     fn mesh_world<'py>(&self, py: Python<'py>, mesh: i64) -> PyResult<Bound<'py, PyAny>> {
-        self.mesh_node(mesh)?;
-        let mesh = id_arg(mesh, "mesh")?;
+        let (mesh, _) = self.mesh_arg(mesh)?;
         mat4_to_py(py, self.scene.mesh_world(mesh))
     }
 
@@ -495,6 +485,16 @@ impl PyScene {
 }
 
 impl PyScene {
+    /// Mesh `mesh` and its id: a `ValueError` "mesh {mesh} does not exist"
+    /// for an id the scene lacks, a negative one too (the scene's meshes
+    /// and their nodes are parallel lists, so an existing mesh has a node).
+    fn mesh_arg(&self, mesh: i64) -> PyResult<(MeshId, &Mesh)> {
+        u32::try_from(mesh)
+            .ok()
+            .and_then(|id| Some((id, self.scene.mesh(id)?)))
+            .ok_or_else(|| value_err(format!("mesh {mesh} does not exist")))
+    }
+
     fn check_parent(&self, parent: Option<u32>) -> PyResult<()> {
         match parent {
             Some(p) if p as usize >= self.scene.nodes().len() => Err(value_err(format!(

@@ -540,10 +540,13 @@ pub(crate) fn batch(
         .zip(directions.chunks_exact(3))
         .map(|(o, d)| Ray::new(Vec3::from_slice(o), Vec3::from_slice(d)));
     // (refused as one ray is, before any output is written: a NaN row is a
-    // caller's bug, and "no hit" would hide it)
-    for (i, ray) in rays.clone().enumerate() {
-        finite(ray.origin.as_dvec3(), ray.direction.as_dvec3())
-            .map_err(|e| format!("ray {i}'s {e}"))?;
+    // caller's bug, and "no hit" would hide it; the rays are made again
+    // only to name the first bad one)
+    if !origins.iter().chain(directions).all(|v| v.is_finite()) {
+        for (i, ray) in rays.clone().enumerate() {
+            finite(ray.origin.as_dvec3(), ray.direction.as_dvec3())
+                .map_err(|e| format!("ray {i}'s {e}"))?;
+        }
     }
     with_query(world, near, far, mask, |refs, _, caster, opts| {
         for (i, (h, ray)) in caster.first_hits(rays.clone(), opts).zip(rays).enumerate() {

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """softpick's cast_rays against Open3D's RaycastingScene.cast_rays on the
 same seeded random rays, at one and two threads: the ray rows of
-BENCHMARKS.md.
+BENCHMARKS.md; with --every, list_intersections (every hit) on both sides.
 
     scripts/bench_rays.sh [--models builtin,bunny_3k,...] [--rays 1000000]
-                          [--reps 5] [--threads 1,2] [--out DIR]
+                          [--reps 5] [--threads 1,2] [--every] [--out DIR]
 
 The rays and models are scripts/bench_python.py's (its cast_rays rows):
 origins on a sphere of twice the model box's half-diagonal, aimed at
@@ -15,8 +15,9 @@ before the timing (Open3D's by a first cast). Per model and thread count:
 the median of --reps casts after one warm-up, on both sides alternately,
 and the time per ray and thread (ms * threads / rays); ratio = Open3D ms /
 softpick ms; "ids = Open3D" is the share of rays hit by either where both
-name the same triangle. One JSON line per row goes to OUT/rays.jsonl, the
-Markdown table to stdout and OUT/rays.md.
+name the same triangle (with --every: where both count the same hits). One
+JSON line per row goes to OUT/rays.jsonl (OUT/every.jsonl), the Markdown
+table to stdout and OUT/rays.md (OUT/every.md).
 """
 import argparse
 import json
@@ -60,7 +61,12 @@ def alternate(fns, reps):
     return [statistics.median(t) for t in times]
 
 
-def bench_model(name, path, n_rays, threads, reps, rows):
+def hit_counts(splits):
+    """Hits per ray of a list_intersections answer (its ray_splits)."""
+    return np.diff(np.asarray(splits).astype(np.int64))
+
+
+def bench_model(name, path, n_rays, threads, reps, rows, every=False):
     import open3d as o3d
 
     scene = softpick.load(path)
@@ -79,28 +85,41 @@ def bench_model(name, path, n_rays, threads, reps, rows):
     o3 = o3d.core.Tensor(np.concatenate([o, d], 1))
     o3d_scene.cast_rays(o3, nthreads=1)  # builds Open3D's BVH
     for t in threads:
-        sp, op = alternate([lambda: scene.cast_rays(o, d, threads=t),
-                            lambda: o3d_scene.cast_rays(o3, nthreads=t)["primitive_ids"].numpy()],
-                           reps)
-        a = scene.cast_rays(o, d, threads=t)["triangle_ids"].astype(np.int64)
-        b = o3d_scene.cast_rays(o3, nthreads=t)["primitive_ids"].numpy().astype(np.int64)
-        a[a == softpick.INVALID_ID] = -1
-        b[b == softpick.INVALID_ID] = -1
+        if every:
+            sp, op = alternate([lambda: scene.list_intersections(o, d, threads=t),
+                                lambda: o3d_scene.list_intersections(o3, nthreads=t)["t_hit"].numpy()],
+                               reps)
+            a = hit_counts(scene.list_intersections(o, d, threads=t)["ray_splits"])
+            b = hit_counts(o3d_scene.list_intersections(o3, nthreads=t)["ray_splits"].numpy())
+            either = (a > 0) | (b > 0)
+            agree, hits = float((a == b)[either].mean()) if either.any() else 1.0, int(a.sum())
+        else:
+            sp, op = alternate([lambda: scene.cast_rays(o, d, threads=t),
+                                lambda: o3d_scene.cast_rays(o3, nthreads=t)["primitive_ids"].numpy()],
+                               reps)
+            a = scene.cast_rays(o, d, threads=t)["triangle_ids"].astype(np.int64)
+            b = o3d_scene.cast_rays(o3, nthreads=t)["primitive_ids"].numpy().astype(np.int64)
+            a[a == softpick.INVALID_ID] = -1
+            b[b == softpick.INVALID_ID] = -1
+            agree, hits = agreement(a, b), int((a >= 0).sum())
         rows.append({"model": name, "triangles": scene.triangle_count, "rays": n_rays,
+                     "query": "list_intersections" if every else "cast_rays",
                      "threads": t, "ms": sp * 1e3, "open3d_ms": op * 1e3,
                      "ns_per_ray_thread": sp * 1e9 * t / n_rays,
                      "open3d_ns_per_ray_thread": op * 1e9 * t / n_rays,
-                     "agree_open3d": agreement(a, b), "hits": int((a >= 0).sum())})
+                     "agree_open3d": agree, "hits": hits})
         print(json.dumps(rows[-1]), file=sys.stderr)
 
 
 def table(rows, header):
     ts = sorted({r["threads"] for r in rows})
+    every = rows and rows[0].get("query") == "list_intersections"
+    agree_name = "hit counts = Open3D" if every else "ids = Open3D"
     cols = []
     for t in ts:
         cols += [f"softpick ms ({t}T)", f"Open3D ms ({t}T)", f"ratio ({t}T)"]
     out = [header, "", "| model | triangles | " + " | ".join(cols)
-           + " | ns/ray, 1 thread: softpick / Open3D | ids = Open3D |",
+           + f" | ns/ray, 1 thread: softpick / Open3D | {agree_name} |",
            "|---|---:|" + "---:|" * len(cols) + "---:|---:|"]
     for name in dict.fromkeys(r["model"] for r in rows):
         by_t = {r["threads"]: r for r in rows if r["model"] == name}
@@ -122,6 +141,8 @@ def main():
     ap.add_argument("--rays", type=int, default=1_000_000)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--every", action="store_true",
+                    help="time list_intersections (every hit) instead of cast_rays")
     ap.add_argument("--out", default=str(ROOT / "target" / "bench_python"))
     a = ap.parse_args()
     out = Path(a.out)
@@ -131,16 +152,18 @@ def main():
     rows = []
     load = os.getloadavg()[0]
     for name in a.models.split(","):
-        bench_model(name, model_path(name, out), a.rays, threads, a.reps, rows)
+        bench_model(name, model_path(name, out), a.rays, threads, a.reps, rows, a.every)
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
-    header = (f"{time.strftime('%Y-%m-%d')}, commit {commit}, {platform.machine()}, "
+    query = "list_intersections" if a.every else "cast_rays"
+    header = (f"{query}: {time.strftime('%Y-%m-%d')}, commit {commit}, {platform.machine()}, "
               f"{os.cpu_count()} cores, load average {load:.1f} at the start; "
               f"{a.rays:,} rays, median of {a.reps}; Python {platform.python_version()}, "
               f"numpy {np.__version__}, Open3D {o3d.__version__}")
     text = table(rows, header)
-    (out / "rays.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (out / "rays.md").write_text(text)
+    stem = "every" if a.every else "rays"
+    (out / f"{stem}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (out / f"{stem}.md").write_text(text)
     print(text)
 
 

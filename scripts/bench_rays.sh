@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The ray rows of BENCHMARKS.md: scripts/bench_rays.py (softpick's
-# cast_rays against Open3D's on the same random rays, one and two threads)
+# cast_rays, or with --every list_intersections, against Open3D's on the
+# same random rays, one and two threads)
 # in the venv of scripts/bench_python.sh (under target/, with softpick,
 # numpy and Open3D), with the arguments given.
 set -euo pipefail

@@ -418,6 +418,9 @@ impl PyFrame {
                     .zip(bary.par_chunks_mut(w * k * 3))
                     .enumerate()
                     .for_each(|(y, (((ids, depth), z), bary))| {
+                        // (compact hits, one list refilled pixel after
+                        // pixel; a hit's point is the full hit's `ray.at(t)`)
+                        let mut hits = Vec::new();
                         for x in 0..w {
                             let (sx, sy) = (x as f32 + 0.5, y as f32 + 0.5);
                             let a = cam.unproject_with(&inv, sx, sy, 0.0);
@@ -429,11 +432,13 @@ impl PyFrame {
                                 clip: self.frame.clip_planes(),
                                 ..RayOptions::default()
                             };
-                            for (j, hit) in caster.all(&ray, &opts).iter().take(k).enumerate() {
+                            caster.all_hits_into(&ray, &opts, &mut hits);
+                            for (j, hit) in hits.iter().take(k).enumerate() {
                                 let i = x * k + j;
+                                let position = ray.at(hit.t);
                                 ids[i] = hit.global_triangle + 1;
-                                depth[i] = cam.project(hit.position).map_or(f32::NAN, |p| p.z);
-                                z[i] = (hit.position - cam.eye).dot(forward);
+                                depth[i] = cam.project(position).map_or(f32::NAN, |p| p.z);
+                                z[i] = (position - cam.eye).dot(forward);
                                 bary[3 * i..3 * i + 3].copy_from_slice(&hit.barycentric.to_array());
                             }
                         }

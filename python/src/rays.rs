@@ -1,13 +1,13 @@
 //! Batched ray casts over numpy rays, in parallel without the GIL, with
 //! Open3D's output names: first hits through the core's compact batch
 //! query (`RayCaster::first_hits`), written straight into the output
-//! arrays; every hit through `RayCaster::all`.
+//! arrays; every hit through `RayCaster::all_hits_into`.
 
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
-use softpick::{CullMode, Hit, Ray, RayCaster, RayHit, RayOptions, Scene};
+use softpick::{CullMode, Ray, RayCaster, RayHit, RayOptions, Scene};
 
 use crate::arrays::f32_rows;
 use crate::errors::value_err;
@@ -199,17 +199,20 @@ fn first_hits(scene: &Scene, rays: &Rays<'_>) -> Out {
 }
 
 impl Out {
-    /// Appends one hit of an every-hit batch.
-    fn push(&mut self, scene: &Scene, h: &Hit, len: f32) {
-        // Open3D's t_hit is the ray parameter: distance / |direction|
-        self.t_hit.push(h.distance / len);
+    /// Appends one hit of an every-hit batch, of a ray whose direction is
+    /// `len` long.
+    fn push(&mut self, scene: &Scene, caster: &RayCaster<'_>, h: &RayHit, len: f32) {
+        // Open3D's t_hit is the ray parameter: distance / |direction|,
+        // the distance being a full hit's (`Hit::distance`, t · len)
+        self.t_hit.push(h.t * len / len);
         self.geometry_ids.push(h.mesh);
         self.primitive_ids.push(h.triangle);
         self.triangle_ids.push(h.global_triangle);
         self.instance_ids.push(instance_of(scene, h.mesh));
         self.primitive_uvs
             .extend([h.barycentric.y, h.barycentric.z]);
-        self.primitive_normals.extend(h.normal.to_array());
+        self.primitive_normals
+            .extend(caster.hit_normal(h).to_array());
     }
 
     fn append(&mut self, mut o: Out) {
@@ -285,13 +288,15 @@ fn all_hits(scene: &Scene, rays: &Rays<'_>) -> Out {
         .into_par_iter()
         .map(|c| {
             let mut out = Out::default();
+            // (one list of compact hits, refilled ray after ray)
+            let mut hits = Vec::new();
             for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
                 let r = rays.ray(i);
                 let len = r.direction_length();
-                let hits = caster.all(&r, &rays.opts(len));
+                caster.all_hits_into(&r, &rays.opts(len), &mut hits);
                 out.counts.push(hits.len() as u32);
                 for h in &hits {
-                    out.push(scene, h, len);
+                    out.push(scene, &caster, h, len);
                     out.ray_ids.push(i as u32);
                 }
             }

@@ -7,7 +7,7 @@
 //! and keeps the hits softpick's order keeps.
 
 use glam::{DVec3, Vec3};
-use softpick::{CullMode, Hit, MeshId, Ray, RayCaster, RayOptions, Scene};
+use softpick::{CullMode, Hit, MeshId, Ray, RayCaster, RayHit, RayOptions, Scene};
 
 use crate::lazy::{self, precedes};
 use crate::world::{MeshRef, World};
@@ -35,6 +35,21 @@ impl From<&Hit> for Answer {
             triangle: h.triangle,
             distance: h.distance,
             point: h.position,
+            barycentric: h.barycentric,
+            front: h.front_face,
+        }
+    }
+}
+
+impl Answer {
+    /// The answer of a compact hit of `ray`: what [`Answer::from`] gives
+    /// for the full hit (its distance `t · len` and point `ray.at(t)`).
+    fn of(h: &RayHit, ray: &Ray) -> Self {
+        Answer {
+            mesh: h.mesh,
+            triangle: h.triangle,
+            distance: h.t * ray.direction_length(),
+            point: ray.at(h.t),
             barycentric: h.barycentric,
             front: h.front_face,
         }
@@ -196,19 +211,13 @@ pub(crate) fn first(
     out: &mut Vec<f64>,
 ) {
     if let Some(Some(h)) = caster.first_hits(std::iter::once(*ray), opts).next() {
-        let a = Answer {
-            mesh: h.mesh,
-            triangle: h.triangle,
-            distance: h.t * ray.direction_length(),
-            point: ray.at(h.t),
-            barycentric: h.barycentric,
-            front: h.front_face,
-        };
-        pack(refs, scene, &a, out);
+        pack(refs, scene, &Answer::of(&h, ray), out);
     }
 }
 
-/// Every hit of a ray, nearest first, packed.
+/// Every hit of a ray, nearest first, packed: the caster's compact hits
+/// (`RayCaster::all`'s, without the names and world normals the packing
+/// does not use).
 pub(crate) fn all(
     refs: &[MeshRef],
     scene: &Scene,
@@ -217,8 +226,10 @@ pub(crate) fn all(
     opts: &RayOptions<'_>,
     out: &mut Vec<f64>,
 ) {
-    for h in caster.all(ray, opts) {
-        pack(refs, scene, &Answer::from(&h), out);
+    let mut hits = Vec::new();
+    caster.all_hits_into(ray, opts, &mut hits);
+    for h in &hits {
+        pack(refs, scene, &Answer::of(h, ray), out);
     }
 }
 
@@ -401,12 +412,9 @@ fn all_lazy(
     // the caster's, sorted; each lazy hit goes in at its place
     let mut hits: Vec<(Answer, Option<[Vec3; 3]>)> = Vec::new();
     with_core(world, near, far, mask, true, &mut |_, _, caster, opts| {
-        hits.extend(
-            caster
-                .all(ray, opts)
-                .iter()
-                .map(|h| (Answer::from(h), None)),
-        );
+        let mut compact = Vec::new();
+        caster.all_hits_into(ray, opts, &mut compact);
+        hits.extend(compact.iter().map(|h| (Answer::of(h, ray), None)));
     })?;
     let mut fits = true;
     if let Some((t_min, t_max)) = range(ray, near, far) {

@@ -22,7 +22,7 @@
 //!   traversal: the children a ray enters visited nearest first, the others
 //!   kept on a stack with their entry distances and skipped once the closest
 //!   hit is nearer, shrinking `t_max`, ties in `t` broken by the smaller
-//!   triangle index) and [`Bvh::all_hits`]. Both use [`intersect`] and
+//!   triangle index) and [`Bvh::each_hit_on`]. Both use [`intersect`] and
 //!   therefore its conventions (inclusive `[t_min, t_max]`, watertight
 //!   edges, culling by facing); `first_hit` tests a leaf's triangles four at
 //!   a time, each lane computing exactly what [`intersect`] computes. The

@@ -1,5 +1,5 @@
 //! The single-ray walks of the mesh BVH: [`Bvh::first_hit`] (front to back,
-//! pruning by the closest hit so far) and [`Bvh::all_hits`], with the parts
+//! pruning by the closest hit so far) and [`Bvh::each_hit_on`], with the parts
 //! the packet walks share: the traversal stack, the eight-children box
 //! tests ([`NodeTest`] on a [`Lanes8`], [`SlabTest`]) and a leaf's closest
 //! hit ([`Bvh::leaf_first`]).
@@ -135,6 +135,35 @@ pub(crate) fn set_bits(mut mask: u32) -> impl Iterator<Item = usize> {
             k
         })
     })
+}
+
+/// [`Bvh::each_hit_on`]'s fast walk, run on the lanes of an instruction
+/// set ([`Isa::run`]): every hit of the ray to `f`.
+struct EachHit<'a, F> {
+    bvh: &'a Bvh,
+    ray: &'a RayPrecomp,
+    t_min: f32,
+    t_max: f32,
+    cull: CullMode,
+    f: F,
+}
+
+impl<F: FnMut(u32, TriHit)> Kernel for EachHit<'_, F> {
+    type Out = ();
+
+    #[inline(always)]
+    fn run<L: Lanes8>(self, lanes: L) {
+        let EachHit {
+            bvh,
+            ray,
+            t_min,
+            t_max,
+            cull,
+            mut f,
+        } = self;
+        let test = NodeTest::new(lanes, ray, t_min);
+        bvh.walk_each(ray, t_min, t_max, cull, |q| test.test(q, t_max).0, &mut f);
+    }
 }
 
 /// The traversal stack of [`Bvh::first_hit`]: (node or first primitive,
@@ -623,10 +652,9 @@ impl Bvh {
     /// Appends every hit of `ray` with `t_min <= t <= t_max` among the
     /// non-culled triangles to `out` as `(triangle index, hit)`, then sorts
     /// `out` by `(t, triangle index)` (the whole of `out`, so pass an empty
-    /// vector unless merging is intended). Reads the leaves' triangle
-    /// packs, not the mesh arrays, four triangles at a time
-    /// ([`Pack4Ray::each`]: each lane's hit is
-    /// [`intersect`](crate::accel::triangle::intersect)'s).
+    /// vector unless merging is intended): [`Bvh::each_hit_on`] on the
+    /// CPU's best instruction set, sorted (the tests' form).
+    #[cfg(test)]
     pub(crate) fn all_hits(
         &self,
         ray: &RayPrecomp,
@@ -635,26 +663,82 @@ impl Bvh {
         cull: CullMode,
         out: &mut Vec<(u32, TriHit)>,
     ) {
+        self.each_hit_on(Isa::detect(), ray, t_min, t_max, cull, |id, h| {
+            out.push((id, h));
+        });
+        out.sort_by(|a, b| a.1.t.total_cmp(&b.1.t).then(a.0.cmp(&b.0)));
+    }
+
+    /// Calls `f(triangle index, hit)` for every hit of `ray` with
+    /// `t_min <= t <= t_max` among the non-culled triangles, in the walk's
+    /// order (no order the caller may rely on), on the instruction set
+    /// `isa`: for the rays
+    /// [`Bvh::walks_fast`] takes, each node's eight children are tested at
+    /// once on its lanes ([`NodeTest`], the first-hit walk's test; not on
+    /// wasm32), else with the generic [`SlabTest`]. Both are conservative (a box that
+    /// holds a hit within the range is always entered), so the hits are
+    /// the same either way; each is [`intersect`]'s, four triangles at a
+    /// time ([`Pack4Ray::each`]) from the leaves' packs, not the mesh
+    /// arrays. Allocates nothing (a fixed stack).
+    ///
+    /// [`intersect`]: crate::accel::triangle::intersect
+    #[inline]
+    pub(crate) fn each_hit_on(
+        &self,
+        isa: Isa,
+        ray: &RayPrecomp,
+        t_min: f32,
+        t_max: f32,
+        cull: CullMode,
+        mut f: impl FnMut(u32, TriHit),
+    ) {
         let range_ok = t_min <= t_max; // false for NaN
-        if !self.is_empty() && ray.is_valid() && range_ok {
+        if self.is_empty() || !ray.is_valid() || !range_ok {
+            return;
+        }
+        // (wasm32 has one instruction set and keeps the generic test alone:
+        // the second walk would cost the browser module 1.2 KB gzipped)
+        if !cfg!(target_arch = "wasm32") && self.walks_fast(ray, t_min, t_max) {
+            isa.run(EachHit {
+                bvh: self,
+                ray,
+                t_min,
+                t_max,
+                cull,
+                f,
+            });
+        } else {
             let boxes = SlabTest::new(ray, t_min);
-            let tris = Pack4Ray::new(ray);
-            let mut stack: Stack<(u32, u32), 64> = Stack::new();
-            stack.push((self.root.index, self.root.count));
-            while let Some((index, count)) = stack.pop() {
-                if count == 0 {
-                    let q = &self.nodes[index as usize];
-                    let (mask, _) = boxes.test(q, t_max);
-                    for k in set_bits(mask) {
-                        stack.push((q.index[k], q.count[k]));
-                    }
-                } else {
-                    for pk in self.packs_of(NodeRef { index, count }) {
-                        tris.each(ray, pk, t_min, t_max, cull, |id, h| out.push((id, h)));
-                    }
+            self.walk_each(ray, t_min, t_max, cull, |q| boxes.test(q, t_max).0, &mut f);
+        }
+    }
+
+    /// The walk of [`Bvh::each_hit_on`] with the box test `boxes` (a node's
+    /// mask of children entered within the range).
+    #[inline(always)]
+    fn walk_each(
+        &self,
+        ray: &RayPrecomp,
+        t_min: f32,
+        t_max: f32,
+        cull: CullMode,
+        boxes: impl Fn(&Node) -> u32,
+        f: &mut impl FnMut(u32, TriHit),
+    ) {
+        let tris = Pack4Ray::new(ray);
+        let mut stack: Stack<(u32, u32), 64> = Stack::new();
+        stack.push((self.root.index, self.root.count));
+        while let Some((index, count)) = stack.pop() {
+            if count == 0 {
+                let q = &self.nodes[index as usize];
+                for k in set_bits(boxes(q)) {
+                    stack.push((q.index[k], q.count[k]));
+                }
+            } else {
+                for pk in self.packs_of(NodeRef { index, count }) {
+                    tris.each(ray, pk, t_min, t_max, cull, &mut *f);
                 }
             }
         }
-        out.sort_by(|a, b| a.1.t.total_cmp(&b.1.t).then(a.0.cmp(&b.0)));
     }
 }

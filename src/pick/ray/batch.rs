@@ -45,7 +45,7 @@ pub struct RayHit {
     /// walk has read, spare it the cache misses of the mesh's arrays on a
     /// large mesh; found only when the normal is asked for, so a hit
     /// costs no more than its walk. `None` on the other paths.
-    leaf: Option<NodeRef>,
+    pub(super) leaf: Option<NodeRef>,
 }
 
 /// The iterator of [`RayCaster::first_hits`].

@@ -7,9 +7,9 @@
 //! When every mesh sits at the identity (and no mesh filter is set), the
 //! local rays are all the world ray, and first hits walk instead the one
 //! BVH over all the scene's triangles ([`Scene::flat_bvh`], global triangle
-//! indices): the same triangle tests in the same coordinates, the same tie
-//! rule (a lower global index is a lower mesh, then a lower triangle), one
-//! walk instead of one per mesh. Rows of pixel rays walk four rays at a
+//! indices), and so do every-hit queries: the same triangle tests in the
+//! same coordinates, the same tie rule (a lower global index is a lower
+//! mesh, then a lower triangle), one walk instead of one per mesh. Rows of pixel rays walk four rays at a
 //! time ([`Bvh`]'s four-ray walk); in the AVX2 build, the flat BVH eight at
 //! a time (lanes: rays, see `Bvh::first_hit_x8`).
 //!
@@ -33,14 +33,15 @@ use glam::Vec3;
 #[cfg(doc)]
 use crate::accel::bvh::Bvh;
 use crate::accel::top::BoxRay;
-use crate::accel::triangle::TriHit;
+use crate::accel::triangle::{RayPrecomp, TriHit};
+use crate::cpu::Isa;
 use crate::geometry::Ray;
 use crate::pick::{face_normal, Hit};
 use crate::pick_cache::ray_setup::{MeshTransform, MeshTransforms};
 use crate::scene::{Mesh, MeshId, Scene};
 pub use batch::{FirstHits, RayHit};
 pub use query::RayOptions;
-use query::{local_ray, mesh_passes, LocalRay, NearestHit};
+use query::{flat_bvh_for, local_ray, mesh_passes, LocalRay, NearestHit};
 use walk::first_in;
 
 /// The full hit record of triangle `triangle` of `mesh`, placed by
@@ -209,16 +210,94 @@ impl<'a> RayCaster<'a> {
         self.all_in(ray, opts, false)
     }
 
-    /// [`RayCaster::all`] over the top-level BVH's candidates, or over every
-    /// mesh with `brute` (the tests' reference).
+    /// [`RayCaster::all`] over the top-level BVH's candidates (or the flat
+    /// BVH), or over every mesh with `brute` (the tests' reference).
     pub(crate) fn all_in(&self, ray: &Ray, opts: &RayOptions<'_>, brute: bool) -> Vec<Hit> {
-        let scene = self.scene;
         let mut out = Vec::new();
+        self.each_hit(ray, opts, brute, |mesh, transform, triangle, h| {
+            out.push(make_hit(self.scene, mesh, transform, ray, triangle, h));
+        });
+        out.sort_by(|a, b| {
+            a.distance
+                .total_cmp(&b.distance)
+                .then(a.mesh.cmp(&b.mesh))
+                .then(a.triangle.cmp(&b.triangle))
+        });
+        out
+    }
+
+    /// Every hit of a world-space ray, as [`RayCaster::all`] finds them, as
+    /// compact records ([`RayHit`], the normal on demand:
+    /// [`RayCaster::hit_normal`]): `out` is cleared, then filled with the
+    /// hits in `all`'s order (by distance `t * ray.direction_length()`,
+    /// ties by mesh, then triangle). Reuse `out` from ray to ray: a scene
+    /// whose meshes all sit at the identity (an OBJ file's) then walks its
+    /// one BVH over all triangles and allocates nothing per ray.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use softpick::{builtin_scene, Ray, RayCaster, RayOptions};
+    ///
+    /// let scene = builtin_scene();
+    /// let caster = RayCaster::new(&scene);
+    /// let down = Ray::new(Vec3::new(0.0, 10.0, 0.0), Vec3::NEG_Y);
+    /// let opts = RayOptions::default();
+    /// let mut hits = Vec::new();
+    /// caster.all_hits_into(&down, &opts, &mut hits);
+    /// let full = caster.all(&down, &opts);
+    /// assert_eq!(hits.len(), full.len());
+    /// for (h, f) in hits.iter().zip(&full) {
+    ///     assert_eq!((h.mesh, h.triangle), (f.mesh, f.triangle));
+    ///     assert_eq!(h.t * down.direction_length(), f.distance);
+    ///     assert_eq!(caster.hit_normal(h), f.normal);
+    /// }
+    /// ```
+    pub fn all_hits_into(&self, ray: &Ray, opts: &RayOptions<'_>, out: &mut Vec<RayHit>) {
+        out.clear();
+        self.each_hit(ray, opts, false, |mesh, transform, triangle, h| {
+            out.push(RayHit {
+                mesh,
+                triangle,
+                global_triangle: self.scene.global_triangle(mesh, triangle),
+                t: h.t,
+                barycentric: h.bary,
+                // (a mirrored placement flips the facing, as in a full hit)
+                front_face: h.front != transform.mirrored,
+                leaf: None,
+            });
+        });
+        // (the key of `all_in`'s sort: its distances are these products)
+        let len = ray.direction_length();
+        out.sort_by(|a, b| {
+            (a.t * len)
+                .total_cmp(&(b.t * len))
+                .then(a.mesh.cmp(&b.mesh))
+                .then(a.triangle.cmp(&b.triangle))
+        });
+    }
+
+    /// Calls `f(mesh, its transform, triangle, hit)` for every hit of a
+    /// world-space ray within `opts.near ..= opts.far`, in no set order:
+    /// through the scene's flat BVH where a first-hit query walks it too
+    /// (`flat_bvh_for`: every mesh at the identity, no filter, no clip
+    /// planes of one mesh; the same triangle tests in the same coordinates
+    /// on the same ray and range, so the same hits), else mesh by mesh
+    /// over the top-level BVH's candidates, or over every mesh with
+    /// `brute` (and then in the baseline build, where the others run on
+    /// the CPU's best instruction set: the tests compare the two).
+    fn each_hit(
+        &self,
+        ray: &Ray,
+        opts: &RayOptions<'_>,
+        brute: bool,
+        mut f: impl FnMut(MeshId, &MeshTransform, u32, TriHit),
+    ) {
+        let scene = self.scene;
         let Some((t_min, t_max)) = opts.t_range(ray) else {
-            return out;
+            return;
         };
         if !(t_min <= t_max) {
-            return out;
+            return;
         }
         // user clip planes narrow the ray: those of every mesh here, a
         // mesh's own at the mesh
@@ -226,10 +305,23 @@ impl<'a> RayCaster<'a> {
             .clip
             .map_or(Some((t_min, t_max)), |c| c.narrow_all(ray, t_min, t_max))
         else {
-            return out;
+            return;
         };
+        let isa = if brute { Isa::Base } else { Isa::detect() };
+        if let Some(bvh) = flat_bvh_for(scene, &self.transforms, opts).filter(|_| !brute) {
+            // (`local_ray` of the identity: the world ray itself, with
+            // the same checks: `is_valid` rules out what it rules out)
+            let pre = RayPrecomp::new(ray.origin, ray.direction);
+            let mut hint = 0;
+            bvh.each_hit_on(isa, &pre, t_min, t_max, opts.cull, |global, h| {
+                if let Some((mesh, triangle)) = scene.locate_from(global, hint) {
+                    hint = mesh;
+                    f(mesh, &self.transforms[mesh as usize], triangle, h);
+                }
+            });
+            return;
+        }
         let inv_dir = ray.direction.recip();
-        let mut tmp = Vec::new();
         let meshes = if brute {
             (0..scene.meshes().len() as MeshId).collect()
         } else {
@@ -246,21 +338,11 @@ impl<'a> RayCaster<'a> {
             let Some(local) = enter(m, transform, mesh, ray, inv_dir, opts, t_min, t_max) else {
                 continue;
             };
-            tmp.clear();
             m.bvh()
-                .all_hits(&local.ray, t_min, t_max, local.cull, &mut tmp);
-            out.extend(
-                tmp.iter()
-                    .map(|&(tri, h)| make_hit(scene, mesh, transform, ray, tri, h)),
-            );
+                .each_hit_on(isa, &local.ray, t_min, t_max, local.cull, |triangle, h| {
+                    f(mesh, transform, triangle, h);
+                });
         }
-        out.sort_by(|a, b| {
-            a.distance
-                .total_cmp(&b.distance)
-                .then(a.mesh.cmp(&b.mesh))
-                .then(a.triangle.cmp(&b.triangle))
-        });
-        out
     }
 
     /// [`RayCaster::first`] as a loop over every mesh in order, without the

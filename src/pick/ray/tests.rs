@@ -5,7 +5,7 @@ use glam::{Quat, Vec3};
 
 use super::*;
 use crate::camera::Camera;
-use crate::geometry::CullMode;
+use crate::geometry::{ClipPlanes, CullMode};
 use crate::scene::Transform;
 use crate::test_util::Rng;
 
@@ -269,6 +269,83 @@ fn flat_walk_equals_the_two_levels() {
         }
     }
     assert!(hits > 300, "{hits} hits");
+}
+
+/// Every hit, three ways, equal bit for bit: [`RayCaster::all`] (on
+/// scenes placed by the identity it walks the flat BVH), the same with a
+/// filter that passes every mesh (the two levels), the brute-force loop
+/// over every mesh, and the compact [`RayCaster::all_hits_into`] (each
+/// record the full hit's, its normal from [`RayCaster::hit_normal`]); on
+/// placed scenes too, with every cull mode, distance ranges, clip planes
+/// of every mesh and directions scaled from 2^-100 to past where their
+/// length overflows (no hits then).
+#[test]
+fn every_hit_flat_two_level_brute_and_compact_agree() {
+    let mut rng = Rng(0xa11_0000_0000_0046);
+    let pass = |_: MeshId| true;
+    let clip = ClipPlanes::new(&[[0.3, -1.0, 0.2, 1.5]]).unwrap();
+    let full = |h: &Hit| {
+        let b = h.barycentric.to_array().map(f32::to_bits);
+        let n = h.normal.to_array().map(f32::to_bits);
+        (h.mesh, h.triangle, h.distance.to_bits(), b, n, h.front_face)
+    };
+    let keys = |v: &[Hit]| v.iter().map(full).collect::<Vec<_>>();
+    let (mut hits, mut multi, mut flat_scenes) = (0, 0, 0);
+    let mut compact = Vec::new();
+    for round in 0..10 {
+        let identity = round % 5 != 4;
+        let s = scene_placed(&mut rng, [1, 3, 12, 60, 8][round % 5], identity);
+        let caster = RayCaster::new(&s);
+        flat_scenes +=
+            usize::from(flat_bvh_for(&s, &caster.transforms, &RayOptions::default()).is_some());
+        for k in 0..300 {
+            let origin = rng.vec3(-14.0, 14.0);
+            // (aimed at a random vertex of a random mesh, so most rays hit)
+            let m = rng.below(s.meshes().len());
+            let p = s.meshes()[m].positions();
+            let target = s
+                .mesh_world(m as MeshId)
+                .transform_point3(p[rng.below(p.len())] * 0.9);
+            let scale = [1.0, 2f32.powi(-100), 2f32.powi(70), f32::MAX * 0.5][k % 4];
+            let ray = Ray::new(origin, (target - origin) * scale);
+            let len = ray.direction_length();
+            let opts = RayOptions {
+                near: if k % 5 == 1 { rng.range(0.0, 8.0) } else { 0.0 },
+                far: if k % 7 == 2 {
+                    rng.range(4.0, 30.0)
+                } else {
+                    f32::INFINITY
+                },
+                cull: [CullMode::None, CullMode::Back, CullMode::Front][k % 3],
+                filter: None,
+                clip: (k % 6 == 5).then_some(&clip),
+            };
+            let at = format!("round {round} ray {k}");
+            let all = caster.all(&ray, &opts);
+            let two = caster.all(
+                &ray,
+                &RayOptions {
+                    filter: Some(&pass),
+                    ..opts
+                },
+            );
+            let brute = caster.all_in(&ray, &opts, true);
+            assert_eq!(keys(&all), keys(&two), "{at}: flat and two levels");
+            assert_eq!(keys(&all), keys(&brute), "{at}: brute force");
+            caster.all_hits_into(&ray, &opts, &mut compact);
+            assert_eq!(compact.len(), all.len(), "{at}: compact");
+            for (g, w) in compact.iter().zip(&all) {
+                assert_batch_hit_is_full(&caster, g, w, len, &at);
+            }
+            hits += all.len();
+            multi += usize::from(all.len() > 1);
+        }
+    }
+    assert!(flat_scenes >= 8, "{flat_scenes} scenes walk the flat BVH");
+    assert!(
+        hits > 1000 && multi > 200,
+        "{hits} hits, {multi} rays with several"
+    );
 }
 
 #[test]

@@ -732,6 +732,9 @@ impl Bvh {
             if count == 0 {
                 let q = &self.nodes[index as usize];
                 for k in set_bits(boxes(q)) {
+                    // (each child entered is visited: its node or packs
+                    // asked for now, while the others are walked)
+                    self.prefetch(q.child(k));
                     stack.push((q.index[k], q.count[k]));
                 }
             } else {

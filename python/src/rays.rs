@@ -303,7 +303,20 @@ fn all_hits(scene: &Scene, rays: &Rays<'_>) -> Out {
             out
         })
         .collect();
-    let mut out = Out::default();
+    // (the whole made at its size at once: appended part by part to
+    // empty vectors, each would grow by doubling, copying its hits again)
+    let hits: usize = parts.iter().map(|p| p.t_hit.len()).sum();
+    let mut out = Out {
+        t_hit: Vec::with_capacity(hits),
+        geometry_ids: Vec::with_capacity(hits),
+        primitive_ids: Vec::with_capacity(hits),
+        triangle_ids: Vec::with_capacity(hits),
+        instance_ids: Vec::with_capacity(hits),
+        primitive_uvs: Vec::with_capacity(2 * hits),
+        primitive_normals: Vec::with_capacity(3 * hits),
+        ray_ids: Vec::with_capacity(hits),
+        counts: Vec::with_capacity(n),
+    };
     for p in parts {
         out.append(p);
     }

@@ -9,9 +9,10 @@
 //! BVH over all the scene's triangles ([`Scene::flat_bvh`], global triangle
 //! indices), and so do every-hit queries: the same triangle tests in the
 //! same coordinates, the same tie rule (a lower global index is a lower
-//! mesh, then a lower triangle), one walk instead of one per mesh. Rows of pixel rays walk four rays at a
-//! time ([`Bvh`]'s four-ray walk); in the AVX2 build, the flat BVH eight at
-//! a time (lanes: rays, see `Bvh::first_hit_x8`).
+//! mesh, then a lower triangle), one walk instead of one per mesh. Rows of
+//! pixel rays walk four rays at a time ([`Bvh`]'s four-ray walk); in the
+//! AVX2 build, the flat BVH eight at a time (lanes: rays, see
+//! `Bvh::first_hit_x8`).
 //!
 //! The parts, each importing only those listed before it: `query` (the
 //! options, the nearest-hit record, the local ray, the flat-BVH test),

@@ -5,7 +5,7 @@
 // size and load time. Prints the BENCHMARKS.md table (markdown) and writes
 // the raw results as JSON (bench/results.json, or --out FILE).
 //
-// usage: node bench/run.mjs [--frames N] [--models DIR] [--out FILE] [--fox | --fox-cold]
+// usage: node bench/run.mjs [--frames N (100)] [--models DIR] [--out FILE] [--fox | --fox-cold]
 //                           [--cpuprofile FILE]
 // (from web/, after scripts/build.sh; DIR default ../shared/models from the
 // repository root: bunny_3k, snowden_bust and city_san_francisco are required;
@@ -20,7 +20,9 @@ import { browser, REPO, WEB } from '../test/harness.mjs';
 
 const args = process.argv.slice(2);
 const opt = (f, d) => { const i = args.indexOf(f); return i >= 0 ? args[i + 1] : d; };
-const frames = parseInt(opt('--frames', '30'), 10);
+// (100 frames: the Fox's 1-pick frame is ~0.03-0.09 ms, near the timer's
+// 5 µs steps, and the median of 30 moved by 2x from run to run)
+const frames = parseInt(opt('--frames', '100'), 10);
 const modelsDir = resolve(REPO, opt('--models', '../shared/models'));
 const out = opt('--out', join(WEB, 'bench', 'results.json'));
 const foxOnly = args.includes('--fox');

@@ -148,7 +148,7 @@ struct EachHit<'a, F> {
     f: F,
 }
 
-impl<F: FnMut(u32, TriHit)> Kernel for EachHit<'_, F> {
+impl<F: FnMut(u32, TriHit, NodeRef)> Kernel for EachHit<'_, F> {
     type Out = ();
 
     #[inline(always)]
@@ -663,13 +663,13 @@ impl Bvh {
         cull: CullMode,
         out: &mut Vec<(u32, TriHit)>,
     ) {
-        self.each_hit_on(Isa::detect(), ray, t_min, t_max, cull, |id, h| {
+        self.each_hit_on(Isa::detect(), ray, t_min, t_max, cull, |id, h, _| {
             out.push((id, h));
         });
         out.sort_by(|a, b| a.1.t.total_cmp(&b.1.t).then(a.0.cmp(&b.0)));
     }
 
-    /// Calls `f(triangle index, hit)` for every hit of `ray` with
+    /// Calls `f(triangle index, hit, its leaf)` for every hit of `ray` with
     /// `t_min <= t <= t_max` among the non-culled triangles, in the walk's
     /// order (no order the caller may rely on), on the instruction set
     /// `isa`: for the rays
@@ -690,7 +690,7 @@ impl Bvh {
         t_min: f32,
         t_max: f32,
         cull: CullMode,
-        mut f: impl FnMut(u32, TriHit),
+        mut f: impl FnMut(u32, TriHit, NodeRef),
     ) {
         let range_ok = t_min <= t_max; // false for NaN
         if self.is_empty() || !ray.is_valid() || !range_ok {
@@ -723,7 +723,7 @@ impl Bvh {
         t_max: f32,
         cull: CullMode,
         boxes: impl Fn(&Node) -> u32,
-        f: &mut impl FnMut(u32, TriHit),
+        f: &mut impl FnMut(u32, TriHit, NodeRef),
     ) {
         let tris = Pack4Ray::new(ray);
         let mut stack: Stack<(u32, u32), 64> = Stack::new();
@@ -738,8 +738,9 @@ impl Bvh {
                     stack.push((q.index[k], q.count[k]));
                 }
             } else {
-                for pk in self.packs_of(NodeRef { index, count }) {
-                    tris.each(ray, pk, t_min, t_max, cull, &mut *f);
+                let leaf = NodeRef { index, count };
+                for pk in self.packs_of(leaf) {
+                    tris.each(ray, pk, t_min, t_max, cull, |id, h| f(id, h, leaf));
                 }
             }
         }

@@ -318,7 +318,8 @@ impl<'a> RayCaster<'a> {
     }
 
     /// The unit world-space normal of the triangle of `hit`, a hit of this
-    /// caster's [`RayCaster::first_hits`]: [`RayCaster::face_normal`] of its
+    /// caster's [`RayCaster::first_hits`] or [`RayCaster::all_hits_into`]:
+    /// [`RayCaster::face_normal`] of its
     /// mesh and triangle, bit for bit, but read, where the walk went
     /// through the scene's one flat BVH, from the corners in the leaf the
     /// walk read (the same positions, placed by the same identity matrix).

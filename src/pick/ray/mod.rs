@@ -33,6 +33,7 @@ use glam::Vec3;
 
 #[cfg(doc)]
 use crate::accel::bvh::Bvh;
+use crate::accel::bvh::NodeRef;
 use crate::accel::top::BoxRay;
 use crate::accel::triangle::{RayPrecomp, TriHit};
 use crate::cpu::Isa;
@@ -215,7 +216,7 @@ impl<'a> RayCaster<'a> {
     /// BVH), or over every mesh with `brute` (the tests' reference).
     pub(crate) fn all_in(&self, ray: &Ray, opts: &RayOptions<'_>, brute: bool) -> Vec<Hit> {
         let mut out = Vec::new();
-        self.each_hit(ray, opts, brute, |mesh, transform, triangle, h| {
+        self.each_hit(ray, opts, brute, |mesh, transform, triangle, h, _| {
             out.push(make_hit(self.scene, mesh, transform, ray, triangle, h));
         });
         out.sort_by(|a, b| {
@@ -229,7 +230,8 @@ impl<'a> RayCaster<'a> {
 
     /// Every hit of a world-space ray, as [`RayCaster::all`] finds them, as
     /// compact records ([`RayHit`], the normal on demand:
-    /// [`RayCaster::hit_normal`]): `out` is cleared, then filled with the
+    /// [`RayCaster::hit_normal`], from the leaf the walk read where it
+    /// walked the flat BVH, as for first hits): `out` is cleared, then filled with the
     /// hits in `all`'s order (by distance `t * ray.direction_length()`,
     /// ties by mesh, then triangle). Reuse `out` from ray to ray: a scene
     /// whose meshes all sit at the identity (an OBJ file's) then walks its
@@ -255,7 +257,7 @@ impl<'a> RayCaster<'a> {
     /// ```
     pub fn all_hits_into(&self, ray: &Ray, opts: &RayOptions<'_>, out: &mut Vec<RayHit>) {
         out.clear();
-        self.each_hit(ray, opts, false, |mesh, transform, triangle, h| {
+        self.each_hit(ray, opts, false, |mesh, transform, triangle, h, leaf| {
             out.push(RayHit {
                 mesh,
                 triangle,
@@ -264,7 +266,7 @@ impl<'a> RayCaster<'a> {
                 barycentric: h.bary,
                 // (a mirrored placement flips the facing, as in a full hit)
                 front_face: h.front != transform.mirrored,
-                leaf: None,
+                leaf,
             });
         });
         // (the key of `all_in`'s sort: its distances are these products)
@@ -277,7 +279,7 @@ impl<'a> RayCaster<'a> {
         });
     }
 
-    /// Calls `f(mesh, its transform, triangle, hit)` for every hit of a
+    /// Calls `f(mesh, its transform, triangle, hit, leaf)` for every hit of a
     /// world-space ray within `opts.near ..= opts.far`, in no set order:
     /// through the scene's flat BVH where a first-hit query walks it too
     /// (`flat_bvh_for`: every mesh at the identity, no filter, no clip
@@ -285,13 +287,15 @@ impl<'a> RayCaster<'a> {
     /// on the same ray and range, so the same hits), else mesh by mesh
     /// over the top-level BVH's candidates, or over every mesh with
     /// `brute` (and then in the baseline build, where the others run on
-    /// the CPU's best instruction set: the tests compare the two).
+    /// the CPU's best instruction set: the tests compare the two). `leaf`:
+    /// the flat BVH's leaf that holds the triangle on the flat walk (for
+    /// [`RayCaster::hit_normal`], as a first hit's), else `None`.
     fn each_hit(
         &self,
         ray: &Ray,
         opts: &RayOptions<'_>,
         brute: bool,
-        mut f: impl FnMut(MeshId, &MeshTransform, u32, TriHit),
+        mut f: impl FnMut(MeshId, &MeshTransform, u32, TriHit, Option<NodeRef>),
     ) {
         let scene = self.scene;
         let Some((t_min, t_max)) = opts.t_range(ray) else {
@@ -314,10 +318,16 @@ impl<'a> RayCaster<'a> {
             // the same checks: `is_valid` rules out what it rules out)
             let pre = RayPrecomp::new(ray.origin, ray.direction);
             let mut hint = 0;
-            bvh.each_hit_on(isa, &pre, t_min, t_max, opts.cull, |global, h| {
+            bvh.each_hit_on(isa, &pre, t_min, t_max, opts.cull, |global, h, leaf| {
                 if let Some((mesh, triangle)) = scene.locate_from(global, hint) {
                     hint = mesh;
-                    f(mesh, &self.transforms[mesh as usize], triangle, h);
+                    f(
+                        mesh,
+                        &self.transforms[mesh as usize],
+                        triangle,
+                        h,
+                        Some(leaf),
+                    );
                 }
             });
             return;
@@ -339,10 +349,16 @@ impl<'a> RayCaster<'a> {
             let Some(local) = enter(m, transform, mesh, ray, inv_dir, opts, t_min, t_max) else {
                 continue;
             };
-            m.bvh()
-                .each_hit_on(isa, &local.ray, t_min, t_max, local.cull, |triangle, h| {
-                    f(mesh, transform, triangle, h);
-                });
+            m.bvh().each_hit_on(
+                isa,
+                &local.ray,
+                t_min,
+                t_max,
+                local.cull,
+                |triangle, h, _| {
+                    f(mesh, transform, triangle, h, None);
+                },
+            );
         }
     }
 

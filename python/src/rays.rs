@@ -215,16 +215,21 @@ impl Out {
             .extend(caster.hit_normal(h).to_array());
     }
 
-    fn append(&mut self, mut o: Out) {
-        self.t_hit.append(&mut o.t_hit);
-        self.geometry_ids.append(&mut o.geometry_ids);
-        self.primitive_ids.append(&mut o.primitive_ids);
-        self.triangle_ids.append(&mut o.triangle_ids);
-        self.instance_ids.append(&mut o.instance_ids);
-        self.primitive_uvs.append(&mut o.primitive_uvs);
-        self.primitive_normals.append(&mut o.primitive_normals);
-        self.ray_ids.append(&mut o.ray_ids);
-        self.counts.append(&mut o.counts);
+    /// The parts' outputs one after another, copied in parallel.
+    fn concat(parts: &[Out]) -> Out {
+        let field = |f: fn(&Out) -> &[f32]| concat(&parts.iter().map(f).collect::<Vec<_>>());
+        let ids = |f: fn(&Out) -> &[u32]| concat(&parts.iter().map(f).collect::<Vec<_>>());
+        Out {
+            t_hit: field(|o| &o.t_hit),
+            geometry_ids: ids(|o| &o.geometry_ids),
+            primitive_ids: ids(|o| &o.primitive_ids),
+            triangle_ids: ids(|o| &o.triangle_ids),
+            instance_ids: ids(|o| &o.instance_ids),
+            primitive_uvs: field(|o| &o.primitive_uvs),
+            primitive_normals: field(|o| &o.primitive_normals),
+            ray_ids: ids(|o| &o.ray_ids),
+            counts: ids(|o| &o.counts),
+        }
     }
 
     /// The outputs as Open3D names them, numpy arrays without a copy:
@@ -303,23 +308,26 @@ fn all_hits(scene: &Scene, rays: &Rays<'_>) -> Out {
             out
         })
         .collect();
-    // (the whole made at its size at once: appended part by part to
-    // empty vectors, each would grow by doubling, copying its hits again)
-    let hits: usize = parts.iter().map(|p| p.t_hit.len()).sum();
-    let mut out = Out {
-        t_hit: Vec::with_capacity(hits),
-        geometry_ids: Vec::with_capacity(hits),
-        primitive_ids: Vec::with_capacity(hits),
-        triangle_ids: Vec::with_capacity(hits),
-        instance_ids: Vec::with_capacity(hits),
-        primitive_uvs: Vec::with_capacity(2 * hits),
-        primitive_normals: Vec::with_capacity(3 * hits),
-        ray_ids: Vec::with_capacity(hits),
-        counts: Vec::with_capacity(n),
-    };
+    Out::concat(&parts)
+}
+
+/// The slices `parts` one after another in one vector, made at its size
+/// (as zeros: memory the system hands out zeroed) and filled part by part
+/// in parallel (appended to a growing vector on one thread, the hits were
+/// copied again at each doubling, and the copy did not share the
+/// threads).
+fn concat<T: Copy + Default + Send + Sync>(parts: &[&[T]]) -> Vec<T> {
+    let mut out = vec![T::default(); parts.iter().map(|p| p.len()).sum()];
+    let mut rest = &mut out[..];
+    let mut dsts = Vec::with_capacity(parts.len());
     for p in parts {
-        out.append(p);
+        let (d, r) = rest.split_at_mut(p.len());
+        dsts.push(d);
+        rest = r;
     }
+    dsts.into_par_iter()
+        .zip(parts.par_iter())
+        .for_each(|(d, p)| d.copy_from_slice(p));
     out
 }
 

@@ -85,6 +85,15 @@ fn scene_placed(rng: &mut Rng, meshes: usize, identity: bool) -> Scene {
     s
 }
 
+/// A world point near a random vertex of a random mesh of `s` (the vertex
+/// scaled by 0.9 in its mesh's space): rays aimed there mostly hit.
+fn near_a_vertex(rng: &mut Rng, s: &Scene) -> Vec3 {
+    let m = rng.below(s.meshes().len());
+    let p = s.meshes()[m].positions();
+    s.mesh_world(m as MeshId)
+        .transform_point3(p[rng.below(p.len())] * 0.9)
+}
+
 fn key(h: &Hit) -> (MeshId, u32, u32, u32) {
     (
         h.mesh,
@@ -300,12 +309,7 @@ fn every_hit_flat_two_level_brute_and_compact_agree() {
             usize::from(flat_bvh_for(&s, &caster.transforms, &RayOptions::default()).is_some());
         for k in 0..300 {
             let origin = rng.vec3(-14.0, 14.0);
-            // (aimed at a random vertex of a random mesh, so most rays hit)
-            let m = rng.below(s.meshes().len());
-            let p = s.meshes()[m].positions();
-            let target = s
-                .mesh_world(m as MeshId)
-                .transform_point3(p[rng.below(p.len())] * 0.9);
+            let target = near_a_vertex(&mut rng, &s);
             let scale = [1.0, 2f32.powi(-100), 2f32.powi(70), f32::MAX * 0.5][k % 4];
             let ray = Ray::new(origin, (target - origin) * scale);
             let len = ray.direction_length();
@@ -480,12 +484,7 @@ fn rays_of_any_direction_length_hit_alike() {
         let caster = RayCaster::new(&s);
         for k in 0..200 {
             let origin = rng.vec3(-14.0, 14.0);
-            // (aimed at a random vertex of a random mesh, so most rays hit)
-            let m = rng.below(s.meshes().len());
-            let p = s.meshes()[m].positions();
-            let target = s
-                .mesh_world(m as MeshId)
-                .transform_point3(p[rng.below(p.len())] * 0.9);
+            let target = near_a_vertex(&mut rng, &s);
             let dir = target - origin;
             let opts = RayOptions {
                 cull: [CullMode::None, CullMode::Back][k % 2],

@@ -1,8 +1,8 @@
 //! The single-ray walks of the mesh BVH: [`Bvh::first_hit`] (front to back,
-//! pruning by the closest hit so far) and [`Bvh::each_hit_on`], with the parts
-//! the packet walks share: the traversal stack, the eight-children box
-//! tests ([`NodeTest`] on a [`Lanes8`], [`SlabTest`]) and a leaf's closest
-//! hit ([`Bvh::leaf_first`]).
+//! pruning by the closest hit so far) and [`Bvh::each_hit_on`] (every
+//! hit), with the parts the packet walks share: the traversal stack, the
+//! eight-children box tests ([`NodeTest`] on a [`Lanes8`], [`SlabTest`])
+//! and a leaf's closest hit ([`Bvh::leaf_first`]).
 
 use glam::Vec4;
 
@@ -672,14 +672,14 @@ impl Bvh {
     /// Calls `f(triangle index, hit, its leaf)` for every hit of `ray` with
     /// `t_min <= t <= t_max` among the non-culled triangles, in the walk's
     /// order (no order the caller may rely on), on the instruction set
-    /// `isa`: for the rays
-    /// [`Bvh::walks_fast`] takes, each node's eight children are tested at
-    /// once on its lanes ([`NodeTest`], the first-hit walk's test; not on
-    /// wasm32), else with the generic [`SlabTest`]. Both are conservative (a box that
-    /// holds a hit within the range is always entered), so the hits are
-    /// the same either way; each is [`intersect`]'s, four triangles at a
-    /// time ([`Pack4Ray::each`]) from the leaves' packs, not the mesh
-    /// arrays. Allocates nothing (a fixed stack).
+    /// `isa`: for the rays [`Bvh::walks_fast`] takes, each node's eight
+    /// children are tested at once on its lanes ([`NodeTest`], the
+    /// first-hit walk's test; not on wasm32), else with the generic
+    /// [`SlabTest`]. Both are conservative (a box that holds a hit within
+    /// the range is always entered), so the hits are the same either way;
+    /// each is [`intersect`]'s, four triangles at a time
+    /// ([`Pack4Ray::each`]) from the leaves' packs, not the mesh arrays.
+    /// Allocates nothing (a fixed stack).
     ///
     /// [`intersect`]: crate::accel::triangle::intersect
     #[inline]

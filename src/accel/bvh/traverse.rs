@@ -679,7 +679,8 @@ impl Bvh {
     /// the range is always entered), so the hits are the same either way;
     /// each is [`intersect`]'s, four triangles at a time
     /// ([`Pack4Ray::each`]) from the leaves' packs, not the mesh arrays.
-    /// Allocates nothing (a fixed stack).
+    /// Allocates only when the walk's stack of 64 entries overflows (its
+    /// spill vector: a tree deeper than balanced builds make).
     ///
     /// [`intersect`]: crate::accel::triangle::intersect
     #[inline]

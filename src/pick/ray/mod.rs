@@ -235,7 +235,8 @@ impl<'a> RayCaster<'a> {
     /// hits in `all`'s order (by distance `t * ray.direction_length()`,
     /// ties by mesh, then triangle). Reuse `out` from ray to ray: a scene
     /// whose meshes all sit at the identity (an OBJ file's) then walks its
-    /// one BVH over all triangles and allocates nothing per ray.
+    /// one BVH over all triangles and allocates nothing per ray (unless a
+    /// very deep tree overflows the walk's fixed stack).
     ///
     /// ```
     /// use glam::Vec3;

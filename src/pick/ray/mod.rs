@@ -314,7 +314,14 @@ impl<'a> RayCaster<'a> {
             return;
         };
         let isa = if brute { Isa::Base } else { Isa::detect() };
-        if let Some(bvh) = flat_bvh_for(scene, &self.transforms, opts).filter(|_| !brute) {
+        // (`brute` never walks the flat BVH, nor builds it: the CLI's
+        // frame picks list every hit that way)
+        let flat = if brute {
+            None
+        } else {
+            flat_bvh_for(scene, &self.transforms, opts)
+        };
+        if let Some(bvh) = flat {
             // (`local_ray` of the identity: the world ray itself, with
             // the same checks: `is_valid` rules out what it rules out)
             let pre = RayPrecomp::new(ray.origin, ray.direction);

@@ -342,6 +342,12 @@ fn render_into(
         guard,
         width: w as f32,
         height: h as f32,
+        // (the tests' baseline builds: the portable stage)
+        avx2: if how.front_end == FrontEnd::Batches {
+            crate::cpu::Avx2::detect()
+        } else {
+            None
+        },
     };
     let world_out = if opts.color {
         Some(&mut world_pos[..])

@@ -11,11 +11,13 @@ use super::clip::{Guard, CLIP_MASK, OUT_INVALID};
 use super::rules::{self, snap_in_band};
 use super::setup::WinVertex;
 use crate::camera::clip_to_window;
+use crate::cpu::Avx2;
 use crate::limits::{CHUNK_VERTS, VERTEX_BLOCK};
 use crate::scene::Mesh;
 
 /// One vertex of the screen-space vertex buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct ScreenVertex {
     /// Window x in pixels (right).
     pub x: f32,
@@ -53,6 +55,8 @@ pub(crate) struct VertexStage<'a> {
     /// Viewport width and height in pixels.
     pub width: f32,
     pub height: f32,
+    /// The CPU has AVX2 and the stage may use it ([`super::simd::vertices`]).
+    pub avx2: Option<Avx2>,
 }
 
 impl VertexStage<'_> {
@@ -73,6 +77,7 @@ impl VertexStage<'_> {
     ) {
         let (offsets, worlds, meshes) = (self.offsets, self.worlds, self.meshes);
         let (vp, guard, wf, hf) = (self.view_proj, self.guard, self.width, self.height);
+        let avx2 = self.avx2;
         let run = |k: usize,
                    out: &mut [SetupVertex],
                    sv: &mut [ScreenVertex],
@@ -82,8 +87,6 @@ impl VertexStage<'_> {
             let mut wp = wp;
             let mut mi = offsets.partition_point(|&o| o as usize <= start) - 1;
             let mut at = start;
-            // clip coordinates of a block of vertices (see below)
-            let mut clips = [Vec4::ZERO; VERTEX_BLOCK];
             while at < end {
                 let m_start = offsets[mi] as usize;
                 let m_end = m_start + meshes[mi].positions().len();
@@ -96,27 +99,7 @@ impl VertexStage<'_> {
                         &mut out[at - start..stop - start],
                         &mut sv[at - start..stop - start],
                     );
-                    // in blocks: first the clip coordinates, then the rest
-                    // (one long chain per vertex, matrix to snap, left few
-                    // vertices in flight at once)
-                    for ((o, s), pos) in o
-                        .chunks_mut(VERTEX_BLOCK)
-                        .zip(s.chunks_mut(VERTEX_BLOCK))
-                        .zip(pos.chunks(VERTEX_BLOCK))
-                    {
-                        for (c, p) in clips.iter_mut().zip(pos) {
-                            *c = clip_of(&mvp, *p);
-                        }
-                        for ((v, s), &clip) in o.iter_mut().zip(s.iter_mut()).zip(&clips) {
-                            *v = vertex_of(clip, &guard, wf, hf);
-                            *s = ScreenVertex {
-                                x: v.win.x,
-                                y: v.win.y,
-                                z: v.win.z,
-                                w: clip.w,
-                            };
-                        }
-                    }
+                    super::simd::vertices(avx2, &mvp, pos, &guard, (wf, hf), o, s);
                     if let Some(wp) = wp.as_deref_mut() {
                         for (o, p) in wp[at - start..stop - start].iter_mut().zip(pos) {
                             *o = world.transform_point3(*p);
@@ -140,9 +123,49 @@ impl VertexStage<'_> {
     }
 }
 
+/// The vertex stage's records of the model-space points `pos` under the
+/// matrix `mvp` into `out` and `screen` (as long as `pos`), one vertex at
+/// a time: in blocks, first the clip coordinates, then the rest (one long
+/// chain per vertex, matrix to snap, left few vertices in flight at once).
+#[inline]
+pub(crate) fn vertices_portable(
+    mvp: &Mat4,
+    pos: &[Vec3],
+    guard: &Guard,
+    (w, h): (f32, f32),
+    out: &mut [SetupVertex],
+    screen: &mut [ScreenVertex],
+) {
+    let mut clips = [Vec4::ZERO; VERTEX_BLOCK];
+    for ((o, s), pos) in out
+        .chunks_mut(VERTEX_BLOCK)
+        .zip(screen.chunks_mut(VERTEX_BLOCK))
+        .zip(pos.chunks(VERTEX_BLOCK))
+    {
+        for (c, p) in clips.iter_mut().zip(pos) {
+            *c = clip_of(mvp, *p);
+        }
+        for ((v, s), &clip) in o.iter_mut().zip(s.iter_mut()).zip(&clips) {
+            *v = vertex_of(clip, guard, w, h);
+            *s = screen_of(v, clip);
+        }
+    }
+}
+
+/// The screen-space vertex of the record `v` of clip coordinates `clip`.
+#[inline(always)]
+pub(crate) fn screen_of(v: &SetupVertex, clip: Vec4) -> ScreenVertex {
+    ScreenVertex {
+        x: v.win.x,
+        y: v.win.y,
+        z: v.win.z,
+        w: clip.w,
+    }
+}
+
 /// The vertex stage's output for clip coordinates `clip`.
 #[inline]
-fn vertex_of(clip: Vec4, guard: &Guard, w: f32, h: f32) -> SetupVertex {
+pub(crate) fn vertex_of(clip: Vec4, guard: &Guard, w: f32, h: f32) -> SetupVertex {
     let code = guard.outcode(clip);
     let win = if code & (CLIP_MASK | OUT_INVALID) == 0 {
         win_vertex(clip, w, h)

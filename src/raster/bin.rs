@@ -442,6 +442,13 @@ impl BinStage<'_> {
             (lo < end).then(|| (m, mesh, start.max(lo) - lo..end.min(hi) - lo))
         });
         for (m, mesh, range) in spans {
+            // (what the meshes ahead will read: `Mesh::prefetch`)
+            if let Some(m) = self.scene.meshes().get(m + 3) {
+                m.prefetch(1, false);
+            }
+            if let Some(m) = self.scene.meshes().get(m + 2) {
+                m.prefetch(2, false);
+            }
             let scattered = scattered(&mesh.triangles()[range.clone()]);
             // the whole range, or with a pick each maximal run of the
             // range's occlusion chunks in this pass, in order (one call

@@ -92,6 +92,13 @@ impl VertexStage<'_> {
                 let m_end = m_start + meshes[mi].positions().len();
                 let stop = m_end.min(end);
                 if stop > at {
+                    // (what the meshes ahead will read: `Mesh::prefetch`)
+                    if let Some(m) = meshes.get(mi + 3) {
+                        m.prefetch(1, true);
+                    }
+                    if let Some(m) = meshes.get(mi + 2) {
+                        m.prefetch(2, true);
+                    }
                     let world = worlds[mi];
                     let mvp = vp * world;
                     let pos = &meshes[mi].positions()[at - m_start..stop - m_start];

@@ -154,8 +154,28 @@ fn triage_avx2(
     // index's record (24 bytes, C layout without padding) within `verts`.
     let gather =
         |at: isize| unsafe { six.map(|o| _mm256_i32gather_epi32::<4>(base.offset(at), o)) };
-    let [x0c, x1c, x2c] = gather(fx_at);
-    let [y0c, y1c, y2c] = gather(fy_at);
+    // (fx, fy) pairs, 8 bytes at fx's offset (fy follows it), four
+    // records a gather, split into fx and fy lanes
+    debug_assert_eq!(fy_at, fx_at + 1);
+    let pairs = |o: V| {
+        // SAFETY: as above; the pair is words fx and fx + 1 = fy.
+        let (lo, hi) = unsafe {
+            let p = base.offset(fx_at).cast::<i64>();
+            (
+                _mm256_i32gather_epi64::<4>(p, _mm256_castsi256_si128(o)),
+                _mm256_i32gather_epi64::<4>(p, _mm256_extracti128_si256::<1>(o)),
+            )
+        };
+        let (lo, hi) = (_mm256_castsi256_ps(lo), _mm256_castsi256_ps(hi));
+        // per half: records 0, 1, 4, 5 | 2, 3, 6, 7, then in order
+        let x = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(lo, hi));
+        let y = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(lo, hi));
+        (
+            _mm256_permute4x64_epi64::<0b11_01_10_00>(x),
+            _mm256_permute4x64_epi64::<0b11_01_10_00>(y),
+        )
+    };
+    let ((x0c, y0c), (x1c, y1c), (x2c, y2c)) = (pairs(six[0]), pairs(six[1]), pairs(six[2]));
     let [c0, c1, c2] = gather(code_at);
 
     // outcodes, in the order the scalar loop tests them

@@ -27,8 +27,8 @@ use crate::camera::Camera;
 use crate::cpu::Avx2;
 use crate::geometry::{ClipPlanes, CullMode};
 use crate::limits::{
-    EARLY_EMPTY_TRIS_PER_PIXEL, OCCLUSION_CHUNK_TRIS, SCATTERED_JUMP, SCATTER_SAMPLES,
-    TILE_SORT_MIN_TRIS, TILE_SORT_SWITCHES,
+    EARLY_EMPTY_TRIS_PER_PIXEL, OCCLUSION_CHUNK_TRIS, PREFETCH_MIN_VERTS, SCATTERED_JUMP,
+    SCATTER_SAMPLES, TILE_SORT_MIN_TRIS, TILE_SORT_SWITCHES,
 };
 use crate::scene::{palette_color, Scene};
 
@@ -449,7 +449,10 @@ impl BinStage<'_> {
             if let Some(m) = self.scene.meshes().get(m + 2) {
                 m.prefetch(2, false);
             }
-            let scattered = scattered(&mesh.triangles()[range.clone()]);
+            // (prefetch the vertex records ahead: a scene whose records
+            // outgrow the caches near the core, or a scattered draw order)
+            let prefetch = self.verts.len() >= PREFETCH_MIN_VERTS
+                || scattered(&mesh.triangles()[range.clone()]);
             // the whole range, or with a pick each maximal run of the
             // range's occlusion chunks in this pass, in order (one call
             // site of the inlined front end, so its code is there once)
@@ -478,7 +481,7 @@ impl BinStage<'_> {
                     }
                 };
                 if !run.is_empty() {
-                    self.mesh_range(m, run, scattered, chunk, &mut st, avx2);
+                    self.mesh_range(m, run, prefetch, chunk, &mut st, avx2);
                 }
             }
         }
@@ -521,14 +524,15 @@ impl BinStage<'_> {
     }
 
     /// Triangles `range` (mesh-local) of mesh `m` through the front end;
-    /// `scattered`: the mesh's draw order jumps around its vertices
-    /// ([`scattered`]).
+    /// `prefetch`: setup asks for the vertex records ahead (the scene's
+    /// records are many, [`PREFETCH_MIN_VERTS`], or the mesh's draw order
+    /// jumps around its vertices, [`scattered`]).
     #[inline(always)]
     fn mesh_range(
         &self,
         m: usize,
         range: std::ops::Range<usize>,
-        scattered: bool,
+        prefetch: bool,
         chunk: &mut BinnedChunk,
         st: &mut Stats,
         avx2: Option<Avx2>,
@@ -546,7 +550,7 @@ impl BinStage<'_> {
             FrontEnd::PerTriangle => {
                 self.mesh_triangles::<false, false>(m, tris, first, chunk, st, None);
             }
-            _ if scattered => self.mesh_batches::<true>(m, tris, first, chunk, st, avx2),
+            _ if prefetch => self.mesh_batches::<true>(m, tris, first, chunk, st, avx2),
             _ => self.mesh_batches::<false>(m, tris, first, chunk, st, avx2),
         }
     }

@@ -20,7 +20,9 @@
 use super::bin::{BinnedChunk, TileGrid};
 use super::rules::{DepthTest, TILE_ORDER, TILE_SIZE};
 use super::setup::{DepthPlane, SmallTri, TriSetup};
-use crate::limits::{band_rows, STEP_SPAN_ROWS, WIDE_TRI_PX};
+use crate::limits::{
+    band_rows, RECORD_PREFETCH_ENTRIES, RECORD_PREFETCH_MIN, STEP_SPAN_ROWS, WIDE_TRI_PX,
+};
 use crate::par::prelude::*;
 use glam::{BVec4A, Vec4};
 
@@ -218,12 +220,6 @@ impl DepthCompare for Always {
     }
 }
 
-/// How many entries of a bin ahead [`raster_bin`] prefetches a record.
-const AHEAD: usize = 8;
-/// The fewest records a chunk has for [`raster_bin`] to prefetch them
-/// (fewer, about 160 KB, stay in the caches from the bin stage).
-const AHEAD_RECORDS: usize = 4096;
-
 /// Draws one chunk's bin of a tile, in draw order.
 #[inline(always)]
 fn raster_bin<T: DepthCompare>(
@@ -233,7 +229,8 @@ fn raster_bin<T: DepthCompare>(
     rect: [i32; 4],
 ) {
     // (not where prefetch is a no-op: wasm32)
-    if !cfg!(target_arch = "x86_64") || chunk.small.len() + chunk.tris.len() <= AHEAD_RECORDS {
+    if !cfg!(target_arch = "x86_64") || chunk.small.len() + chunk.tris.len() <= RECORD_PREFETCH_MIN
+    {
         for &e in bin {
             draw_entry::<T>(band, chunk, e, rect);
         }
@@ -243,7 +240,7 @@ fn raster_bin<T: DepthCompare>(
     // records lie apart in the chunk's lists, written by the bin stage
     // long before, so each would be a wait on memory)
     for (i, &e) in bin.iter().enumerate() {
-        if let Some(&f) = bin.get(i + AHEAD) {
+        if let Some(&f) = bin.get(i + RECORD_PREFETCH_ENTRIES) {
             if f & BinnedChunk::SMALL != 0 {
                 if let Some(t) = chunk.small.get((f & !BinnedChunk::SMALL) as usize) {
                     crate::cpu::prefetch(t);

@@ -6,13 +6,15 @@
 //! plane, in need of clipping), the snapped box's pixel centres (none: the
 //! triangle covers nothing), and for a triangle under [`TINY`] subpixels
 //! across, its snapped area (zero, culled by the face mode) and, when its
-//! box holds one or two pixel centres, the coverage of those centres with
-//! the rule's edge functions. Most triangles of a mesh denser than the
-//! frame end here: they hold no centre, or cover none of the one or two
-//! their box holds; most of the others cover one or two pixels, and need
-//! only their depth plane ([`Triage::small`]). What is left (clipping,
-//! boxes of three centres or more, large triangles, the inclusive rule's
-//! zero-area lines) goes to the scalar setup as before ([`Triage::general`]).
+//! box holds at most [`FEW_SIDE`] × [`FEW_SIDE`] pixel centres, the
+//! coverage of those centres with the rule's edge functions. Most
+//! triangles of a mesh denser than the frame end here: they hold no
+//! centre, or cover none of those their box holds; most of the others
+//! cover a few pixels, and need only their depth plane
+//! ([`Triage::small`]). What is left (clipping, boxes of more than four
+//! centres across or down, large triangles, the inclusive rule's
+//! zero-area lines) goes to the scalar setup as before
+//! ([`Triage::general`]).
 //!
 //! Every decision is the scalar setup's, made with the same integers: the
 //! box is `setup`'s pixel box, the area and edge values are exact in i32
@@ -39,6 +41,14 @@ pub(crate) const LANES: usize = 8;
 /// (64 pixels) are decided in the lanes; larger ones go to the scalar
 /// setup. Below it every area and edge value of the lanes is exact in i32.
 pub(crate) const TINY: i32 = 1 << 14;
+
+/// Tiny triangles whose box holds fewer than this many pixel centres
+/// across and down get their coverage in the lanes (at most 4 × 4
+/// centres, mask bits up to 8·3 + 3); larger boxes go to the scalar setup.
+/// An edge value at such a centre is its value at the box's first centre
+/// plus at most 3 steps of 256·|dx| and 256·|dy| each: below 2^28 + 6·2^22,
+/// exact in i32.
+pub(crate) const FEW_SIDE: i32 = 4;
 
 /// What the front end needs of a render: the rule, the cull mode and the
 /// viewport's last pixel column and row.
@@ -72,8 +82,8 @@ pub(crate) struct Triage {
     pub frustum: u32,
     /// To clip (near plane or guard band).
     pub clip: u32,
-    /// No pixel centre covered (none in its box, or none of the one or
-    /// two there passes the edge functions).
+    /// No pixel centre covered (none in its box, or none of the few
+    /// there passes the edge functions).
     pub empty: u32,
     /// Zero snapped area.
     pub zero: u32,
@@ -81,8 +91,9 @@ pub(crate) struct Triage {
     pub culled: u32,
     /// For the scalar setup.
     pub general: u32,
-    /// Covers one or two pixel centres of a box of at most two: a mask
-    /// record ([`Triage::mask`]) once it has its depth plane.
+    /// Covers some pixel centres of a box of at most [`FEW_SIDE`] ×
+    /// [`FEW_SIDE`]: a mask record ([`Triage::mask`]) once it has its
+    /// depth plane.
     pub small: u32,
     /// The small lanes whose snapped area is negative (setup orders their
     /// vertices 0, 2, 1).
@@ -171,7 +182,7 @@ fn triage_window<'t>(p: [(i32, i32); 3], f: &Front, t: &'t mut Triage, l: usize)
     if maxx - minx >= TINY || maxy - miny >= TINY {
         return &mut t.general;
     }
-    // tiny: area, face, and the coverage of boxes of one or two centres,
+    // tiny: area, face, and the coverage of boxes of a few centres,
     // all exact in i32
     let area = (p[1].0 - p[0].0) * (p[2].1 - p[0].1) - (p[1].1 - p[0].1) * (p[2].0 - p[0].0);
     if area == 0 {
@@ -183,13 +194,15 @@ fn triage_window<'t>(p: [(i32, i32); 3], f: &Front, t: &'t mut Triage, l: usize)
         return &mut t.culled;
     }
     let (wide, tall) = (x1 - x0, y1 - y0);
-    if wide + tall > 1 {
+    if wide >= FEW_SIDE || tall >= FEW_SIDE {
         return &mut t.general;
     }
     // the corners ordered to a positive area
     let q = if front { [p[0], p[2], p[1]] } else { p };
-    let (mut in0, mut in1) = (true, true);
-    for k in 0..3 {
+    // per edge: its value at the box's first centre (256·x0, 256·y0), e =
+    // dx·(cy − ay) − dy·(cx − ax) + bias, and its steps to the next
+    // centre right (−256·dy) and down (+256·dx)
+    let edge = |k: usize| {
         let (a, b) = (q[k], q[(k + 1) % 3]);
         let (dx, dy) = (b.0 - a.0, b.1 - a.1);
         let bias = match f.rule {
@@ -197,15 +210,17 @@ fn triage_window<'t>(p: [(i32, i32); 3], f: &Front, t: &'t mut Triage, l: usize)
             FillRule::Inclusive | FillRule::AreaGuard => 1,
             FillRule::TopLeft => i32::from(dy < 0 || (dy == 0 && dx > 0)),
         };
-        // e = dx·(cy − ay) − dy·(cx − ax) + bias at the centre (256·x0, 256·y0)
         let e = dx * ((y0 << SUBPIXEL_BITS) - a.1) - dy * ((x0 << SUBPIXEL_BITS) - a.0) + bias;
-        // the next centre right (−256·dy) or down (+256·dx)
-        let step = if wide == 1 { -dy } else { dx };
-        in0 &= e > 0;
-        in1 &= e + (step << SUBPIXEL_BITS) > 0;
+        (e, -dy << SUBPIXEL_BITS, dx << SUBPIXEL_BITS)
+    };
+    let edges = [edge(0), edge(1), edge(2)];
+    let mut mask = 0u32;
+    for dj in 0..=tall {
+        for di in 0..=wide {
+            let inside = edges.iter().all(|&(e, sx, sy)| e + di * sx + dj * sy > 0);
+            mask |= u32::from(inside) << (8 * dj + di);
+        }
     }
-    let second = if wide == 1 { 1 } else { 8 };
-    let mask = u32::from(in0) | u32::from(in1 && wide + tall == 1) << second;
     if mask == 0 {
         return &mut t.empty;
     }

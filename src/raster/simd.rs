@@ -231,7 +231,7 @@ fn triage_avx2(
     t.general = rest & !tiny;
     rest &= tiny;
 
-    // tiny: area, face, and the coverage of boxes of one or two centres
+    // tiny: area, face, and the coverage of boxes of a few centres
     let mul = _mm256_mullo_epi32;
     let (sub, add) = (_mm256_sub_epi32, _mm256_add_epi32);
     let area = sub(
@@ -250,17 +250,23 @@ fn triage_avx2(
     t.culled = rest & !kept;
     rest &= kept;
     let (wide, tall) = (sub(bx1, bx0), sub(by1, by0));
-    let spread = add(wide, tall);
-    let few = bits(_mm256_cmpgt_epi32(splat(2), spread));
+    let side = splat(batch::FEW_SIDE);
+    let few = bits(_mm256_and_si256(
+        _mm256_cmpgt_epi32(side, wide),
+        _mm256_cmpgt_epi32(side, tall),
+    ));
     t.general |= rest & !few;
     rest &= few;
     // the corners ordered to a positive area: 1 and 2 swapped for front faces
     let pick = |a: V, b: V| _mm256_blendv_epi8(a, b, front_v);
     let qx = [x0c, pick(x1c, x2c), pick(x2c, x1c)];
     let qy = [y0c, pick(y1c, y2c), pick(y2c, y1c)];
-    let step_x = _mm256_cmpeq_epi32(wide, splat(1));
     let (cx, cy) = (_mm256_slli_epi32::<S>(bx0), _mm256_slli_epi32::<S>(by0));
-    let (mut in0, mut in1) = (splat(-1), splat(-1));
+    // per edge: its value at the box's first centre and its steps to the
+    // next centre right (−256·dy) and down (+256·dx)
+    let mut e = [zero; 3];
+    let mut step_x = [zero; 3];
+    let mut step_y = [zero; 3];
     for k in 0..3 {
         let n = (k + 1) % 3;
         let (dx, dy) = (sub(qx[n], qx[k]), sub(qy[n], qy[k]));
@@ -274,19 +280,33 @@ fn triage_avx2(
                 _mm256_srli_epi32::<31>(_mm256_or_si256(left, top))
             }
         };
-        let e = add(sub(mul(dx, sub(cy, qy[k])), mul(dy, sub(cx, qx[k]))), bias);
-        let step = _mm256_blendv_epi8(dx, sub(zero, dy), step_x);
-        let e1 = add(e, _mm256_slli_epi32::<S>(step));
-        in0 = _mm256_and_si256(in0, _mm256_cmpgt_epi32(e, zero));
-        in1 = _mm256_and_si256(in1, _mm256_cmpgt_epi32(e1, zero));
+        e[k] = add(sub(mul(dx, sub(cy, qy[k])), mul(dy, sub(cx, qx[k]))), bias);
+        step_x[k] = _mm256_slli_epi32::<S>(sub(zero, dy));
+        step_y[k] = _mm256_slli_epi32::<S>(dx);
     }
-    let one = splat(1);
-    let two = _mm256_cmpeq_epi32(spread, one);
-    let second = _mm256_blendv_epi8(splat(8), one, step_x);
-    let mask = _mm256_or_si256(
-        _mm256_and_si256(in0, one),
-        _mm256_sllv_epi32(_mm256_and_si256(_mm256_and_si256(in1, two), one), second),
-    );
+    // the coverage of the box's centres, row by row (bit 8·dj + di; the
+    // rows and columns past a lane's box masked off)
+    let mut mask = zero;
+    if rest != 0 {
+        for dj in 0..batch::FEW_SIDE {
+            let row = _mm256_cmpgt_epi32(tall, splat(dj - 1));
+            let mut v = e;
+            for di in 0..batch::FEW_SIDE {
+                let ok = _mm256_and_si256(row, _mm256_cmpgt_epi32(wide, splat(di - 1)));
+                let inside = _mm256_and_si256(
+                    _mm256_and_si256(
+                        _mm256_cmpgt_epi32(v[0], zero),
+                        _mm256_cmpgt_epi32(v[1], zero),
+                    ),
+                    _mm256_cmpgt_epi32(v[2], zero),
+                );
+                let bit = splat(1 << (8 * dj + di));
+                mask = _mm256_or_si256(mask, _mm256_and_si256(_mm256_and_si256(inside, ok), bit));
+                v = [0, 1, 2].map(|k| add(v[k], step_x[k]));
+            }
+            e = [0, 1, 2].map(|k| add(e[k], step_y[k]));
+        }
+    }
     let covered = !bits(_mm256_cmpeq_epi32(mask, zero)) & 0xff;
     t.empty |= rest & !covered;
     t.small = rest & covered;

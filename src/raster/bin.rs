@@ -442,12 +442,12 @@ impl BinStage<'_> {
             (lo < end).then(|| (m, mesh, start.max(lo) - lo..end.min(hi) - lo))
         });
         for (m, mesh, range) in spans {
-            // (what the meshes ahead will read: `Mesh::prefetch`)
-            if let Some(m) = self.scene.meshes().get(m + 3) {
-                m.prefetch(1, false);
+            // (what the meshes ahead will read: `Mesh::prefetch_shared`)
+            if let Some(ahead) = self.scene.meshes().get(m + 3) {
+                ahead.prefetch_shared();
             }
-            if let Some(m) = self.scene.meshes().get(m + 2) {
-                m.prefetch(2, false);
+            if let Some(ahead) = self.scene.meshes().get(m + 2) {
+                ahead.prefetch_triangles();
             }
             // (prefetch the vertex records ahead: a scene whose records
             // outgrow the caches near the core, or a scattered draw order)

@@ -47,10 +47,10 @@ impl BinStage<'_> {
     /// for setup handled in draw order: the small ones get their depth
     /// plane and are stored, the others are clipped or set up one by one.
     /// `PREFETCH` (a scene of many vertex records or a mesh whose draw
-    /// order jumps around its vertices: `BinStage::mesh_range`): each batch first asks for the vertex records of the
-    /// triangles [`PREFETCH_TRIS`] ahead of its own (the next batch), so
-    /// that their cache misses overlap instead of each stalling the batch
-    /// in turn.
+    /// order jumps around its vertices: `BinStage::mesh_range`): each
+    /// batch first asks for the vertex records of the triangles
+    /// [`PREFETCH_TRIS`] ahead of its own (the next batch), so that their
+    /// cache misses overlap instead of each stalling the batch in turn.
     #[inline(always)]
     pub(super) fn mesh_batches<const PREFETCH: bool>(
         &self,

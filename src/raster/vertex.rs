@@ -92,12 +92,12 @@ impl VertexStage<'_> {
                 let m_end = m_start + meshes[mi].positions().len();
                 let stop = m_end.min(end);
                 if stop > at {
-                    // (what the meshes ahead will read: `Mesh::prefetch`)
-                    if let Some(m) = meshes.get(mi + 3) {
-                        m.prefetch(1, true);
+                    // (what the meshes ahead will read: `Mesh::prefetch_shared`)
+                    if let Some(ahead) = meshes.get(mi + 3) {
+                        ahead.prefetch_shared();
                     }
-                    if let Some(m) = meshes.get(mi + 2) {
-                        m.prefetch(2, true);
+                    if let Some(ahead) = meshes.get(mi + 2) {
+                        ahead.prefetch_positions();
                     }
                     let world = worlds[mi];
                     let mvp = vp * world;

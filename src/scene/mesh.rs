@@ -133,29 +133,35 @@ impl Mesh {
         &self.geometry.positions
     }
 
-    /// Hints the caches to fetch what the render reads of this mesh soon:
-    /// `ahead` 1, the shared part the mesh points to; `ahead` 2, the first
-    /// 2 KB of its positions (`positions`) or triangles. A stage over many
-    /// small meshes reads each from its own allocations, runs too short
-    /// for the hardware's prefetcher to follow; it asks for the mesh after
-    /// next's data and the part of the one after that (whose address it
-    /// then has in the cache). Changes no result.
+    /// Hints the caches to fetch the shared part this mesh points to (its
+    /// positions' and triangles' addresses). A stage over many small
+    /// meshes reads each from its own allocations, runs too short for the
+    /// hardware's prefetcher to follow: it asks for the shared part of the
+    /// mesh three ahead, and for the data of the mesh two ahead
+    /// ([`Mesh::prefetch_positions`], [`Mesh::prefetch_triangles`]), whose
+    /// addresses are then in the cache. Hints: no result changes.
     #[inline(always)]
-    pub(crate) fn prefetch(&self, ahead: u8, positions: bool) {
-        if ahead == 1 {
-            crate::cpu::prefetch(&*self.geometry);
-            return;
+    pub(crate) fn prefetch_shared(&self) {
+        crate::cpu::prefetch(&*self.geometry);
+    }
+
+    /// Hints the caches to fetch the first 2 KB of the positions (see
+    /// [`Mesh::prefetch_shared`]).
+    #[inline(always)]
+    pub(crate) fn prefetch_positions(&self) {
+        // (a 64-byte line holds five and a third positions)
+        for p in self.geometry.positions.iter().step_by(5).take(32) {
+            crate::cpu::prefetch(p);
         }
-        let g = &*self.geometry;
-        if positions {
-            // (a 64-byte line holds five and a third positions)
-            for p in g.positions.iter().step_by(5).take(32) {
-                crate::cpu::prefetch(p);
-            }
-        } else {
-            for t in g.triangles.iter().step_by(5).take(32) {
-                crate::cpu::prefetch(t);
-            }
+    }
+
+    /// Hints the caches to fetch the first 2 KB of the triangles (see
+    /// [`Mesh::prefetch_shared`]).
+    #[inline(always)]
+    pub(crate) fn prefetch_triangles(&self) {
+        // (a 64-byte line holds five and a third triangles)
+        for t in self.geometry.triangles.iter().step_by(5).take(32) {
+            crate::cpu::prefetch(t);
         }
     }
 

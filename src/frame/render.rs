@@ -342,19 +342,26 @@ fn render_into(
         guard,
         width: w as f32,
         height: h as f32,
-        // (the tests' baseline builds: the portable stage)
-        avx2: if how.front_end == FrontEnd::Batches {
-            crate::cpu::Avx2::detect()
-        } else {
-            None
-        },
+    };
+    // (the tests' baseline builds: the portable stage)
+    let avx2 = if how.front_end == FrontEnd::Batches {
+        crate::cpu::Avx2::detect()
+    } else {
+        None
     };
     let world_out = if opts.color {
         Some(&mut world_pos[..])
     } else {
         None
     };
-    vertex_stage.run(verts, &mut frame.vertices, world_out);
+    vertex_stage.run(
+        verts,
+        &mut frame.vertices,
+        world_out,
+        |mvp, pos, guard, size, out, screen| {
+            crate::raster::simd::vertices(avx2, mvp, pos, guard, size, out, screen);
+        },
+    );
 
     let vertex_done = Clock::now();
     // 2-4. clip, setup and bin, in fixed chunks of the global triangle order

@@ -11,7 +11,6 @@ use super::clip::{Guard, CLIP_MASK, OUT_INVALID};
 use super::rules::{self, snap_in_band};
 use super::setup::WinVertex;
 use crate::camera::clip_to_window;
-use crate::cpu::Avx2;
 use crate::limits::{CHUNK_VERTS, VERTEX_BLOCK};
 use crate::scene::Mesh;
 
@@ -55,8 +54,6 @@ pub(crate) struct VertexStage<'a> {
     /// Viewport width and height in pixels.
     pub width: f32,
     pub height: f32,
-    /// The CPU has AVX2 and the stage may use it ([`super::simd::vertices`]).
-    pub avx2: Option<Avx2>,
 }
 
 impl VertexStage<'_> {
@@ -68,16 +65,22 @@ impl VertexStage<'_> {
     /// (not one pass per mesh: a scene of thousands of small meshes would pay
     /// a parallel dispatch each); a chunk spanning several meshes switches
     /// matrices at their boundaries.
+    ///
+    /// `kernel` makes the records of one mesh's run of vertices, as
+    /// [`vertices_portable`] does (the caller picks the build:
+    /// `raster::simd::vertices`, which this file does not import, so that
+    /// the stage's kernels may use its records).
     #[inline]
     pub(crate) fn run(
         &self,
         verts: &mut [SetupVertex],
         screen: &mut [ScreenVertex],
         world_pos: Option<&mut [Vec3]>,
+        kernel: impl Fn(&Mat4, &[Vec3], &Guard, (f32, f32), &mut [SetupVertex], &mut [ScreenVertex])
+            + Sync,
     ) {
         let (offsets, worlds, meshes) = (self.offsets, self.worlds, self.meshes);
         let (vp, guard, wf, hf) = (self.view_proj, self.guard, self.width, self.height);
-        let avx2 = self.avx2;
         let run = |k: usize,
                    out: &mut [SetupVertex],
                    sv: &mut [ScreenVertex],
@@ -106,7 +109,7 @@ impl VertexStage<'_> {
                         &mut out[at - start..stop - start],
                         &mut sv[at - start..stop - start],
                     );
-                    super::simd::vertices(avx2, &mvp, pos, &guard, (wf, hf), o, s);
+                    kernel(&mvp, pos, &guard, (wf, hf), o, s);
                     if let Some(wp) = wp.as_deref_mut() {
                         for (o, p) in wp[at - start..stop - start].iter_mut().zip(pos) {
                             *o = world.transform_point3(*p);

@@ -287,7 +287,24 @@ fn triage_avx2(
     // the coverage of the box's centres, row by row (bit 8·dj + di; the
     // rows and columns past a lane's box masked off)
     let mut mask = zero;
-    if rest != 0 {
+    let one = splat(1);
+    if rest != 0 && bits(_mm256_cmpgt_epi32(add(wide, tall), one)) & rest == 0 {
+        // (every box left holds one or two centres, as most of a dense
+        // mesh's do: the first centre and the one right or below it)
+        let right = _mm256_cmpeq_epi32(wide, one);
+        let (mut in0, mut in1) = (splat(-1), splat(-1));
+        for k in 0..3 {
+            let step = _mm256_blendv_epi8(step_y[k], step_x[k], right);
+            in0 = _mm256_and_si256(in0, _mm256_cmpgt_epi32(e[k], zero));
+            in1 = _mm256_and_si256(in1, _mm256_cmpgt_epi32(add(e[k], step), zero));
+        }
+        let two = _mm256_cmpeq_epi32(add(wide, tall), one);
+        let second = _mm256_blendv_epi8(splat(8), one, right);
+        mask = _mm256_or_si256(
+            _mm256_and_si256(in0, one),
+            _mm256_sllv_epi32(_mm256_and_si256(_mm256_and_si256(in1, two), one), second),
+        );
+    } else if rest != 0 {
         for dj in 0..batch::FEW_SIDE {
             let row = _mm256_cmpgt_epi32(tall, splat(dj - 1));
             let mut v = e;

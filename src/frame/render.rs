@@ -21,9 +21,10 @@ use crate::geometry::{ClipPlanes, CullMode};
 use crate::limits::{chunk_tris, OCCLUSION_MIN_YIELD, OCCLUSION_RETRY};
 use crate::par;
 use crate::raster::bin::{
-    self, pass, BinStage, BinnedChunk, ChunkPick, EarlyEmpty, FrontEnd, TileGrid, TileSort,
+    self, pass, BinStage, BinnedChunk, ChunkPick, EarlyEmpty, FrontEnd, TileSort,
 };
 use crate::raster::clip::Guard;
+use crate::raster::grid::TileGrid;
 use crate::raster::rules::{DepthTest, FillRule};
 use crate::raster::stats::Clock;
 use crate::raster::tile::{self, PixelBuffers};
@@ -506,7 +507,7 @@ mod tests {
     use crate::frame::Frame;
     use crate::limits::TILE_SORT_MIN_TRIS;
     use crate::raster::bin::BinnedChunk;
-    use crate::raster::bin::TileGrid;
+    use crate::raster::grid::TileGrid;
     use crate::scene::{Mesh, Scene, Transform};
     use crate::test_util::{grid, Rng};
     use crate::{CullMode, FillRule, PickMethod, RenderOptions};

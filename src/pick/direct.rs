@@ -7,7 +7,7 @@
 use crate::frame::Frame;
 use crate::pick::{Hit, PickId};
 use crate::pick_cache::direct_index::DirectIndex;
-use crate::raster::bin::TileGrid;
+use crate::raster::grid::TileGrid;
 use crate::raster::rules::DepthTest;
 use crate::scene::Scene;
 

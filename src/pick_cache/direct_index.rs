@@ -26,7 +26,8 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::par::{self, prelude::*};
 
-use crate::raster::bin::{rect_may_cover, BinnedChunk, TileGrid};
+use crate::raster::bin::BinnedChunk;
+use crate::raster::grid::{rect_may_cover, TileGrid};
 use crate::raster::rules::{DepthTest, TILE_ORDER};
 use crate::raster::setup::{DepthPlane, Tri};
 

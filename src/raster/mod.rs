@@ -6,7 +6,8 @@
 //! 2. [`clip`]: near plane and guard band in homogeneous space, only for
 //!    triangles that need it;
 //! 3. [`setup`]: per triangle, integer edges, bbox, depth plane, fill-rule bias;
-//! 4. [`bin`]: triangles into 64×64 tile bins, in draw order, in fixed-size
+//! 4. [`bin`]: triangles into 64×64 tile bins ([`grid`]: which tiles a
+//!    record may cover), in draw order, in fixed-size
 //!    chunks set up in parallel (the chunking depends on the triangle count
 //!    only, never on the thread count), each mesh's triangles reaching
 //!    setup through the front end [`front`] (batches of triage, clipping,
@@ -23,6 +24,7 @@ pub(crate) mod batch;
 pub(crate) mod bin;
 pub(crate) mod clip;
 mod front;
+pub(crate) mod grid;
 pub mod rules;
 pub(crate) mod setup;
 pub(crate) mod shade;

@@ -17,7 +17,8 @@
 //! [`DepthPlane::in_row`] and [`DepthTest::passes`] compute (tested: the
 //! direct picks, which use the scalar forms, agree bit for bit).
 
-use super::bin::{BinnedChunk, TileGrid};
+use super::bin::BinnedChunk;
+use super::grid::TileGrid;
 use super::rules::{DepthTest, TILE_ORDER, TILE_SIZE};
 use super::setup::{DepthPlane, SmallTri, TriSetup};
 use crate::limits::{

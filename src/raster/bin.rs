@@ -439,13 +439,13 @@ impl BinStage<'_> {
         // a mesh with user clip planes takes the one-at-a-time loop
         // (the batches' triage knows the frustum only)
         if let Some(user) = self.user_planes(m) {
-            self.mesh_triangles::<false, true>(m, tris, first, chunk, st, Some(&user));
+            self.mesh_triangles::<true>(m, tris, first, chunk, st, Some(&user));
             return;
         }
         match self.front_end {
             #[cfg(test)]
             FrontEnd::PerTriangle => {
-                self.mesh_triangles::<false, false>(m, tris, first, chunk, st, None);
+                self.mesh_triangles::<false>(m, tris, first, chunk, st, None);
             }
             _ if prefetch => self.mesh_batches::<true>(m, tris, first, chunk, st, avx2),
             _ => self.mesh_batches::<false>(m, tris, first, chunk, st, avx2),

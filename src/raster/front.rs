@@ -123,14 +123,10 @@ impl BinStage<'_> {
 
     /// [`BinStage::mesh_batches`] one triangle at a time: the loop before
     /// the batches, and the reference they are tested against; meshes with
-    /// user clip planes take it. `PREFETCH` (a mesh whose draw order jumps around
-    /// its vertices, [`super::bin::scattered`]): each triangle first asks for the
-    /// vertex records of the one [`PREFETCH_TRIS`] ahead, so that their
-    /// cache misses overlap instead of each stalling setup in turn.
-    /// `USER`: the mesh has user clip planes (`user`), which cull the
+    /// user clip planes take it. `USER`: the mesh has user clip planes (`user`), which cull the
     /// triangles entirely outside one of them and clip those that cross one.
     #[inline(always)]
-    pub(super) fn mesh_triangles<const PREFETCH: bool, const USER: bool>(
+    pub(super) fn mesh_triangles<const USER: bool>(
         &self,
         m: usize,
         tris: &[[u32; 3]],
@@ -143,15 +139,6 @@ impl BinStage<'_> {
         // the mesh's matrices for clipping, made at its first clipped triangle
         let mut clip_mats = None;
         for (k, tri) in tris.iter().enumerate() {
-            if PREFETCH {
-                if let Some(ahead) = tris.get(k + PREFETCH_TRIS) {
-                    for &i in ahead {
-                        if let Some(v) = verts.get(i as usize) {
-                            prefetch(v);
-                        }
-                    }
-                }
-            }
             let v = tri.map(|i| &verts[i as usize]);
             st.triangles += 1;
             let or = (v[0].code | v[1].code | v[2].code) as u16;

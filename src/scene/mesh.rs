@@ -145,24 +145,18 @@ impl Mesh {
         crate::cpu::prefetch(&*self.geometry);
     }
 
-    /// Hints the caches to fetch the first 2 KB of the positions (see
+    /// Hints the caches to fetch the first 2 KB of the positions (32 lines; see
     /// [`Mesh::prefetch_shared`]).
     #[inline(always)]
     pub(crate) fn prefetch_positions(&self) {
-        // (a 64-byte line holds five and a third positions)
-        for p in self.geometry.positions.iter().step_by(5).take(32) {
-            crate::cpu::prefetch(p);
-        }
+        crate::cpu::prefetch_start(&self.geometry.positions, 32);
     }
 
-    /// Hints the caches to fetch the first 2 KB of the triangles (see
+    /// Hints the caches to fetch the first 2 KB of the triangles (32 lines; see
     /// [`Mesh::prefetch_shared`]).
     #[inline(always)]
     pub(crate) fn prefetch_triangles(&self) {
-        // (a 64-byte line holds five and a third triangles)
-        for t in self.geometry.triangles.iter().step_by(5).take(32) {
-            crate::cpu::prefetch(t);
-        }
+        crate::cpu::prefetch_start(&self.geometry.triangles, 32);
     }
 
     /// Triangles as vertex index triples.

@@ -28,6 +28,8 @@ use crate::frame::Frame;
 use crate::raster::tile::NO_TRIANGLE;
 use crate::scene::MeshId;
 
+const _: () = assert!(NO_TRIANGLE == 0, "the walk's block-row test ORs ids");
+
 /// Rows of a band, and the side of the blocks it is walked in.
 pub(super) const BAND: usize = 8;
 
@@ -57,16 +59,20 @@ pub(super) struct Shared<'a> {
     pub(super) isa: Isa,
 }
 
-/// A slot of a band's triangle cache.
-struct Slot {
+/// Which triangle a slot of a band's triangle cache holds (apart from
+/// its set-up, so that the walk's look-ups read 8 bytes a slot).
+#[derive(Clone, Copy)]
+struct Tag {
     /// The triangle's id (global triangle + 1), [`NO_TRIANGLE`] when empty.
     id: u32,
     /// The last batch whose pixels use the slot: that batch must be done
     /// before the slot takes another triangle.
     batch: u32,
-    /// `None` for an id of no triangle of the scene (never in a frame of it).
-    setup: Option<TriSetup>,
 }
+
+/// The set-ups of the cache's slots, `None` for an id of no triangle of
+/// the scene (never in a frame of it).
+type Setups = [Option<TriSetup>; SLOTS];
 
 /// A covered pixel of a batch: its index in the band's maps, its
 /// position, and the cache slot of its triangle.
@@ -82,7 +88,9 @@ struct Waiting {
 struct Walk {
     /// (then the batch's spare slots, for triangles whose slot another
     /// triangle of the batch holds)
-    cache: [Slot; SLOTS],
+    tags: [Tag; SLOTS],
+    /// Each slot's set-up, made by the flush of the batch that took it.
+    setups: Setups,
     /// The spare slots the batch uses.
     spare: usize,
     /// The batch being filled.
@@ -120,11 +128,11 @@ impl Shared<'_> {
             return;
         }
         let mut walk = Walk {
-            cache: std::array::from_fn(|_| Slot {
+            tags: [Tag {
                 id: NO_TRIANGLE,
                 batch: u32::MAX,
-                setup: None,
-            }),
+            }; SLOTS],
+            setups: std::array::from_fn(|_| None),
             spare: 0,
             batch: 0,
             pixels: Vec::with_capacity(BATCH),
@@ -134,22 +142,39 @@ impl Shared<'_> {
         // walked in blocks of BAND × BAND pixels, which show fewer
         // triangles than its rows do, and the cache keeps the last ones.
         for x0 in (0..w).step_by(BAND) {
+            // (each row's ids 64 pixels (four cache lines) ahead, a line
+            // per 16 pixels walked: the band's rows are BAND streams of
+            // reads, which the CPU's own prefetcher follows late)
+            if x0 % 16 == 0 {
+                for r in 0..rows {
+                    if let Some(id) = ids.get(r * w + x0 + 64) {
+                        prefetch(id);
+                    }
+                }
+            }
+            let x1 = (x0 + BAND).min(w);
             for r in 0..rows {
-                for x in x0..(x0 + BAND).min(w) {
+                // a block row of no covered pixel (the background, most
+                // of many frames) in one test: the OR of its ids, which is
+                // NO_TRIANGLE (0) only when each id is
+                if ids[r * w + x0..r * w + x1].iter().fold(0, |a, &i| a | i) == NO_TRIANGLE {
+                    continue;
+                }
+                for x in x0..x1 {
                     let k = r * w + x;
                     let id = ids[k];
                     if id == NO_TRIANGLE {
                         continue;
                     }
                     let s = id as usize % CACHED_TRIS;
-                    let slot = if walk.cache[s].id == id {
-                        walk.cache[s].batch = walk.batch;
+                    let slot = if walk.tags[s].id == id {
+                        walk.tags[s].batch = walk.batch;
                         s
-                    } else if walk.cache[s].batch != walk.batch {
+                    } else if walk.tags[s].batch != walk.batch {
                         walk.take(self, s, id);
                         s
                     } else if let Some(j) =
-                        (CACHED_TRIS..CACHED_TRIS + walk.spare).find(|&j| walk.cache[j].id == id)
+                        (CACHED_TRIS..CACHED_TRIS + walk.spare).find(|&j| walk.tags[j].id == id)
                     {
                         j
                     } else {
@@ -296,10 +321,10 @@ impl Shared<'_> {
     /// The pixels of a batch whose triangles are set up, four at a time
     /// in lanes ([`hits4`]) when `four`, else one at a time.
     #[inline(always)]
-    fn pixels(&self, cache: &[Slot; SLOTS], pixels: &[Waiting], out: &mut BandOut, four: bool) {
+    fn pixels(&self, setups: &Setups, pixels: &[Waiting], out: &mut BandOut, four: bool) {
         // (pixels of no triangle of the scene, never in a frame of it,
         // are left at the background's values)
-        let setup = |p: &Waiting| cache[p.slot as usize].setup.as_ref();
+        let setup = |p: &Waiting| setups[p.slot as usize].as_ref();
         if let Some(m) = out.mesh.as_deref_mut() {
             for p in pixels {
                 if let Some(t) = setup(p) {
@@ -348,7 +373,7 @@ impl Shared<'_> {
 /// A batch's pixels in the AVX2 build (see [`Isa::run`]).
 struct Pixels<'a, 'b> {
     shared: &'a Shared<'a>,
-    cache: &'a [Slot; SLOTS],
+    setups: &'a Setups,
     pixels: &'a [Waiting],
     out: &'a mut BandOut<'b>,
 }
@@ -357,7 +382,7 @@ impl Kernel for Pixels<'_, '_> {
     type Out = ();
     #[inline(always)]
     fn run<L: Lanes8>(self, _lanes: L) {
-        self.shared.pixels(self.cache, self.pixels, self.out, true);
+        self.shared.pixels(self.setups, self.pixels, self.out, true);
     }
 }
 
@@ -366,10 +391,11 @@ impl Walk {
     /// its mesh and asks for its corner indices, which the flush reads.
     #[inline]
     fn take(&mut self, sh: &Shared, s: usize, id: u32) {
-        self.cache[s] = Slot {
+        // (its set-up is made by this batch's flush, before any pixel
+        // reads it)
+        self.tags[s] = Tag {
             id,
             batch: self.batch,
-            setup: None,
         };
         let found = sh.meshes.locate(id - 1);
         if let Some((mesh, local)) = found {
@@ -403,16 +429,16 @@ impl Walk {
             });
         }
         for (f, &(s, _)) in found.iter().zip(&self.todo) {
-            self.cache[s as usize].setup = f
+            self.setups[s as usize] = f
                 .map(|(mesh, corners)| sh.setup(mesh, sh.meshes.positions[mesh as usize], corners));
         }
         self.todo.clear();
         match sh.isa {
-            Isa::Base => sh.pixels(&self.cache, &self.pixels, out, false),
+            Isa::Base => sh.pixels(&self.setups, &self.pixels, out, false),
             #[allow(unreachable_patterns)]
             isa => isa.run(Pixels {
                 shared: sh,
-                cache: &self.cache,
+                setups: &self.setups,
                 pixels: &self.pixels,
                 out,
             }),

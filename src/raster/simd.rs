@@ -54,9 +54,10 @@ unsafe fn run_avx2<R>(work: impl FnOnce(Option<Avx2>) -> R, avx2: Avx2) -> R {
     work(Some(avx2))
 }
 
-/// Most vertices a mesh may have for [`triage_avx2`]: its 32-bit gather
-/// offsets (six per vertex record) stay below 2^31. Larger meshes take
-/// the portable triage.
+/// Most vertices a mesh may have for [`triage_avx2`], which checks its
+/// indices against `len - 1` in 32-bit lanes (any bound below 2^32 would
+/// do; this one is far above a loadable mesh's). Larger meshes take the
+/// portable triage.
 #[cfg(target_arch = "x86_64")]
 const AVX2_MAX_VERTS: usize = 1 << 28;
 
@@ -141,42 +142,43 @@ fn triage_avx2(
     if bits(inside) != 0xff {
         return None;
     }
-    // each corner's snapped position and outcode, gathered from its
-    // record: 4-byte words at a record's word offset 6·index + field
-    let word = |field: usize| (field / 4) as isize;
-    let fx_at = word(offset_of!(SetupVertex, win) + offset_of!(WinVertex, fx));
-    let fy_at = word(offset_of!(SetupVertex, win) + offset_of!(WinVertex, fy));
-    let code_at = word(offset_of!(SetupVertex, code));
-    let base = verts.as_ptr().cast::<i32>();
-    let six = idx.map(|i| _mm256_add_epi32(_mm256_slli_epi32::<2>(i), _mm256_slli_epi32::<1>(i)));
-    // SAFETY: every index is at most `verts.len() - 1` (checked above) and
-    // below 2^28, so each offset 6·index + field is a 4-byte word of the
-    // index's record (24 bytes, C layout without padding) within `verts`.
-    let gather =
-        |at: isize| unsafe { six.map(|o| _mm256_i32gather_epi32::<4>(base.offset(at), o)) };
-    // (fx, fy) pairs, 8 bytes at fx's offset (fy follows it), four
-    // records a gather, split into fx and fy lanes
-    debug_assert_eq!(fy_at, fx_at + 1);
-    let pairs = |o: V| {
-        // SAFETY: as above; the pair is words fx and fx + 1 = fy.
-        let (lo, hi) = unsafe {
-            let p = base.offset(fx_at).cast::<i64>();
-            (
-                _mm256_i32gather_epi64::<4>(p, _mm256_castsi256_si128(o)),
-                _mm256_i32gather_epi64::<4>(p, _mm256_extracti128_si256::<1>(o)),
-            )
+    // each corner's snapped position and outcode: the last 16 bytes of
+    // its record (z, fx, fy, code), lanes l and l + 4 loaded into one
+    // register's halves, then four such registers transposed 4 × 4 per
+    // half, which leaves fx, fy and code in lane order (AVX2 gathers of
+    // the same words were the triage's slowest instructions on AMD)
+    const TAIL: usize = offset_of!(SetupVertex, win) + offset_of!(WinVertex, z);
+    const _: () = assert!(
+        offset_of!(SetupVertex, win) + offset_of!(WinVertex, fx) == TAIL + 4
+            && offset_of!(SetupVertex, win) + offset_of!(WinVertex, fy) == TAIL + 8
+            && offset_of!(SetupVertex, code) == TAIL + 12
+            && std::mem::size_of::<SetupVertex>() == TAIL + 16
+    );
+    let base = verts.as_ptr().cast::<u8>();
+    let corner = |i: V| {
+        let mut at = [0u32; LANES];
+        // SAFETY: `at` holds eight u32, 32 bytes.
+        unsafe { _mm256_storeu_si256(at.as_mut_ptr().cast(), i) };
+        // SAFETY: every index is at most `verts.len() - 1` (checked
+        // above), so bytes TAIL..TAIL + 16 of its record lie in `verts`.
+        let tail = |l: usize| unsafe {
+            let p = |l: usize| {
+                base.add(at[l] as usize * std::mem::size_of::<SetupVertex>() + TAIL)
+                    .cast::<__m128i>()
+            };
+            _mm256_loadu2_m128i(p(l + 4), p(l))
         };
-        let (lo, hi) = (_mm256_castsi256_ps(lo), _mm256_castsi256_ps(hi));
-        // per half: records 0, 1, 4, 5 | 2, 3, 6, 7, then in order
-        let x = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(lo, hi));
-        let y = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(lo, hi));
+        let (a0, a1, a2, a3) = (tail(0), tail(1), tail(2), tail(3));
+        let (t0, t1) = (_mm256_unpacklo_epi32(a0, a1), _mm256_unpacklo_epi32(a2, a3));
+        let (t2, t3) = (_mm256_unpackhi_epi32(a0, a1), _mm256_unpackhi_epi32(a2, a3));
         (
-            _mm256_permute4x64_epi64::<0b11_01_10_00>(x),
-            _mm256_permute4x64_epi64::<0b11_01_10_00>(y),
+            _mm256_unpackhi_epi64(t0, t1),
+            _mm256_unpacklo_epi64(t2, t3),
+            _mm256_unpackhi_epi64(t2, t3),
         )
     };
-    let ((x0c, y0c), (x1c, y1c), (x2c, y2c)) = (pairs(six[0]), pairs(six[1]), pairs(six[2]));
-    let [c0, c1, c2] = gather(code_at);
+    let ((x0c, y0c, c0), (x1c, y1c, c1), (x2c, y2c, c2)) =
+        (corner(idx[0]), corner(idx[1]), corner(idx[2]));
 
     // outcodes, in the order the scalar loop tests them
     let or = _mm256_or_si256(_mm256_or_si256(c0, c1), c2);

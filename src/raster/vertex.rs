@@ -31,9 +31,9 @@ pub struct ScreenVertex {
 /// What setup reads per vertex: 24 bytes (the triangles of a mesh gather
 /// them by index, so their size is memory traffic). Clip coordinates are
 /// recomputed for the few triangles that need clipping. In C layout with
-/// no padding: the AVX2 triangle batches read the snapped position and
-/// the outcode of eight vertices at a time by their offsets
-/// (`raster::simd`).
+/// no padding: the AVX2 triangle batches read each record's last 16 bytes
+/// (z, the snapped position, the outcode) in one load (`raster::simd`,
+/// which checks these offsets when it compiles).
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
 pub(crate) struct SetupVertex {

@@ -31,7 +31,7 @@ use crate::limits::{
     EARLY_EMPTY_TRIS_PER_PIXEL, OCCLUSION_CHUNK_TRIS, PREFETCH_MIN_VERTS, SCATTERED_JUMP,
     SCATTER_SAMPLES, TILE_SORT_MIN_TRIS, TILE_SORT_SWITCHES,
 };
-use crate::scene::{palette_color, Scene};
+use crate::scene::{palette_color, Mesh, Scene};
 
 /// The bins and set-up records of one chunk of triangles: per tile, the
 /// entries of the chunk's triangles that may cover it, in draw order. An
@@ -339,13 +339,7 @@ impl BinStage<'_> {
             (lo < end).then(|| (m, mesh, start.max(lo) - lo..end.min(hi) - lo))
         });
         for (m, mesh, range) in spans {
-            // (what the meshes ahead will read: `Mesh::prefetch_shared`)
-            if let Some(ahead) = self.scene.meshes().get(m + 3) {
-                ahead.prefetch_shared();
-            }
-            if let Some(ahead) = self.scene.meshes().get(m + 2) {
-                ahead.prefetch_triangles();
-            }
+            Mesh::prefetch_ahead(self.scene.meshes(), m, Mesh::prefetch_triangles);
             // (prefetch the vertex records ahead: a scene whose records
             // outgrow the caches near the core, or a scattered draw order)
             let prefetch = self.verts.len() >= PREFETCH_MIN_VERTS

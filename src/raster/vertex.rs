@@ -95,13 +95,7 @@ impl VertexStage<'_> {
                 let m_end = m_start + meshes[mi].positions().len();
                 let stop = m_end.min(end);
                 if stop > at {
-                    // (what the meshes ahead will read: `Mesh::prefetch_shared`)
-                    if let Some(ahead) = meshes.get(mi + 3) {
-                        ahead.prefetch_shared();
-                    }
-                    if let Some(ahead) = meshes.get(mi + 2) {
-                        ahead.prefetch_positions();
-                    }
+                    Mesh::prefetch_ahead(meshes, mi, Mesh::prefetch_positions);
                     let world = worlds[mi];
                     let mvp = vp * world;
                     let pos = &meshes[mi].positions()[at - m_start..stop - m_start];

@@ -133,27 +133,32 @@ impl Mesh {
         &self.geometry.positions
     }
 
-    /// Hints the caches to fetch the shared part this mesh points to (its
-    /// positions' and triangles' addresses). A stage over many small
-    /// meshes reads each from its own allocations, runs too short for the
-    /// hardware's prefetcher to follow: it asks for the shared part of the
-    /// mesh three ahead, and for the data of the mesh two ahead
-    /// ([`Mesh::prefetch_positions`], [`Mesh::prefetch_triangles`]), whose
-    /// addresses are then in the cache. Hints: no result changes.
+    /// The hints of a stage walking `meshes` in order, at mesh `m`. A
+    /// stage over many small meshes reads each from its own allocations,
+    /// runs too short for the hardware's prefetcher to follow: it asks for
+    /// the shared part of the mesh three ahead (its positions' and
+    /// triangles' addresses) and, with `data`, for the data of the mesh two
+    /// ahead ([`Mesh::prefetch_positions`], [`Mesh::prefetch_triangles`]),
+    /// whose addresses are then in the cache. Hints: no result changes.
     #[inline(always)]
-    pub(crate) fn prefetch_shared(&self) {
-        crate::cpu::prefetch(&*self.geometry);
+    pub(crate) fn prefetch_ahead(meshes: &[Mesh], m: usize, data: impl FnOnce(&Mesh)) {
+        if let Some(ahead) = meshes.get(m + 3) {
+            crate::cpu::prefetch(&*ahead.geometry);
+        }
+        if let Some(ahead) = meshes.get(m + 2) {
+            data(ahead);
+        }
     }
 
     /// Hints the caches to fetch the first 2 KB of the positions (32 lines; see
-    /// [`Mesh::prefetch_shared`]).
+    /// [`Mesh::prefetch_ahead`]).
     #[inline(always)]
     pub(crate) fn prefetch_positions(&self) {
         crate::cpu::prefetch_start(&self.geometry.positions, 32);
     }
 
     /// Hints the caches to fetch the first 2 KB of the triangles (32 lines; see
-    /// [`Mesh::prefetch_shared`]).
+    /// [`Mesh::prefetch_ahead`]).
     #[inline(always)]
     pub(crate) fn prefetch_triangles(&self) {
         crate::cpu::prefetch_start(&self.geometry.triangles, 32);

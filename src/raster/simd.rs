@@ -54,13 +54,6 @@ unsafe fn run_avx2<R>(work: impl FnOnce(Option<Avx2>) -> R, avx2: Avx2) -> R {
     work(Some(avx2))
 }
 
-/// Most vertices a mesh may have for [`triage_avx2`], which checks its
-/// indices against `len - 1` in 32-bit lanes (any bound below 2^32 would
-/// do; this one is far above a loadable mesh's). Larger meshes take the
-/// portable triage.
-#[cfg(target_arch = "x86_64")]
-const AVX2_MAX_VERTS: usize = 1 << 28;
-
 /// [`batch::triage`] of a batch, eight lanes at once with AVX2 when
 /// `avx2` is given (inlined into the AVX2 build: see [`bin_chunk`]).
 #[inline(always)]
@@ -73,12 +66,10 @@ pub(crate) fn triage(
 ) -> Triage {
     #[cfg(target_arch = "x86_64")]
     if let Some(avx2) = avx2 {
-        if !verts.is_empty() && verts.len() <= AVX2_MAX_VERTS {
-            // SAFETY: `avx2` proves the CPU has the features of
-            // `triage_avx2`'s list (`Avx2::detect` made it).
-            if let Some(t) = unsafe { triage_avx2(tris, used, verts, f, avx2) } {
-                return t;
-            }
+        // SAFETY: `avx2` proves the CPU has the features of
+        // `triage_avx2`'s list (`Avx2::detect` made it).
+        if let Some(t) = unsafe { triage_avx2(tris, used, verts, f, avx2) } {
+            return t;
         }
     }
     let _ = avx2;
@@ -88,8 +79,7 @@ pub(crate) fn triage(
 /// [`batch::triage`] in AVX2 lanes, the same decisions lane by lane in
 /// the same integers; `None` if an index is out of bounds for `verts`
 /// (never for a mesh's triangles; then the portable triage panics as
-/// indexing does). `verts` is not empty and holds at most
-/// [`AVX2_MAX_VERTS`] records.
+/// indexing does).
 ///
 /// `#[inline]` is a hint for the AVX2 chunk loop (same features): LLVM
 /// keeps the function out of line all the same, and the measured frame
@@ -121,25 +111,9 @@ fn triage_avx2(
     let lanes_of =
         |m: u32| _mm256_cmpeq_epi32(_mm256_and_si256(splat(m as i32), lane_bits), lane_bits);
 
-    // the 24 indices, corner k of lane l at 3l + k, deinterleaved from
-    // three 32-byte loads
-    let p = tris.as_ptr().cast::<V>();
-    // SAFETY: `tris` is 24 u32, 96 bytes: three unaligned 32-byte loads.
-    let (a, b, c) = unsafe {
-        (
-            _mm256_loadu_si256(p),
-            _mm256_loadu_si256(p.add(1)),
-            _mm256_loadu_si256(p.add(2)),
-        )
-    };
-    let (i0, i1, i2) = deinterleave3(a, b, c);
-    let idx = [i0, i1, i2];
-    // every index within `verts` (as unsigned numbers), else no batch
-    let top = splat((verts.len() - 1) as i32);
-    let inside = idx.iter().fold(splat(-1), |m, &i| {
-        _mm256_and_si256(m, _mm256_cmpeq_epi32(_mm256_max_epu32(i, top), top))
-    });
-    if bits(inside) != 0xff {
+    // every index within `verts`, else no batch (the greatest of the 24)
+    let top = tris.as_flattened().iter().copied().max().unwrap_or(0);
+    if top as usize >= verts.len() {
         return None;
     }
     // each corner's snapped position and outcode: the last 16 bytes of
@@ -155,15 +129,12 @@ fn triage_avx2(
             && std::mem::size_of::<SetupVertex>() == TAIL + 16
     );
     let base = verts.as_ptr().cast::<u8>();
-    let corner = |i: V| {
-        let mut at = [0u32; LANES];
-        // SAFETY: `at` holds eight u32, 32 bytes.
-        unsafe { _mm256_storeu_si256(at.as_mut_ptr().cast(), i) };
+    let corner = |k: usize| {
         // SAFETY: every index is at most `verts.len() - 1` (checked
         // above), so bytes TAIL..TAIL + 16 of its record lie in `verts`.
         let tail = |l: usize| unsafe {
             let p = |l: usize| {
-                base.add(at[l] as usize * std::mem::size_of::<SetupVertex>() + TAIL)
+                base.add(tris[l][k] as usize * std::mem::size_of::<SetupVertex>() + TAIL)
                     .cast::<__m128i>()
             };
             _mm256_loadu2_m128i(p(l + 4), p(l))
@@ -177,8 +148,7 @@ fn triage_avx2(
             _mm256_unpackhi_epi64(t2, t3),
         )
     };
-    let ((x0c, y0c, c0), (x1c, y1c, c1), (x2c, y2c, c2)) =
-        (corner(idx[0]), corner(idx[1]), corner(idx[2]));
+    let ((x0c, y0c, c0), (x1c, y1c, c1), (x2c, y2c, c2)) = (corner(0), corner(1), corner(2));
 
     // outcodes, in the order the scalar loop tests them
     let or = _mm256_or_si256(_mm256_or_si256(c0, c1), c2);

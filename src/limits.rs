@@ -149,7 +149,7 @@ pub(crate) const PREFETCH_TRIS: usize = 8;
 /// 32,768 vertices (24 bytes each) are 768 KB, about a core's L2 cache,
 /// and beyond that the records the vertex stage wrote have left the
 /// caches near the core by the time setup reads them, even in draw order,
-/// where the batches' gathers then wait on each (sphere1m's setup and
+/// where the batches' vertex loads then wait on each (sphere1m's setup and
 /// binning 16 % faster, city_san_francisco's 5 %; sphere70k, 35k
 /// vertices, the same either way).
 pub(crate) const PREFETCH_MIN_VERTS: usize = 1 << 15;

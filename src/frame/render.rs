@@ -21,13 +21,13 @@ use crate::geometry::{ClipPlanes, CullMode};
 use crate::limits::{chunk_tris, OCCLUSION_MIN_YIELD, OCCLUSION_RETRY};
 use crate::par;
 use crate::raster::bin::{
-    self, pass, BinStage, BinnedChunk, ChunkPick, EarlyEmpty, FrontEnd, TileSort,
+    self, merge_split_bins, pass, BinStage, BinnedChunk, ChunkPick, EarlyEmpty, FrontEnd, TileSort,
 };
 use crate::raster::clip::Guard;
 use crate::raster::grid::TileGrid;
 use crate::raster::rules::{DepthTest, FillRule};
 use crate::raster::stats::Clock;
-use crate::raster::tile::{self, PixelBuffers};
+use crate::raster::tile::{self, Entries, PixelBuffers};
 use crate::raster::vertex::{SetupVertex, VertexStage};
 use crate::raster::StageTimes;
 use crate::scene::Scene;
@@ -398,9 +398,14 @@ fn render_into(
             h,
         );
     if cull {
-        // (see `occlusion`) the occluders, set up and drawn into the scratch
-        // depth buffer; the cull; the rest added to the occluders' chunks
+        // (see `occlusion`) the occluders, set up and drawn into the
+        // frame; the cull, from their depths; the rest added to the
+        // occluders' chunks and drawn over them
         occlusion.plan(scene, &frame.worlds, vp, w, h);
+        #[cfg(test)]
+        if let Cull::Shuffled(seed) = how.cull {
+            occlusion.shuffle(seed);
+        }
         let first = ChunkPick {
             pass_of: &occlusion.pass_of,
             first: &occlusion.first,
@@ -408,17 +413,27 @@ fn render_into(
             second: false,
         };
         bin_stage.run(&mut frame.chunks, Some(first));
-        occlusion.buffers(w, h);
-        let scratch = PixelBuffers {
+        // (`raster_bands` on the fields: `bin_stage` holds others)
+        let buffers = PixelBuffers {
             width: w,
             height: h,
-            depth: &mut occlusion.depth,
-            ids: &mut occlusion.ids,
-            color: None,
-            clean: &mut occlusion.clean,
+            depth: &mut frame.depth,
+            ids: &mut frame.ids,
+            color: opts.color.then_some(&mut frame.color[..]),
+            clean: &mut frame.clean,
         };
-        tile::raster_bands(scratch, &frame.chunks, grid, opts.depth_test, false);
-        let culled = occlusion.cull();
+        let color_stale = !frame.color_clean;
+        let test = opts.depth_test;
+        tile::raster_bands(
+            buffers,
+            &frame.chunks,
+            grid,
+            test,
+            color_stale,
+            Entries::All,
+        );
+        frame.color_clean = opts.color;
+        let culled = occlusion.cull(&frame.depth, w, h);
         let rest = ChunkPick {
             pass_of: &occlusion.pass_of,
             first: &occlusion.first,
@@ -432,9 +447,15 @@ fn render_into(
         frame.stats = bin_stage.run(&mut frame.chunks, None);
     }
 
-    // 5. clear and rasterize bands of tiles, one writer per band
+    // 5. clear and rasterize bands of tiles, one writer per band (after
+    // the cull: the survivors, over the occluders)
     let setup_done = Clock::now();
-    raster_bands(frame, grid, opts);
+    if cull {
+        raster_bands(frame, grid, opts, Entries::Survivors);
+        merge_split_bins(&mut frame.chunks);
+    } else {
+        raster_bands(frame, grid, opts, Entries::All);
+    }
     frame.stage_times = StageTimes {
         vertex: vertex_done.since(started),
         setup: setup_done.since(vertex_done),
@@ -445,7 +466,7 @@ fn render_into(
 
 /// The tile stage into `frame`'s buffers, which it then records as clear
 /// of color or not.
-fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
+fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions, entries: Entries) {
     // a color buffer left as it was by a render without color is cleared whole
     let color_stale = !frame.color_clean;
     let buffers = PixelBuffers {
@@ -460,7 +481,14 @@ fn raster_bands(frame: &mut Frame, grid: TileGrid, opts: RenderOptions) {
         },
         clean: &mut frame.clean,
     };
-    tile::raster_bands(buffers, &frame.chunks, grid, opts.depth_test, color_stale);
+    tile::raster_bands(
+        buffers,
+        &frame.chunks,
+        grid,
+        opts.depth_test,
+        color_stale,
+        entries,
+    );
     frame.color_clean = opts.color;
 }
 
@@ -489,7 +517,7 @@ pub fn render_2d(width: u32, height: u32, tris: &[[[f32; 2]; 3]], rule: FillRule
     frame.stats = chunk.stats;
     frame.chunks = vec![chunk];
     let setup_done = Clock::now();
-    raster_bands(&mut frame, grid, opts);
+    raster_bands(&mut frame, grid, opts, Entries::All);
     frame.stage_times = StageTimes {
         vertex: Duration::ZERO,
         setup: setup_done.since(started),

@@ -46,8 +46,8 @@ pub(crate) struct BinnedChunk {
     /// Scratch of [`sort_by_tile`], kept for the next render.
     pub(crate) sort: TileSortScratch,
     /// Per bin, its entries from the occluder pass ([`ChunkPick`]): the
-    /// second pass's follow them until [`merge_bins`] puts them back in
-    /// draw order.
+    /// second pass's follow them until [`merge_split_bins`] puts them back
+    /// in draw order.
     pub(crate) split: Vec<u32>,
     /// Scratch of [`merge_bins`].
     pub(crate) merge: Vec<u32>,
@@ -223,8 +223,9 @@ pub(crate) struct ChunkPick<'a> {
     pub first: &'a [u32],
     /// The pass this binning sets up.
     pub pass: u8,
-    /// The second pass: add to the first pass's records, then merge the
-    /// bins, shade and sort.
+    /// The second pass: add to the first pass's records, shade and sort;
+    /// each bin's entries stay split in two runs, the first pass's and
+    /// this one's, until [`merge_split_bins`].
     pub second: bool,
 }
 
@@ -395,7 +396,8 @@ impl BinStage<'_> {
                 return;
             }
             Some(_) => {
-                merge_bins(chunk);
+                // (the bins stay split, for the survivors' raster, until
+                // `merge_split_bins`)
                 st.add(&chunk.stats);
             }
             None => {}
@@ -447,11 +449,20 @@ impl BinStage<'_> {
     }
 }
 
+/// Puts the bins of chunks binned in two passes ([`ChunkPick`]) back in
+/// draw order, in parallel (after the survivors' raster, which reads them
+/// split).
+pub(crate) fn merge_split_bins(chunks: &mut [BinnedChunk]) {
+    chunks.par_iter_mut().for_each(merge_bins);
+}
+
 /// Puts each bin of a chunk binned in two passes ([`ChunkPick`]) back in
 /// draw order: its first `split` entries (the occluders') and the rest
 /// are each in draw order, and no triangle is in both, so a merge by
 /// triangle id gives the order one pass over all of them would have
 /// (the pieces of one clipped triangle stay in the order they came).
+/// The records' sort by tile may come before: it renumbers entries in
+/// place, leaving each bin's order and split as they were.
 fn merge_bins(chunk: &mut BinnedChunk) {
     let BinnedChunk {
         tris,

@@ -47,18 +47,35 @@ pub(crate) struct PixelBuffers<'a> {
     pub clean: &'a mut Vec<bool>,
 }
 
+/// Which entries of the bins a call of [`raster_bands`] draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Entries {
+    /// All of them, into cleared tiles: a whole frame, or the occlusion
+    /// cull's occluders (then the bins hold nothing else).
+    All,
+    /// The occlusion cull's second pass: into the buffers as the
+    /// occluders left them (no clear), each bin's entries from
+    /// `BinnedChunk::split` on (the triangles that survived the cull, in
+    /// draw order), with equal depths decided by triangle id as draw
+    /// order would decide them ([`tie_wins`]). So every pixel ends with
+    /// the owner one pass over all the entries in draw order gives.
+    Survivors,
+}
+
 /// Clears and rasterizes the bands of `buf`, one writer per band, in
 /// parallel, from the bins of `chunks` (binned on `grid`), and records
 /// in `buf.clean` which tiles of each band were left clear (no triangle
 /// was binned to them). `clean` of another length (a size change) is
 /// reset to all to clear. `color_stale`: the color buffer was left as it
-/// was by a render without color, so it is cleared whole.
+/// was by a render without color, so it is cleared whole. `entries`:
+/// which entries, into cleared tiles or not.
 pub(crate) fn raster_bands(
     buf: PixelBuffers<'_>,
     chunks: &[BinnedChunk],
     grid: TileGrid,
     test: DepthTest,
     color_stale: bool,
+    entries: Entries,
 ) {
     let PixelBuffers {
         width: w,
@@ -92,7 +109,7 @@ pub(crate) fn raster_bands(
             color,
         };
         // the band's rows lie in one row of tiles (band_rows divides TILE_SIZE)
-        raster_band(&mut b, ty, chunks, test, clean, color_stale);
+        raster_band(&mut b, ty, chunks, test, clean, color_stale, entries);
         // a tile no triangle was binned to was not drawn into: still clear
         for (tx, c) in clean.iter_mut().enumerate() {
             let bin = ty * tiles_x + tx;
@@ -143,8 +160,9 @@ impl Band<'_> {
 /// says the last render left it clear (so that its pixels are in cache for
 /// the depth tests: a whole band of 1080p is larger than a core's L2
 /// cache). `color_stale`: the last render left the color buffer as it was,
-/// so every tile's color is cleared. (Out of line: called once per band,
-/// and [`raster_bands`]' parallel loop around it stays small.)
+/// so every tile's color is cleared. [`Entries::Survivors`] clears
+/// nothing. (Out of line: called once per band, and [`raster_bands`]'
+/// parallel loop around it stays small.)
 #[inline(never)]
 fn raster_band(
     band: &mut Band<'_>,
@@ -153,7 +171,11 @@ fn raster_band(
     test: DepthTest,
     clean: &[bool],
     color_stale: bool,
+    entries: Entries,
 ) {
+    // (wasm32 renders never cull, see `frame::render`: the second pass's
+    // draws are left out of the browser module)
+    let survivors = !cfg!(target_arch = "wasm32") && entries == Entries::Survivors;
     let rows = (band.depth.len() / band.width) as i32;
     let size = 1i32 << TILE_ORDER;
     let w = band.width as i32;
@@ -166,31 +188,102 @@ fn raster_band(
             (tx as i32 * size + size - 1).min(w - 1),
             band.y0 + rows - 1,
         ];
-        if !clean || color_stale {
+        if !survivors && (!clean || color_stale) {
             band.clear_columns(rect[0] as usize, rect[2] as usize + 1, !clean);
         }
         for chunk in chunks {
-            let bin = &chunk.bins[bin];
+            let all = &chunk.bins[bin];
+            if survivors {
+                let from = chunk.split.get(bin).map_or(0, |&s| s as usize);
+                let bin = all.get(from..).unwrap_or_default();
+                match test {
+                    DepthTest::Less => raster_bin::<TiesById<Less>>(band, chunk, bin, rect),
+                    DepthTest::LessEqual => {
+                        raster_bin::<TiesById<LessEqual>>(band, chunk, bin, rect)
+                    }
+                    // (never culled)
+                    DepthTest::Always => raster_bin::<Always>(band, chunk, bin, rect),
+                }
+                continue;
+            }
             match test {
-                DepthTest::Less => raster_bin::<Less>(band, chunk, bin, rect),
-                DepthTest::LessEqual => raster_bin::<LessEqual>(band, chunk, bin, rect),
-                DepthTest::Always => raster_bin::<Always>(band, chunk, bin, rect),
+                DepthTest::Less => raster_bin::<Less>(band, chunk, all, rect),
+                DepthTest::LessEqual => raster_bin::<LessEqual>(band, chunk, all, rect),
+                DepthTest::Always => raster_bin::<Always>(band, chunk, all, rect),
             }
         }
     }
 }
 
 /// A depth test, on one pixel ([`DepthTest::passes`] of `TEST`) and on
-/// four at once (the same comparisons lane by lane).
+/// four at once (the same comparisons lane by lane); with `BY_ID`, equal
+/// depths are decided by [`tie_wins`] instead ([`TiesById`]).
 trait DepthCompare {
     const TEST: DepthTest;
+    const BY_ID: bool = false;
 
+    /// Whether a fragment of depth `z` and ID-buffer value `id` replaces
+    /// the pixel's `d` and `stored`.
     #[inline(always)]
-    fn pass(z: f32, d: f32) -> bool {
-        Self::TEST.passes(z, d)
+    fn pass(z: f32, d: f32, id: u32, stored: u32) -> bool {
+        if Self::BY_ID {
+            // (`&`, `|`: no branches, so the wide rows' loop vectorizes)
+            (z < d) | ((z == d) & tie_wins(Self::TEST, id, stored))
+        } else {
+            Self::TEST.passes(z, d)
+        }
     }
 
+    /// [`DepthTest::passes`] lane by lane (ties by `TEST`, not by id).
     fn pass4(z: Vec4, d: Vec4) -> BVec4A;
+
+    /// [`DepthCompare::pass`] lane by lane, for the lanes of `lanes`.
+    #[inline(always)]
+    fn pass4_ids(lanes: BVec4A, z: Vec4, d: Vec4, id: u32, stored: &[u32; 4]) -> BVec4A {
+        if !Self::BY_ID {
+            return lanes & Self::pass4(z, d);
+        }
+        let less = lanes & z.cmplt(d);
+        let ties = (lanes & z.cmpeq(d)).bitmask();
+        if ties == 0 {
+            return less;
+        }
+        // (rare: two triangles at the same depth at the same pixel)
+        let tie = |l: usize| ties >> l & 1 != 0 && tie_wins(Self::TEST, id, stored[l]);
+        less | BVec4A::new(tie(0), tie(1), tie(2), tie(3))
+    }
+}
+
+/// Whether a fragment of the triangle whose ID-buffer value is `id`
+/// replaces, at equal depth, the pixel of the one whose value is `stored`,
+/// as one pass in draw order would decide. IDs (the global triangle index
+/// plus one) grow in draw order, so under `Less` (the earlier triangle
+/// keeps a tie) the lower ID wins, and under `LessEqual` (the later one
+/// takes it) the higher or the same (the pieces of one clipped triangle
+/// follow each other, each taking its predecessor's ties). The
+/// background's ID is [`NO_TRIANGLE`], 0, below every triangle's, at
+/// depth 1: `Less` keeps it, `LessEqual` gives it up, as one pass does.
+#[inline(always)]
+fn tie_wins(test: DepthTest, id: u32, stored: u32) -> bool {
+    match test {
+        DepthTest::Less => id < stored,
+        DepthTest::LessEqual => id >= stored,
+        DepthTest::Always => true,
+    }
+}
+
+/// `T` with equal depths decided by triangle id ([`tie_wins`]): the
+/// test of [`Entries::Survivors`], whose triangles are drawn after
+/// occluders that may come later in draw order.
+struct TiesById<T>(std::marker::PhantomData<T>);
+
+impl<T: DepthCompare> DepthCompare for TiesById<T> {
+    const TEST: DepthTest = T::TEST;
+    const BY_ID: bool = true;
+    #[inline(always)]
+    fn pass4(z: Vec4, d: Vec4) -> BVec4A {
+        T::pass4(z, d)
+    }
 }
 
 struct Less;
@@ -323,8 +416,11 @@ fn write4<T: DepthCompare>(
     else {
         return;
     };
+    let Some(i) = band.ids.get_mut(k..).and_then(|s| s.first_chunk_mut::<4>()) else {
+        return;
+    };
     let dv = Vec4::from_array(*d);
-    let m = lanes & T::pass4(z, dv);
+    let m = T::pass4_ids(lanes, z, dv, id, i);
     *d = Vec4::select(m, z, dv).to_array();
     let blend4 = |v: &mut [u32; 4], x: u32| {
         let old = Vec4::from_array(v.map(f32::from_bits));
@@ -332,9 +428,7 @@ fn write4<T: DepthCompare>(
             .to_array()
             .map(f32::to_bits);
     };
-    if let Some(i) = band.ids.get_mut(k..).and_then(|s| s.first_chunk_mut::<4>()) {
-        blend4(i, id);
-    }
+    blend4(i, id);
     if let Some(c) = band.color.as_deref_mut() {
         if let Some(c) = c.get_mut(k..).and_then(|s| s.first_chunk_mut::<4>()) {
             blend4(c, color);
@@ -345,10 +439,10 @@ fn write4<T: DepthCompare>(
 /// [`write4`] for one pixel, `k` of the band.
 #[inline(always)]
 fn write1<T: DepthCompare>(band: &mut Band<'_>, k: usize, z: f32, id: u32, color: u32) {
-    if let Some(d) = band.depth.get_mut(k) {
-        if T::pass(z, *d) {
+    if let (Some(d), Some(v)) = (band.depth.get_mut(k), band.ids.get_mut(k)) {
+        if T::pass(z, *d, id, *v) {
             *d = z;
-            band.ids[k] = id;
+            *v = id;
             if let Some(c) = band.color.as_deref_mut() {
                 c[k] = color;
             }
@@ -439,7 +533,7 @@ fn raster_tri<T: DepthCompare>(band: &mut Band<'_>, t: &TriSetup, rect: [i32; 4]
                 None => {
                     for (i, (d, v)) in drow.iter_mut().zip(irow.iter_mut()).enumerate() {
                         let z = t.plane.in_row(zr, first + i as i32);
-                        let m = 0u32.wrapping_sub(u32::from(T::pass(z, *d)));
+                        let m = 0u32.wrapping_sub(u32::from(T::pass(z, *d, id, *v)));
                         *d = f32::from_bits(blend(m, z.to_bits(), d.to_bits()));
                         *v = blend(m, id, *v);
                     }
@@ -453,7 +547,7 @@ fn raster_tri<T: DepthCompare>(band: &mut Band<'_>, t: &TriSetup, rect: [i32; 4]
                         .enumerate()
                     {
                         let z = t.plane.in_row(zr, first + i as i32);
-                        let m = 0u32.wrapping_sub(u32::from(T::pass(z, *d)));
+                        let m = 0u32.wrapping_sub(u32::from(T::pass(z, *d, id, *v)));
                         *d = f32::from_bits(blend(m, z.to_bits(), d.to_bits()));
                         *v = blend(m, id, *v);
                         *c = blend(m, t.color, *c);
@@ -517,9 +611,9 @@ mod tests {
                 let d = stored.to_array()[l];
                 let zv = Vec4::splat(z);
                 let dv = Vec4::splat(d);
-                assert_eq!(Less::pass4(zv, dv).all(), Less::pass(z, d));
-                assert_eq!(LessEqual::pass4(zv, dv).all(), LessEqual::pass(z, d));
-                assert_eq!(Always::pass4(zv, dv).all(), Always::pass(z, d));
+                assert_eq!(Less::pass4(zv, dv).all(), Less::pass(z, d, 1, 2));
+                assert_eq!(LessEqual::pass4(zv, dv).all(), LessEqual::pass(z, d, 1, 2));
+                assert_eq!(Always::pass4(zv, dv).all(), Always::pass(z, d, 1, 2));
             }
         }
         assert!(clamped > 1000, "clamping exercised: {clamped}");

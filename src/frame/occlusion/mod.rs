@@ -10,26 +10,32 @@
 //!    has none (`-inf`).
 //! 2. The chunks on screen nearest the eye by `z_lo` ([`OCCLUDER_PERMILLE`]
 //!    of them) are set up and binned first (the occluder pass, the
-//!    normal pipeline), and rasterized into a scratch depth buffer, which
-//!    is reduced to the farthest depth of each square of
-//!    [`OCCLUSION_TILE`] pixels (an uncovered pixel holds the clear
-//!    value 1).
+//!    normal pipeline), and rasterized into the frame (cleared first as
+//!    always), whose depth buffer is reduced to the farthest depth of
+//!    each square of [`OCCLUSION_TILE`] pixels (an uncovered pixel holds
+//!    the clear value 1).
 //! 3. A chunk whose `z_lo` is greater than the farthest depth of every
 //!    square its rectangle touches is culled; the others are set up and
-//!    added to the occluders' chunks in a second pass, whose bins are
-//!    merged back into draw order (`raster::bin::ChunkPick`), and the
-//!    frame is rasterized as always.
+//!    added to the occluders' chunks in a second pass and drawn over the
+//!    occluders, ties of depth decided by triangle id
+//!    (`raster::tile::Entries::Survivors`); then each bin is merged back
+//!    into draw order (`raster::bin::merge_split_bins`) for the picks.
 //!
 //! Why nothing changes: a triangle's depth at a pixel depends on that
 //! triangle only, so at every pixel the frame's final depth is at most
-//! the scratch buffer's (it holds a subset of the same fragments), at
-//! most its square's maximum, below `z_lo`, at most any depth a culled
-//! triangle could write there. Under `Less` (the earlier triangle keeps a
-//! tie) and `LessEqual` (the later one) the pixel's owner is a triangle
-//! of the least depth, so a culled triangle never owns a pixel, and the
-//! color, depth and ID are the owner's (no blending). The cull is off for
-//! `Always` (painter's order) and for user clip planes (the bound ignores
-//! them).
+//! the occluders' (a subset of the same fragments), at most its square's
+//! maximum, below `z_lo`, at most any depth a culled triangle could write
+//! there. Under `Less` (the earlier triangle keeps a tie) and `LessEqual`
+//! (the later one) the pixel's owner is a triangle of the least depth, so
+//! a culled triangle never owns a pixel, and the color, depth and ID are
+//! the owner's (no blending). Which one of the least depth: one pass in
+//! draw order keeps the least (depth, id) pair under `Less` and the least
+//! (depth, −id) under `LessEqual` (ids grow in draw order). The occluders'
+//! pass leaves each pixel the least pair among them; the survivors' pass,
+//! in draw order, replaces a pixel's fragment when its own pair is less,
+//! with the id deciding equal depths, so each pixel ends with the least
+//! pair of all. The cull is off for `Always` (painter's order) and for
+//! user clip planes (the bound ignores them).
 //!
 //! The bound. A triangle's depth at a pixel is its depth plane clamped to
 //! the range of its corners' window depths (`raster::setup::DepthPlane`),
@@ -77,6 +83,11 @@ pub(crate) enum Cull {
     Never,
     #[cfg(test)]
     Always,
+    /// As `Always`, with the occluders drawn first picked at random (from
+    /// the seed) among the chunks on screen instead of by nearness: the
+    /// frame must not depend on which they are.
+    #[cfg(test)]
+    Shuffled(u64),
 }
 
 impl Cull {
@@ -95,7 +106,7 @@ impl Cull {
             }
             Cull::Never => false,
             #[cfg(test)]
-            Cull::Always => true,
+            Cull::Always | Cull::Shuffled(_) => true,
         }
     }
 }
@@ -138,12 +149,6 @@ pub(crate) struct Occlusion {
     pub first: Vec<u32>,
     bounds: Vec<ChunkBound>,
     order: Vec<u64>,
-    /// The occluders' depth and ID buffers (and which of their bands are
-    /// clear), at `size`.
-    pub depth: Vec<f32>,
-    pub ids: Vec<u32>,
-    pub clean: Vec<bool>,
-    size: (u32, u32),
     tile_max: Vec<f32>,
 }
 
@@ -321,28 +326,32 @@ impl Occlusion {
         taken
     }
 
-    /// The scratch buffers at `w` × `h` (contents undefined; the bands
-    /// marked clear are clear).
-    pub(crate) fn buffers(&mut self, w: u32, h: u32) {
-        if self.size != (w, h) {
-            let n = w as usize * h as usize;
-            self.depth.resize(n, 1.0);
-            self.ids.resize(n, 0);
-            self.clean.clear();
-            self.size = (w, h);
+    /// Makes each chunk on screen an occluder or one to draw at random,
+    /// from `seed` ([`Cull::Shuffled`]).
+    #[cfg(test)]
+    pub(crate) fn shuffle(&mut self, seed: u64) {
+        let mut rng = crate::test_util::Rng(seed);
+        for (p, b) in self.pass_of.iter_mut().zip(&self.bounds) {
+            if b.on_screen() {
+                *p = if rng.next_u64() & 1 == 0 {
+                    pass::OCCLUDER
+                } else {
+                    pass::DRAW
+                };
+            }
         }
     }
 
-    /// After the occluders are drawn into `depth`: the farthest depth of
-    /// each square, then every chunk to draw whose bound lies beyond all
-    /// its squares' is marked culled. Returns the culled triangles.
-    pub(crate) fn cull(&mut self) -> u64 {
-        let (w, h) = (self.size.0 as usize, self.size.1 as usize);
+    /// After the occluders are drawn (and nothing else) into `depth`, a
+    /// `w` × `h` frame's: the farthest depth of each square, then every
+    /// chunk to draw whose bound lies beyond all its squares' is marked
+    /// culled. Returns the culled triangles.
+    pub(crate) fn cull(&mut self, depth: &[f32], w: u32, h: u32) -> u64 {
+        let (w, h) = (w as usize, h as usize);
         let t = OCCLUSION_TILE as usize;
         let (tw, th) = (w.div_ceil(t), h.div_ceil(t));
         self.tile_max.clear();
         self.tile_max.resize(tw * th, 0.0);
-        let depth = &self.depth;
         self.tile_max
             .par_chunks_mut(tw)
             .enumerate()

@@ -164,6 +164,48 @@ fn culled_frames_equal_frames_without_the_cull() {
     assert!(occluded > 100_000, "{occluded}");
 }
 
+/// Nor do they depend on which chunks are drawn first as occluders:
+/// twin meshes (the same triangles twice, so that every pixel they own
+/// is a tie of depth between two triangles) with the occluders picked at
+/// random, so that ties fall between an occluder and a survivor drawn
+/// over it that comes before it in draw order or after it, under both
+/// depth tests that cull.
+#[test]
+fn culled_frames_do_not_depend_on_which_chunks_occlude() {
+    let mut rng = Rng(0x0cc1_0de5_0000_0003);
+    let mut twins = Scene::new();
+    for _ in 0..2 {
+        let s = sphere(90, 45, Vec3::ZERO, 1.0);
+        twins.add_mesh(s, Transform::IDENTITY, None);
+    }
+    let planes = scenes(&mut rng).swap_remove(1);
+    assert_eq!(planes.0, "planes");
+    let mut rounds = 0;
+    for (name, scene) in [("twin spheres", twins), planes] {
+        for round in 0..8 {
+            let size = [(160, 120), (97, 131)][round % 2];
+            let cam = camera(&mut rng, 0, &scene, size);
+            let opts = RenderOptions {
+                rule: FillRule::ALL[round % 4],
+                cull: CullMode::None,
+                depth_test: [DepthTest::Less, DepthTest::LessEqual][round / 2 % 2],
+                color: round % 3 == 0,
+                threads: Some(1 + round % 3),
+            };
+            let seed = rng.next_u64();
+            let what = format!("{name} round {round} {size:?} {opts:?} seed {seed:#x}");
+            let mut r = Renderer::new(opts).unwrap();
+            r.cull = Cull::Shuffled(seed);
+            let shuffled = r.render(&scene, &cam).unwrap().clone();
+            r.cull = Cull::Never;
+            let plain = r.render(&scene, &cam).unwrap().clone();
+            assert_same_pixels(&shuffled, &plain, &what);
+            rounds += 1;
+        }
+    }
+    assert_eq!(rounds, 16);
+}
+
 /// A culled frame does not depend on the thread count: its buffers and
 /// counters (the culled triangles included) on 1, 2 and 3 threads.
 #[test]

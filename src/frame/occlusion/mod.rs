@@ -62,7 +62,7 @@ use glam::{DMat4, Mat4};
 use crate::geometry::Aabb;
 use crate::limits::{
     OCCLUDER_PERMILLE, OCCLUSION_CHUNK_TRIS, OCCLUSION_MIN_TRIS, OCCLUSION_TILE,
-    OCCLUSION_TRIS_PER_PIXEL,
+    OCCLUSION_TRIS_PER_KPIXEL,
 };
 use crate::par::prelude::*;
 use crate::raster::bin::pass;
@@ -75,7 +75,8 @@ use crate::scene::Scene;
 /// compare the frames with `Never`'s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cull {
-    /// Frames of at least [`OCCLUSION_TRIS_PER_PIXEL`] triangles per pixel
+    /// Frames of at least [`OCCLUSION_TRIS_PER_KPIXEL`] triangles per
+    /// thousand pixels
     /// (less the renders after one that culled little, see
     /// [`crate::limits::OCCLUSION_MIN_YIELD`])
     /// and [`OCCLUSION_MIN_TRIS`] triangles.
@@ -102,7 +103,7 @@ impl Cull {
         match self {
             Cull::Auto => {
                 tris >= OCCLUSION_MIN_TRIS
-                    && tris >= OCCLUSION_TRIS_PER_PIXEL * u64::from(w) * u64::from(h)
+                    && tris * 1000 >= OCCLUSION_TRIS_PER_KPIXEL * u64::from(w) * u64::from(h)
             }
             Cull::Never => false,
             #[cfg(test)]

@@ -247,8 +247,8 @@ fn the_back_of_a_sphere_is_culled() {
     let mut r = Renderer::new(RenderOptions::default()).unwrap();
     let f = r.render(&scene, &cam).unwrap();
     assert!(f.stats().occluded * 100 > n * 15, "{:?}", f.stats());
-    // a big frame: fewer triangles than pixels
-    let big = Camera::auto_frame(&scene.bounds(), 400, 300);
+    // a big frame: under OCCLUSION_TRIS_PER_KPIXEL (0.16 triangles a pixel)
+    let big = Camera::auto_frame(&scene.bounds(), 640, 480);
     assert_eq!(r.render(&scene, &big).unwrap().stats().occluded, 0);
     r.set_options(RenderOptions {
         depth_test: DepthTest::Always,

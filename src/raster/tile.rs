@@ -619,6 +619,54 @@ mod tests {
         assert!(clamped > 1000, "clamping exercised: {clamped}");
     }
 
+    /// The survivors' tests (ties by id) give the same answer four lanes at
+    /// a time as one pixel at a time, for lanes masked off, depths less,
+    /// greater and equal (half of the lanes ties) and ids below, equal to
+    /// and above the stored ones; and a tie goes to the lower id under
+    /// `Less`, to the higher or the same under `LessEqual`.
+    #[test]
+    fn ties_by_id_lanes_equal_the_scalar_test() {
+        fn check<T: DepthCompare>(rng: &mut crate::test_util::Rng) -> [usize; 2] {
+            let mut seen = [0; 2];
+            for _ in 0..20_000 {
+                let z = Vec4::from_array(std::array::from_fn(|_| rng.f32()));
+                let d: [f32; 4] = std::array::from_fn(|l| {
+                    if rng.f32() < 0.5 {
+                        z.to_array()[l]
+                    } else {
+                        rng.f32()
+                    }
+                });
+                let stored: [u32; 4] = std::array::from_fn(|_| (rng.next_u64() % 8) as u32);
+                let id = (rng.next_u64() % 8) as u32;
+                let on: [bool; 4] = std::array::from_fn(|_| rng.f32() < 0.8);
+                let lanes = BVec4A::new(on[0], on[1], on[2], on[3]);
+                let got = T::pass4_ids(lanes, z, Vec4::from_array(d), id, &stored).bitmask();
+                for l in 0..4 {
+                    let zl = z.to_array()[l];
+                    let want = on[l] && T::pass(zl, d[l], id, stored[l]);
+                    assert_eq!(got >> l & 1 != 0, want, "{:?} lane {l}", T::TEST);
+                    if on[l] && zl == d[l] {
+                        let wins = match T::TEST {
+                            DepthTest::Less => id < stored[l],
+                            _ => id >= stored[l],
+                        };
+                        assert_eq!(want, wins);
+                        seen[usize::from(wins)] += 1;
+                    }
+                }
+            }
+            seen
+        }
+        let mut rng = crate::test_util::Rng(0x71e5_b71d_0000_0001);
+        for seen in [
+            check::<TiesById<Less>>(&mut rng),
+            check::<TiesById<LessEqual>>(&mut rng),
+        ] {
+            assert!(seen[0] > 1000 && seen[1] > 1000, "{seen:?}");
+        }
+    }
+
     /// `NIBBLE[m]` has lane `i` set exactly where bit `i` of `m` is.
     #[test]
     fn nibble_lanes_are_the_bits() {

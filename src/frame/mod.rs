@@ -9,11 +9,12 @@ pub(crate) mod maps;
 pub(crate) mod occlusion;
 pub(crate) mod render;
 
+use crate::accel::transforms::MeshTransforms;
 use crate::camera::Camera;
 use crate::error::Error;
 use crate::geometry::{ClipPlanes, CullMode};
 use crate::pick_cache::direct_index::DirectCache;
-use crate::pick_cache::ray_setup::{MeshTransforms, ViewRays};
+use crate::pick_cache::ray_setup::ViewRays;
 use crate::raster::bin::BinnedChunk;
 use crate::raster::rules::{DepthTest, FillRule, MAX_FRAME_SIDE};
 pub(crate) use crate::raster::tile::{BACKGROUND, NO_TRIANGLE};

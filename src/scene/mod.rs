@@ -13,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 use glam::{Mat4, Quat, Vec3};
 
 use crate::accel::bvh::Bvh;
+use crate::accel::transforms::{MeshTransform, MeshTransforms};
 use crate::limits::LOCATE_COUNT_MESHES;
 pub use animation::{Animation, Channel, ChannelPath, Interpolation, LoopMode};
 use mesh::Geometry;
@@ -137,6 +138,7 @@ pub struct Scene {
     tri_offset: Vec<u32>,
     framing: Option<Aabb>,
     flat: FlatBvh,
+    transforms: RayTransforms,
 }
 
 /// Which scene value, in which state: its identity and revision.
@@ -178,6 +180,20 @@ impl Clone for Identity {
 #[derive(Clone, Debug, Default)]
 struct FlatBvh(Arc<OnceLock<Bvh>>);
 
+/// The meshes' transforms for ray queries at the scene's current world
+/// matrices ([`Scene::mesh_transforms`]): made at the first query after a
+/// change, so that queries in a loop (a cast of a few rays per call) do
+/// not redo a matrix inverse and a box per mesh each time. A clone starts
+/// without them.
+#[derive(Debug, Default)]
+struct RayTransforms(OnceLock<MeshTransforms>);
+
+impl Clone for RayTransforms {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
 impl Scene {
     /// An empty scene.
     #[must_use]
@@ -196,9 +212,31 @@ impl Scene {
         }
     }
 
-    /// Records a change of the geometry or transforms that frames see.
+    /// Records a change of the geometry or transforms that frames see
+    /// (and forgets the transforms made for the state before).
     fn changed(&mut self) {
         self.revision += 1;
+        self.transforms = RayTransforms::default();
+    }
+
+    /// The meshes' transforms for ray queries at the current world
+    /// matrices, made at the first call after a change.
+    pub(crate) fn mesh_transforms(&self) -> &MeshTransforms {
+        self.transforms
+            .0
+            .get_or_init(|| self.mesh_transforms_at(&self.world_matrices()))
+    }
+
+    /// The meshes' transforms at `worlds` (one per mesh; as many as both
+    /// have), made in parallel for a scene of many meshes ([`per_mesh`]).
+    pub(crate) fn mesh_transforms_at(&self, worlds: &[Mat4]) -> MeshTransforms {
+        let meshes = &self.meshes;
+        let blank = MeshTransform::new(Mat4::IDENTITY, Aabb::empty());
+        let mut list = vec![blank; meshes.len().min(worlds.len())];
+        per_mesh(&mut list, |m, transform| {
+            *transform = MeshTransform::new(worlds[m], meshes[m].bounds());
+        });
+        MeshTransforms::from_list(list)
     }
 
     /// Adds a node (without mesh). `parent` must be an existing node.
@@ -513,7 +551,7 @@ impl Scene {
 
     /// Is every mesh placed by exactly the identity matrix?
     fn at_identity(&self) -> bool {
-        (0..self.meshes.len() as MeshId).all(|m| self.mesh_world(m) == Mat4::IDENTITY)
+        self.mesh_transforms().iter().all(|t| t.identity)
     }
 
     /// One BVH over the triangles of all meshes in their local coordinates,

@@ -324,6 +324,8 @@ impl Scene {
         }
         if stats.deformed > 0 {
             self.flat = super::FlatBvh::default();
+            // (the meshes' boxes moved)
+            self.transforms = super::RayTransforms::default();
         }
         Ok(stats)
     }

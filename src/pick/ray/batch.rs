@@ -185,7 +185,7 @@ impl<'a> RayCaster<'a> {
         rays: I,
         opts: &RayOptions<'o>,
     ) -> FirstHits<'c, 'a, 'o, I::IntoIter> {
-        let flat = flat_bvh_for(self.scene, &self.transforms, opts);
+        let flat = flat_bvh_for(self.scene, self.transforms, opts);
         FirstHits {
             caster: self,
             rays: rays.into_iter(),
@@ -297,7 +297,7 @@ impl<'a> RayCaster<'a> {
         let (t_min, t_max) = opts.t_range(ray)?;
         let n = first_t_in(
             self.scene,
-            &self.transforms,
+            self.transforms,
             ray,
             t_min,
             t_max,

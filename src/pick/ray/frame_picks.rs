@@ -8,11 +8,12 @@ use super::packet_walk::{first_t_x4, first_t_x8, RowScratch};
 use super::query::{flat_bvh_for, NearestHit, RayOptions};
 use super::walk::{first_t, first_t_in, RayScratch};
 use super::RayCaster;
+use crate::accel::transforms::MeshTransforms;
 use crate::cpu::Avx2;
 use crate::frame::Frame;
 use crate::geometry::Ray;
 use crate::pick::{Hit, PickId};
-use crate::pick_cache::ray_setup::{MeshTransforms, ViewRays};
+use crate::pick_cache::ray_setup::ViewRays;
 use crate::scene::Scene;
 
 /// The compact pick of a pixel ray's first hit, its depth that of the hit
@@ -35,7 +36,7 @@ impl Frame {
     #[inline(always)]
     fn mesh_transforms(&self, scene: &Scene) -> &MeshTransforms {
         self.xforms
-            .get_or_init(|| MeshTransforms::of(scene, &self.worlds))
+            .get_or_init(|| scene.mesh_transforms_at(&self.worlds))
     }
 
     /// The per-pixel ray setup of the frame's camera (made at the first
@@ -104,7 +105,7 @@ impl Frame {
     pub(crate) fn ray_hit(&self, scene: &Scene, x: i64, y: i64) -> Option<Hit> {
         let (ray, opts, view) = self.pixel_ray(x, y)?;
         let caster = RayCaster::with_transforms(scene, self.mesh_transforms(scene));
-        let nearest = first_t(scene, &caster.transforms, &ray, 0.0, 1.0, &opts)?;
+        let nearest = first_t(scene, caster.transforms, &ray, 0.0, 1.0, &opts)?;
         let mut hit = caster.expand(&ray, nearest);
         hit.depth = view.depth(hit.position);
         Some(hit)
@@ -335,7 +336,7 @@ impl Frame {
             first_t_in(scene, transforms, &ray, 0.0, 1.0, &opts, scratch)
         } else {
             let caster = RayCaster::new(scene);
-            first_t_in(scene, &caster.transforms, &ray, 0.0, 1.0, &opts, scratch)
+            first_t_in(scene, caster.transforms, &ray, 0.0, 1.0, &opts, scratch)
         }?;
         Some(pick_id_of(view, scene, &ray, nearest))
     }

@@ -27,19 +27,17 @@ mod packet_walk;
 pub(crate) mod query;
 mod walk;
 
-use std::borrow::Cow;
-
 use glam::Vec3;
 
 #[cfg(doc)]
 use crate::accel::bvh::Bvh;
 use crate::accel::bvh::NodeRef;
 use crate::accel::top::BoxRay;
+use crate::accel::transforms::{MeshTransform, MeshTransforms};
 use crate::accel::triangle::{RayPrecomp, TriHit};
 use crate::cpu::Isa;
 use crate::geometry::Ray;
 use crate::pick::{face_normal, Hit};
-use crate::pick_cache::ray_setup::{MeshTransform, MeshTransforms};
 use crate::scene::{Mesh, MeshId, Scene};
 pub use batch::{FirstHits, RayHit};
 pub use query::RayOptions;
@@ -129,16 +127,18 @@ fn enter(
 #[derive(Clone, Debug)]
 pub struct RayCaster<'a> {
     scene: &'a Scene,
-    transforms: Cow<'a, MeshTransforms>,
+    transforms: &'a MeshTransforms,
 }
 
 impl<'a> RayCaster<'a> {
-    /// A caster for the scene's current transforms.
+    /// A caster for the scene's current transforms (prepared once per
+    /// state of the scene and kept by it, so a caster made per query costs
+    /// nothing more than one kept).
     #[must_use]
     pub fn new(scene: &'a Scene) -> Self {
         Self {
             scene,
-            transforms: Cow::Owned(MeshTransforms::of(scene, &scene.world_matrices())),
+            transforms: scene.mesh_transforms(),
         }
     }
 
@@ -146,10 +146,7 @@ impl<'a> RayCaster<'a> {
     /// falls back to the scene's current ones when they do not match it.
     pub(crate) fn with_transforms(scene: &'a Scene, transforms: &'a MeshTransforms) -> Self {
         if transforms.len() == scene.meshes().len() {
-            Self {
-                scene,
-                transforms: Cow::Borrowed(transforms),
-            }
+            Self { scene, transforms }
         } else {
             Self::new(scene)
         }
@@ -162,7 +159,7 @@ impl<'a> RayCaster<'a> {
     /// over all meshes in order.
     #[must_use]
     pub fn first(&self, ray: &Ray, opts: &RayOptions<'_>) -> Option<Hit> {
-        let nearest = first_in(self.scene, &self.transforms, ray, opts)?;
+        let nearest = first_in(self.scene, self.transforms, ray, opts)?;
         Some(self.expand(ray, nearest))
     }
 
@@ -319,7 +316,7 @@ impl<'a> RayCaster<'a> {
         let flat = if brute {
             None
         } else {
-            flat_bvh_for(scene, &self.transforms, opts)
+            flat_bvh_for(scene, self.transforms, opts)
         };
         if let Some(bvh) = flat {
             // (`local_ray` of the identity: the world ray itself, with

@@ -14,10 +14,10 @@ use super::walk::first_t_in;
 use super::walk::RayScratch;
 use crate::accel::bvh::{set_bits, Bvh, Packet8Stack, PacketStack, Rays8, Stack};
 use crate::accel::top::{BoxRay, BoxRay4};
+use crate::accel::transforms::MeshTransforms;
 use crate::accel::triangle::{precedes, RayPrecomp, TriHit};
 use crate::cpu::Avx2;
 use crate::geometry::{prune_bound, CullMode, Ray};
-use crate::pick_cache::ray_setup::MeshTransforms;
 use crate::scene::{MeshId, Scene};
 
 /// A top-level node still to visit by the four-ray walk: the rays that

@@ -5,9 +5,9 @@
 use glam::Vec3;
 
 use crate::accel::bvh::Bvh;
+use crate::accel::transforms::{MeshTransform, MeshTransforms};
 use crate::accel::triangle::{RayPrecomp, TriHit};
 use crate::geometry::{ClipPlanes, CullMode, Ray};
-use crate::pick_cache::ray_setup::{MeshTransform, MeshTransforms};
 use crate::scene::{MeshId, Scene};
 
 /// Options of a ray query.

@@ -306,7 +306,7 @@ fn every_hit_flat_two_level_brute_and_compact_agree() {
         let s = scene_placed(&mut rng, [1, 3, 12, 60, 8][round % 5], identity);
         let caster = RayCaster::new(&s);
         flat_scenes +=
-            usize::from(flat_bvh_for(&s, &caster.transforms, &RayOptions::default()).is_some());
+            usize::from(flat_bvh_for(&s, caster.transforms, &RayOptions::default()).is_some());
         for k in 0..300 {
             let origin = rng.vec3(-14.0, 14.0);
             let target = near_a_vertex(&mut rng, &s);
@@ -672,4 +672,51 @@ fn interleaved_first_hits_equal_full_first_hits() {
         }
     }
     assert!(hits > 6000, "{hits}");
+}
+
+/// A caster made after a change of the scene answers for the scene as it
+/// is now, though the scene keeps the meshes' transforms from query to
+/// query: after moving a node, moving it back, moving a mesh's vertices
+/// (its world box) and adding a mesh, the first hit is the expected mesh's
+/// and equals that of a clone (which starts without kept transforms).
+#[test]
+fn casters_follow_the_scenes_changes() {
+    let quad = |z: f32| {
+        let p = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)];
+        let p: Vec<Vec3> = p.iter().map(|&(x, y)| Vec3::new(x, y, z)).collect();
+        Mesh::new("quad", p, vec![[0, 1, 2], [0, 2, 3]], [200, 200, 200]).unwrap()
+    };
+    // (turned, so that the rays take the two-level walk, which uses the
+    // kept world boxes, not the flat BVH)
+    let turn = Transform {
+        rotation: Quat::from_rotation_z(0.3),
+        ..Transform::IDENTITY
+    };
+    let mut s = Scene::new();
+    let a = s.add_mesh(quad(0.0), turn, None);
+    let b = s.add_mesh(quad(-2.0), turn, None);
+    let node_a = s.mesh_node(a).unwrap();
+    let ray = Ray::new(Vec3::new(0.1, 0.2, 5.0), Vec3::NEG_Z);
+    let opts = RayOptions::default();
+    let check = |s: &Scene, want: MeshId, at: &str| {
+        let got = RayCaster::new(s)
+            .first(&ray, &opts)
+            .map(|h| (h.mesh, h.distance));
+        let fresh = s.clone();
+        let reference = RayCaster::new(&fresh)
+            .first(&ray, &opts)
+            .map(|h| (h.mesh, h.distance));
+        assert_eq!(got, reference, "{at}");
+        assert_eq!(got.map(|h| h.0), Some(want), "{at}");
+    };
+    check(&s, a, "as built");
+    assert!(s.translate(node_a, Vec3::new(10.0, 0.0, 0.0)));
+    check(&s, b, "a moved away");
+    assert!(s.translate(node_a, Vec3::new(-10.0, 0.0, 0.0)));
+    check(&s, a, "a moved back");
+    let lifted: Vec<Vec3> = quad(1.0).positions().to_vec();
+    s.set_positions(b, lifted).unwrap();
+    check(&s, b, "b's vertices lifted in front of a");
+    let c = s.add_mesh(quad(3.0), turn, None);
+    check(&s, c, "c added in front");
 }

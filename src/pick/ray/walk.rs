@@ -10,9 +10,9 @@ use super::query::{
 };
 use crate::accel::bvh::{MeshStack, Stack};
 use crate::accel::top::BoxRay;
+use crate::accel::transforms::MeshTransforms;
 use crate::accel::triangle::precedes;
 use crate::geometry::{prune_bound, Ray};
-use crate::pick_cache::ray_setup::MeshTransforms;
 use crate::scene::{MeshId, Scene};
 
 /// A top-level node still to visit, and the distance at which the ray

@@ -164,6 +164,23 @@ impl Mesh {
         crate::cpu::prefetch_start(&self.geometry.triangles, 32);
     }
 
+    /// Hints the caches to fetch the line of the mesh's shared part that
+    /// holds its chunk boxes' cell ([`Mesh::chunk_boxes`]), for a stage
+    /// walking many small meshes' boxes (see [`Mesh::prefetch_ahead`]).
+    #[inline(always)]
+    pub(crate) fn prefetch_chunk_cell(&self) {
+        crate::cpu::prefetch(&self.geometry.chunk_boxes);
+    }
+
+    /// Hints the caches to fetch the first 1 KB of the chunk boxes, when
+    /// they are made (a hint: nothing is made here).
+    #[inline(always)]
+    pub(crate) fn prefetch_chunk_boxes(&self) {
+        if let Some(b) = self.geometry.chunk_boxes.get() {
+            crate::cpu::prefetch_start(b, 16);
+        }
+    }
+
     /// Triangles as vertex index triples.
     #[must_use]
     pub fn triangles(&self) -> &[[u32; 3]] {

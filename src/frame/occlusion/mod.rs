@@ -67,7 +67,7 @@ use crate::limits::{
 use crate::par::prelude::*;
 use crate::raster::bin::pass;
 use crate::raster::rules::DepthTest;
-use crate::scene::Scene;
+use crate::scene::{Mesh, Scene};
 
 /// When a render culls hidden chunks: the renderer decides (`Auto`); a
 /// frame's hidden triangles are set up again without it (`Never`, for
@@ -276,6 +276,13 @@ impl Occlusion {
         let vp64 = vp.as_dmat4();
         let vp_abs = abs(&vp64);
         for (m, mesh) in meshes.iter().enumerate() {
+            // (in a scene of many small meshes each mesh's boxes are a wait
+            // on memory: the mesh three ahead's cell and the one two ahead's
+            // boxes are asked for now)
+            Mesh::prefetch_ahead(meshes, m, Mesh::prefetch_chunk_boxes);
+            if let Some(ahead) = meshes.get(m + 3) {
+                ahead.prefetch_chunk_cell();
+            }
             let world = worlds[m].as_dmat4();
             let mvp = vp64 * world;
             let abs_mvp = vp_abs * abs(&world);

@@ -192,24 +192,22 @@ fn raster_band(
             band.clear_columns(rect[0] as usize, rect[2] as usize + 1, !clean);
         }
         for chunk in chunks {
-            let all = &chunk.bins[bin];
-            if survivors {
-                let from = chunk.split.get(bin).map_or(0, |&s| s as usize);
-                let bin = all.get(from..).unwrap_or_default();
-                match test {
-                    DepthTest::Less => raster_bin::<TiesById<Less>>(band, chunk, bin, rect),
-                    DepthTest::LessEqual => {
-                        raster_bin::<TiesById<LessEqual>>(band, chunk, bin, rect)
-                    }
-                    // (never culled)
-                    DepthTest::Always => raster_bin::<Always>(band, chunk, bin, rect),
+            // (the survivors: the bin's entries after the occluders')
+            let from = if survivors {
+                chunk.split.get(bin).map_or(0, |&s| s as usize)
+            } else {
+                0
+            };
+            let bin = chunk.bins[bin].get(from..).unwrap_or_default();
+            match (test, survivors) {
+                (DepthTest::Less, false) => raster_bin::<Less>(band, chunk, bin, rect),
+                (DepthTest::Less, true) => raster_bin::<TiesById<Less>>(band, chunk, bin, rect),
+                (DepthTest::LessEqual, false) => raster_bin::<LessEqual>(band, chunk, bin, rect),
+                (DepthTest::LessEqual, true) => {
+                    raster_bin::<TiesById<LessEqual>>(band, chunk, bin, rect)
                 }
-                continue;
-            }
-            match test {
-                DepthTest::Less => raster_bin::<Less>(band, chunk, all, rect),
-                DepthTest::LessEqual => raster_bin::<LessEqual>(band, chunk, all, rect),
-                DepthTest::Always => raster_bin::<Always>(band, chunk, all, rect),
+                // (never culled)
+                (DepthTest::Always, _) => raster_bin::<Always>(band, chunk, bin, rect),
             }
         }
     }

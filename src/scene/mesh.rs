@@ -136,14 +136,18 @@ impl Mesh {
     /// The hints of a stage walking `meshes` in order, at mesh `m`. A
     /// stage over many small meshes reads each from its own allocations,
     /// runs too short for the hardware's prefetcher to follow: it asks for
-    /// the shared part of the mesh three ahead (its positions' and
-    /// triangles' addresses) and, with `data`, for the data of the mesh two
-    /// ahead ([`Mesh::prefetch_positions`], [`Mesh::prefetch_triangles`]),
-    /// whose addresses are then in the cache. Hints: no result changes.
+    /// the shared part of the mesh three ahead (the lines of its
+    /// positions' and triangles' addresses and of its chunk boxes' cell)
+    /// and, with `data`, for the data of the mesh two ahead
+    /// ([`Mesh::prefetch_positions`], [`Mesh::prefetch_triangles`],
+    /// [`Mesh::prefetch_chunk_boxes`]), whose addresses are then in the
+    /// cache. Hints: no result changes.
     #[inline(always)]
     pub(crate) fn prefetch_ahead(meshes: &[Mesh], m: usize, data: impl FnOnce(&Mesh)) {
         if let Some(ahead) = meshes.get(m + 3) {
-            crate::cpu::prefetch(&*ahead.geometry);
+            let g = &*ahead.geometry;
+            crate::cpu::prefetch(g);
+            crate::cpu::prefetch(&g.chunk_boxes);
         }
         if let Some(ahead) = meshes.get(m + 2) {
             data(ahead);
@@ -164,16 +168,9 @@ impl Mesh {
         crate::cpu::prefetch_start(&self.geometry.triangles, 32);
     }
 
-    /// Hints the caches to fetch the line of the mesh's shared part that
-    /// holds its chunk boxes' cell ([`Mesh::chunk_boxes`]), for a stage
-    /// walking many small meshes' boxes (see [`Mesh::prefetch_ahead`]).
-    #[inline(always)]
-    pub(crate) fn prefetch_chunk_cell(&self) {
-        crate::cpu::prefetch(&self.geometry.chunk_boxes);
-    }
-
     /// Hints the caches to fetch the first 1 KB of the chunk boxes, when
-    /// they are made (a hint: nothing is made here).
+    /// they are made (a hint: nothing is made here; see
+    /// [`Mesh::prefetch_ahead`]).
     #[inline(always)]
     pub(crate) fn prefetch_chunk_boxes(&self) {
         if let Some(b) = self.geometry.chunk_boxes.get() {

@@ -277,12 +277,8 @@ impl Occlusion {
         let vp_abs = abs(&vp64);
         for (m, mesh) in meshes.iter().enumerate() {
             // (in a scene of many small meshes each mesh's boxes are a wait
-            // on memory: the mesh three ahead's cell and the one two ahead's
-            // boxes are asked for now)
+            // on memory)
             Mesh::prefetch_ahead(meshes, m, Mesh::prefetch_chunk_boxes);
-            if let Some(ahead) = meshes.get(m + 3) {
-                ahead.prefetch_chunk_cell();
-            }
             let world = worlds[m].as_dmat4();
             let mvp = vp64 * world;
             let abs_mvp = vp_abs * abs(&world);

@@ -180,6 +180,9 @@ fn raster_band(
     let size = 1i32 << TILE_ORDER;
     let w = band.width as i32;
     let tiles_x = clean.len();
+    // per tile, the chunks with entries to draw in its bin, and where
+    // they start
+    let mut live = vec![(0u32, 0u32); chunks.len()];
     for (tx, &clean) in clean.iter().enumerate() {
         let bin = ty * tiles_x + tx;
         let rect = [
@@ -191,14 +194,24 @@ fn raster_band(
         if !survivors && (!clean || color_stale) {
             band.clear_columns(rect[0] as usize, rect[2] as usize + 1, !clean);
         }
-        for chunk in chunks {
+        // The live chunks, found in one pass of loads with no branch
+        // between them: in a frame of many chunks most of a tile's bins
+        // are empty (sphere1m at 1080p: 61 chunks, 510 tiles), and a
+        // branch on each bin's length waited for that length's load.
+        let mut n = 0;
+        for (c, chunk) in chunks.iter().enumerate() {
             // (the survivors: the bin's entries after the occluders')
             let from = if survivors {
-                chunk.split.get(bin).map_or(0, |&s| s as usize)
+                chunk.split.get(bin).map_or(0, |&s| s)
             } else {
                 0
             };
-            let bin = chunk.bins[bin].get(from..).unwrap_or_default();
+            live[n] = (c as u32, from);
+            n += usize::from(chunk.bins[bin].len() > from as usize);
+        }
+        for &(c, from) in &live[..n] {
+            let chunk = &chunks[c as usize];
+            let bin = chunk.bins[bin].get(from as usize..).unwrap_or_default();
             match (test, survivors) {
                 (DepthTest::Less, false) => raster_bin::<Less>(band, chunk, bin, rect),
                 (DepthTest::Less, true) => raster_bin::<TiesById<Less>>(band, chunk, bin, rect),

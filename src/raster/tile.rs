@@ -110,11 +110,6 @@ pub(crate) fn raster_bands(
         };
         // the band's rows lie in one row of tiles (band_rows divides TILE_SIZE)
         raster_band(&mut b, ty, chunks, test, clean, color_stale, entries);
-        // a tile no triangle was binned to was not drawn into: still clear
-        for (tx, c) in clean.iter_mut().enumerate() {
-            let bin = ty * tiles_x + tx;
-            *c = chunks.iter().all(|ch| ch.bins[bin].is_empty());
-        }
     };
     let work = depth
         .par_chunks_mut(band_len)
@@ -161,7 +156,8 @@ impl Band<'_> {
 /// the depth tests: a whole band of 1080p is larger than a core's L2
 /// cache). `color_stale`: the last render left the color buffer as it was,
 /// so every tile's color is cleared. [`Entries::Survivors`] clears
-/// nothing. (Out of line: called once per band, and [`raster_bands`]'
+/// nothing. Then `clean[tx]` records whether the tile is left clear: no
+/// triangle was binned to it. (Out of line: called once per band, and [`raster_bands`]'
 /// parallel loop around it stays small.)
 #[inline(never)]
 fn raster_band(
@@ -169,7 +165,7 @@ fn raster_band(
     ty: usize,
     chunks: &[BinnedChunk],
     test: DepthTest,
-    clean: &[bool],
+    clean: &mut [bool],
     color_stale: bool,
     entries: Entries,
 ) {
@@ -183,7 +179,7 @@ fn raster_band(
     // per tile, the chunks with entries to draw in its bin, and where
     // they start
     let mut live = vec![(0u32, 0u32); chunks.len()];
-    for (tx, &clean) in clean.iter().enumerate() {
+    for (tx, clean) in clean.iter_mut().enumerate() {
         let bin = ty * tiles_x + tx;
         let rect = [
             tx as i32 * size,
@@ -191,14 +187,14 @@ fn raster_band(
             (tx as i32 * size + size - 1).min(w - 1),
             band.y0 + rows - 1,
         ];
-        if !survivors && (!clean || color_stale) {
-            band.clear_columns(rect[0] as usize, rect[2] as usize + 1, !clean);
+        if !survivors && (!*clean || color_stale) {
+            band.clear_columns(rect[0] as usize, rect[2] as usize + 1, !*clean);
         }
         // The live chunks, found in one pass of loads with no branch
         // between them: in a frame of many chunks most of a tile's bins
         // are empty (sphere1m at 1080p: 61 chunks, 510 tiles), and a
         // branch on each bin's length waited for that length's load.
-        let mut n = 0;
+        let (mut n, mut binned) = (0, false);
         for (c, chunk) in chunks.iter().enumerate() {
             // (the survivors: the bin's entries after the occluders')
             let from = if survivors {
@@ -206,9 +202,13 @@ fn raster_band(
             } else {
                 0
             };
+            let len = chunk.bins[bin].len();
             live[n] = (c as u32, from);
-            n += usize::from(chunk.bins[bin].len() > from as usize);
+            n += usize::from(len > from as usize);
+            binned |= len > 0;
         }
+        // a tile no triangle was binned to is not drawn into: left clear
+        *clean = !binned;
         for &(c, from) in &live[..n] {
             let chunk = &chunks[c as usize];
             let bin = chunk.bins[bin].get(from as usize..).unwrap_or_default();

@@ -18,7 +18,7 @@ use super::{Frame, ScreenVertex};
 use crate::camera::Camera;
 use crate::error::Error;
 use crate::geometry::{ClipPlanes, CullMode};
-use crate::limits::{chunk_tris, OCCLUSION_MIN_YIELD, OCCLUSION_RETRY};
+use crate::limits::{band_rows, chunk_tris, OCCLUSION_MIN_YIELD, OCCLUSION_RETRY};
 use crate::par;
 use crate::raster::bin::{
     self, merge_split_bins, pass, BinStage, BinnedChunk, ChunkPick, EarlyEmpty, FrontEnd, TileSort,
@@ -433,7 +433,7 @@ fn render_into(
             Entries::All,
         );
         frame.color_clean = opts.color;
-        let culled = occlusion.cull(&frame.depth, w, h);
+        let culled = occlusion.cull(&frame.depth, w, h, &frame.clean, band_rows(h));
         let rest = ChunkPick {
             pass_of: &occlusion.pass_of,
             first: &occlusion.first,

@@ -13,7 +13,8 @@
 //!    normal pipeline), and rasterized into the frame (cleared first as
 //!    always), whose depth buffer is reduced to the farthest depth of
 //!    each square of [`OCCLUSION_TILE`] pixels (an uncovered pixel holds
-//!    the clear value 1).
+//!    the clear value 1; so do the squares of a tile the raster left
+//!    clear, which are not read).
 //! 3. A chunk whose `z_lo` is greater than the farthest depth of every
 //!    square its rectangle touches is culled; the others are set up and
 //!    added to the occluders' chunks in a second pass and drawn over the
@@ -62,7 +63,7 @@ use glam::{DMat4, Mat4};
 use crate::geometry::Aabb;
 use crate::limits::{
     OCCLUDER_PERMILLE, OCCLUSION_CHUNK_TRIS, OCCLUSION_MIN_TRIS, OCCLUSION_TILE,
-    OCCLUSION_TRIS_PER_KPIXEL,
+    OCCLUSION_TRIS_PER_KPIXEL, TILE_SIZE,
 };
 use crate::par::prelude::*;
 use crate::raster::bin::pass;
@@ -350,19 +351,48 @@ impl Occlusion {
     /// `w` × `h` frame's: the farthest depth of each square, then every
     /// chunk to draw whose bound lies beyond all its squares' is marked
     /// culled. Returns the culled triangles.
-    pub(crate) fn cull(&mut self, depth: &[f32], w: u32, h: u32) -> u64 {
+    ///
+    /// `clear` is the raster's record of the tiles it left clear
+    /// (`raster::tile::PixelBuffers::clean`: per band of `band_rows` rows
+    /// and column of [`TILE_SIZE`] pixels, band major, whether no
+    /// triangle was binned to it): their squares hold the clear depth 1
+    /// throughout, so their maxima are 1 without reading them (most of a
+    /// frame whose model covers a part of it).
+    pub(crate) fn cull(
+        &mut self,
+        depth: &[f32],
+        w: u32,
+        h: u32,
+        clear: &[bool],
+        band_rows: u32,
+    ) -> u64 {
         let (w, h) = (w as usize, h as usize);
         let t = OCCLUSION_TILE as usize;
         let (tw, th) = (w.div_ceil(t), h.div_ceil(t));
+        let tiles_x = w.div_ceil(TILE_SIZE as usize);
+        // (a band and a tile are whole squares: 8 divides both)
+        let is_clear = |ty: usize, tx: usize| {
+            let band = ty * t / band_rows as usize;
+            clear
+                .get(band * tiles_x + tx * t / TILE_SIZE as usize)
+                .copied()
+                .unwrap_or(false)
+        };
         self.tile_max.clear();
         self.tile_max.resize(tw * th, 0.0);
         self.tile_max
             .par_chunks_mut(tw)
             .enumerate()
             .for_each(|(ty, maxes)| {
-                for row in depth.chunks(w).skip(ty * t).take(t) {
-                    for (m, px) in maxes.iter_mut().zip(row.chunks(t)) {
-                        for &d in px {
+                let rows = depth.chunks(w).skip(ty * t).take(t);
+                for (tx, m) in maxes.iter_mut().enumerate() {
+                    if is_clear(ty, tx) {
+                        *m = 1.0;
+                        continue;
+                    }
+                    let x0 = tx * t;
+                    for row in rows.clone() {
+                        for &d in &row[x0..(x0 + t).min(w)] {
                             // (a NaN is never stored: depths are clamped to finite corners)
                             if d > *m {
                                 *m = d;

@@ -234,6 +234,53 @@ fn culled_frames_do_not_depend_on_the_thread_count() {
     }
 }
 
+/// The cull takes the squares of a tile the raster left clear (no
+/// triangle binned to it) at depth 1 without reading them: every such
+/// tile holds the clear depth and id throughout, with one renderer drawn
+/// again and again over scenes, cameras and sizes (tall frames, whose
+/// bands are taller, among them), culled or not.
+#[test]
+fn tiles_left_clear_hold_the_clear_values() {
+    let mut rng = Rng(0x0cc1_0de5_0000_0005);
+    let mut r = Renderer::new(RenderOptions::default()).unwrap();
+    let (mut clear, mut drawn) = (0, 0);
+    for (name, scene) in scenes(&mut rng) {
+        for round in 0..8 {
+            let size = [(160, 120), (97, 131), (200, 600), (64, 48)][round % 4];
+            let cam = camera(&mut rng, round / 2, &scene, size);
+            r.cull = if round % 3 == 2 {
+                Cull::Never
+            } else {
+                Cull::Always
+            };
+            let f = r.render(&scene, &cam).unwrap();
+            let (w, h) = (f.width as usize, f.height as usize);
+            let rows = crate::limits::band_rows(f.height) as usize;
+            let side = crate::limits::TILE_SIZE as usize;
+            let tiles_x = w.div_ceil(side);
+            assert_eq!(f.clean.len(), h.div_ceil(rows) * tiles_x, "{name}");
+            for (k, &c) in f.clean.iter().enumerate() {
+                let (band, tx) = (k / tiles_x, k % tiles_x);
+                if !c {
+                    drawn += 1;
+                    continue;
+                }
+                clear += 1;
+                for y in band * rows..((band + 1) * rows).min(h) {
+                    for x in tx * side..((tx + 1) * side).min(w) {
+                        let i = y * w + x;
+                        assert!(
+                            f.depth()[i] == 1.0 && f.ids()[i] == 0,
+                            "{name} round {round}: pixel ({x}, {y}) of a clear tile"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(clear > 100 && drawn > 100, "{clear} clear, {drawn} drawn");
+}
+
 /// A sphere seen from outside loses most of its far half; the
 /// renderer's own choice culls a dense frame and leaves a sparse one
 /// (and the one under `Always` or with clip planes) alone.

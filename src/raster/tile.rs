@@ -157,8 +157,8 @@ impl Band<'_> {
 /// cache). `color_stale`: the last render left the color buffer as it was,
 /// so every tile's color is cleared. [`Entries::Survivors`] clears
 /// nothing. Then `clean[tx]` records whether the tile is left clear: no
-/// triangle was binned to it. (Out of line: called once per band, and [`raster_bands`]'
-/// parallel loop around it stays small.)
+/// triangle was binned to it. (Out of line: called once per band, and
+/// [`raster_bands`]' parallel loop around it stays small.)
 #[inline(never)]
 fn raster_band(
     band: &mut Band<'_>,

@@ -44,7 +44,9 @@ pub struct Frame {
     pub(crate) clip: Option<std::sync::Arc<ClipPlanes>>,
     pub(crate) depth_test: DepthTest,
     pub(crate) worlds: Vec<Mat4>,
-    /// The meshes' transforms prepared for ray picks (at the first one).
+    /// The meshes' transforms as rendered, prepared for ray picks (at the
+    /// first one) when the scene has changed since the render; picks of
+    /// the scene's current state use the scene's own.
     pub(crate) xforms: std::sync::OnceLock<MeshTransforms>,
     /// The per-pixel ray setup of the frame's camera (at the first ray pick).
     pub(crate) view: std::sync::OnceLock<Option<ViewRays>>,

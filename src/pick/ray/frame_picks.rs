@@ -30,13 +30,22 @@ fn pick_id_of(view: &ViewRays, scene: &Scene, ray: &Ray, nearest: NearestHit) ->
 
 impl Frame {
     /// The mesh transforms as rendered, prepared for ray queries at the
-    /// first one after the render (from the world matrices the render used
-    /// and the meshes' bounds), so that a render of a scene of many meshes
-    /// does not pay for them.
+    /// first one after the render, so that a render of a scene of many
+    /// meshes does not pay for them. For a frame of `scene` as it is now
+    /// (the state [`Frame::check_scene`] requires of picks) they are the
+    /// scene's own kept ones ([`Scene::mesh_transforms`]: any change of a
+    /// world matrix or a box since the render would have advanced its
+    /// revision), made once per state of the scene rather than once per
+    /// frame; otherwise the frame's, from the world matrices the render
+    /// used.
     #[inline(always)]
-    fn mesh_transforms(&self, scene: &Scene) -> &MeshTransforms {
-        self.xforms
-            .get_or_init(|| scene.mesh_transforms_at(&self.worlds))
+    fn mesh_transforms<'s>(&'s self, scene: &'s Scene) -> &'s MeshTransforms {
+        if self.scene == Some(scene.stamp()) {
+            scene.mesh_transforms()
+        } else {
+            self.xforms
+                .get_or_init(|| scene.mesh_transforms_at(&self.worlds))
+        }
     }
 
     /// The per-pixel ray setup of the frame's camera (made at the first

@@ -322,10 +322,11 @@ impl Scene {
             let r = self.meshes[m].replace_positions(posed)?;
             stats.count(r);
         }
+        // (the transforms kept for ray queries, whose world boxes the
+        // moved vertices change, went with `changed()` in `pose`, which
+        // runs first)
         if stats.deformed > 0 {
             self.flat = super::FlatBvh::default();
-            // (the meshes' boxes moved)
-            self.transforms = super::RayTransforms::default();
         }
         Ok(stats)
     }

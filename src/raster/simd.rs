@@ -55,7 +55,7 @@ unsafe fn run_avx2<R>(work: impl FnOnce(Option<Avx2>) -> R, avx2: Avx2) -> R {
 }
 
 /// [`batch::triage`] of a batch, eight lanes at once with AVX2 when
-/// `avx2` is given (inlined into the AVX2 build: see [`bin_chunk`]).
+/// `avx2` is given (inlined into the AVX2 build: see `BinStage::bin_chunk`).
 #[inline(always)]
 pub(crate) fn triage(
     avx2: Option<Avx2>,

@@ -134,7 +134,7 @@ impl RayPrecomp {
     /// The ray with the axis permutation `[kx, ky, kz]` (`d = dir[kz]`),
     /// its shear rows built by `unit(k, s)` (`s` in lane `k`, zero in the
     /// others): the part [`RayPrecomp::new`] and its per-permutation
-    /// reference ([`RayPrecomp::permuted`], in the tests) share.
+    /// reference (`RayPrecomp::permuted`, in the tests) share.
     #[inline(always)]
     fn with_axes(
         origin: Vec3,

@@ -166,14 +166,17 @@ pub(crate) const PREFETCH_TRIS: usize = 8;
 /// vertices, the same either way).
 pub(crate) const PREFETCH_MIN_VERTS: usize = 1 << 15;
 /// How many entries of a tile's bin ahead the raster stage prefetches a
-/// set-up record, in a chunk of more than [`RECORD_PREFETCH_MIN`]
-/// records: a bin's records lie apart in the chunk's lists, written by
+/// set-up record, in a frame of more than [`RECORD_PREFETCH_MIN`]
+/// records: a bin's records lie apart in the chunks' lists, written by
 /// the bin stage long before (city_san_francisco 640×480: raster stage
 /// 7 % faster).
 pub(crate) const RECORD_PREFETCH_ENTRIES: usize = 8;
-/// The fewest records of a chunk for the raster stage to prefetch them:
+/// The fewest records of a pass (all its chunks: every chunk is set up
+/// before the first tile is drawn) for the raster stage to prefetch them:
 /// fewer (about 160 KB) stay in the caches from the bin stage, and the
-/// prefetches only add work.
+/// prefetches only add work. (Counted per chunk before, a frame of many
+/// chunks of a few thousand records each, sphere1m's, read each record
+/// from memory unprefetched.)
 pub(crate) const RECORD_PREFETCH_MIN: usize = 4096;
 /// A triangle drawn over at least this many rows of a tile gets its spans
 /// stepped from row to row (two divisions per edge, then integer steps);

@@ -90,6 +90,16 @@ pub(crate) fn raster_bands(
     let tiles_x = grid.tiles_x as usize;
     let width = w as usize;
     let bands = (height as usize).div_ceil(band_rows);
+    // (all the chunks' records were written before the first band is
+    // drawn: past about an L2 cache of them, a bin's records have left
+    // the caches near the core; not on wasm32, where a prefetch is a
+    // no-op)
+    let prefetch = cfg!(target_arch = "x86_64")
+        && chunks
+            .iter()
+            .map(|c| c.small.len() + c.tris.len())
+            .sum::<usize>()
+            > RECORD_PREFETCH_MIN;
     if clean.len() != bands * tiles_x {
         clean.clear();
         clean.resize(bands * tiles_x, false);
@@ -107,6 +117,7 @@ pub(crate) fn raster_bands(
             depth,
             ids,
             color,
+            prefetch,
         };
         // the band's rows lie in one row of tiles (band_rows divides TILE_SIZE)
         raster_band(&mut b, ty, chunks, test, clean, color_stale, entries);
@@ -131,6 +142,9 @@ struct Band<'a> {
     pub depth: &'a mut [f32],
     pub ids: &'a mut [u32],
     pub color: Option<&'a mut [u32]>,
+    /// Whether bins' records are prefetched ahead (the pass has more than
+    /// [`RECORD_PREFETCH_MIN`] of them).
+    pub prefetch: bool,
 }
 
 impl Band<'_> {
@@ -333,9 +347,7 @@ fn raster_bin<T: DepthCompare>(
     bin: &[u32],
     rect: [i32; 4],
 ) {
-    // (not where prefetch is a no-op: wasm32)
-    if !cfg!(target_arch = "x86_64") || chunk.small.len() + chunk.tris.len() <= RECORD_PREFETCH_MIN
-    {
+    if !band.prefetch {
         for &e in bin {
             draw_entry::<T>(band, chunk, e, rect);
         }

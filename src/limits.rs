@@ -166,7 +166,7 @@ pub(crate) const PREFETCH_TRIS: usize = 8;
 /// vertices, the same either way).
 pub(crate) const PREFETCH_MIN_VERTS: usize = 1 << 15;
 /// How many entries of a tile's bin ahead the raster stage prefetches a
-/// set-up record, in a frame of more than [`RECORD_PREFETCH_MIN`]
+/// set-up record, in a pass of more than [`RECORD_PREFETCH_MIN`]
 /// records: a bin's records lie apart in the chunks' lists, written by
 /// the bin stage long before (city_san_francisco 640×480: raster stage
 /// 7 % faster).

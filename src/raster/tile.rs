@@ -90,10 +90,10 @@ pub(crate) fn raster_bands(
     let tiles_x = grid.tiles_x as usize;
     let width = w as usize;
     let bands = (height as usize).div_ceil(band_rows);
-    // (all the chunks' records were written before the first band is
-    // drawn: past about an L2 cache of them, a bin's records have left
-    // the caches near the core; not on wasm32, where a prefetch is a
-    // no-op)
+    // (every chunk's records were written before the first band is
+    // drawn, so it is their sum that decides whether a bin's records are
+    // still near the core: see `RECORD_PREFETCH_MIN`; not on wasm32,
+    // where a prefetch is a no-op)
     let prefetch = cfg!(target_arch = "x86_64")
         && chunks
             .iter()

@@ -340,13 +340,15 @@ impl Frame {
         scratch: &mut RayScratch,
     ) -> Option<PickId> {
         let (ray, opts, view) = self.pixel_ray(x, y)?;
-        let transforms = self.mesh_transforms(scene);
-        let nearest = if transforms.len() == scene.meshes().len() {
-            first_t_in(scene, transforms, &ray, 0.0, 1.0, &opts, scratch)
-        } else {
-            let caster = RayCaster::new(scene);
-            first_t_in(scene, caster.transforms, &ray, 0.0, 1.0, &opts, scratch)
-        }?;
+        // (the scene's current transforms when the frame's do not match it,
+        // as `RayCaster::new` takes them; chosen before the walk so that
+        // the walk, inlined, is here once: two call sites made two copies,
+        // 19 KB of the browser module)
+        let transforms = match self.mesh_transforms(scene) {
+            t if t.len() == scene.meshes().len() => t,
+            _ => scene.mesh_transforms(),
+        };
+        let nearest = first_t_in(scene, transforms, &ray, 0.0, 1.0, &opts, scratch)?;
         Some(pick_id_of(view, scene, &ray, nearest))
     }
 }

@@ -343,7 +343,7 @@ impl Frame {
         // (the scene's current transforms when the frame's do not match it,
         // as `RayCaster::new` takes them; chosen before the walk so that
         // the walk, inlined, is here once: two call sites made two copies,
-        // 19 KB of the browser module)
+        // 18 KB of the browser module)
         let transforms = match self.mesh_transforms(scene) {
             t if t.len() == scene.meshes().len() => t,
             _ => scene.mesh_transforms(),

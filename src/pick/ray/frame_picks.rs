@@ -340,15 +340,12 @@ impl Frame {
         scratch: &mut RayScratch,
     ) -> Option<PickId> {
         let (ray, opts, view) = self.pixel_ray(x, y)?;
-        // (the scene's current transforms when the frame's do not match it,
-        // as `RayCaster::new` takes them; chosen before the walk so that
-        // the walk, inlined, is here once: two call sites made two copies,
-        // 18 KB of the browser module)
-        let transforms = match self.mesh_transforms(scene) {
-            t if t.len() == scene.meshes().len() => t,
-            _ => scene.mesh_transforms(),
-        };
-        let nearest = first_t_in(scene, transforms, &ray, 0.0, 1.0, &opts, scratch)?;
+        // (the frame's transforms, or the scene's current ones when they do
+        // not match it, chosen before the walk so that the walk, inlined,
+        // is here once: a call site for each made two copies, 18 KB of the
+        // browser module)
+        let caster = RayCaster::with_transforms(scene, self.mesh_transforms(scene));
+        let nearest = first_t_in(scene, caster.transforms, &ray, 0.0, 1.0, &opts, scratch)?;
         Some(pick_id_of(view, scene, &ray, nearest))
     }
 }

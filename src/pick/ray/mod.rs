@@ -144,6 +144,7 @@ impl<'a> RayCaster<'a> {
 
     /// A caster with transforms prepared elsewhere (a frame's, as rendered);
     /// falls back to the scene's current ones when they do not match it.
+    #[inline]
     pub(crate) fn with_transforms(scene: &'a Scene, transforms: &'a MeshTransforms) -> Self {
         if transforms.len() == scene.meshes().len() {
             Self { scene, transforms }
